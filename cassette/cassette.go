@@ -1,0 +1,155 @@
+// Package cassette defines the agentvcr cassette: one file holding one recorded run
+// of an agent process — its invocation, every chunk it wrote to stdout and stderr in
+// the order it was read, and how it ended.
+//
+// Goals: byte-exact and binary-safe (any bytes, no final newline, lines of many
+// megabytes); readable in a pager and in a git diff (the agent's own output stands in
+// the file as it was written, not escaped into strings); small (a few bytes of framing
+// per chunk, well under 10% on a stream-json run); append-only, so that a recording
+// cut short by a crash is still a readable prefix; streamed in both directions, so that
+// memory does not grow with the size of a recording.
+//
+// Non-goals: random access, compression, more than one run per file, and hand-editing
+// of the recorded bytes (frames carry byte counts; edit with the agentvcr tools).
+//
+// # Format (version 1)
+//
+// A cassette is a sequence of lines and counted byte blocks:
+//
+//	agentvcr cassette v1
+//	{"argv":["cursor-agent","--print","--output-format","json","hi"],"cwd":"/home/u/proj",...}
+//	o 412 171
+//	{"type":"result","subtype":"success","is_error":false,"result":"Hello!",...}
+//	e 415 12
+//	a warning!
+//	exit {"code":0,"duration_ms":431}
+//
+// The first line names the format and its version. The second is the [Header] as one
+// JSON object. Then come frames: "o" (stdout) or "e" (stderr), the time since the start
+// in milliseconds, and the number of bytes that follow the frame line. When those bytes
+// do not end in a newline, one newline is added after them so that the next frame
+// starts on a line of its own; the reader drops it again. The last line, "exit", holds
+// the [Footer] as JSON. Between frames, blank lines and lines starting with "#" are
+// comments and are skipped.
+//
+// A file that ends cleanly between two frames but has no footer is incomplete: the
+// recorder was stopped before the agent ended. [Reader] reads it and reports it through
+// [Reader.Footer]. A file that ends inside a frame, or that breaks the grammar, is an
+// error naming the file and line.
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Magic is the first line of every cassette, without its version number.
+const Magic = "agentvcr cassette"
+
+// Version is the format version this package writes and reads.
+const Version = 1
+
+// Ext is the file name extension cassettes are given.
+const Ext = ".cassette"
+
+// Sentinel errors; every error a Reader returns wraps one of them. Check with errors.Is.
+var (
+	// ErrFormat: the file breaks the cassette grammar (corrupt, or not a cassette).
+	ErrFormat = errors.New("malformed cassette")
+	// ErrVersion: the file is a cassette of a version this build cannot read.
+	ErrVersion = errors.New("unsupported cassette version")
+	// ErrTruncated: the file ends inside a frame or a line.
+	ErrTruncated = errors.New("truncated cassette")
+)
+
+// Stream names one of the agent's output streams.
+type Stream byte
+
+const (
+	Stdout Stream = 'o'
+	Stderr Stream = 'e'
+)
+
+func (s Stream) String() string {
+	switch s {
+	case Stdout:
+		return "stdout"
+	case Stderr:
+		return "stderr"
+	}
+	return fmt.Sprintf("stream(%q)", byte(s))
+}
+
+// Header describes the recorded invocation. It is what replay matching looks at.
+type Header struct {
+	// Argv is the agent's command line as the caller gave it, Argv[0] included.
+	Argv []string `json:"argv"`
+	// Cwd, Home and TempDir are the agent's working, home and temp directories:
+	// the normaliser turns them into symbolic roots.
+	Cwd     string `json:"cwd,omitempty"`
+	Home    string `json:"home,omitempty"`
+	TempDir string `json:"tmp,omitempty"`
+	// Env holds the allow-listed environment variables only, secrets redacted.
+	Env map[string]string `json:"env,omitempty"`
+	// AgentVersion is what the agent said of its version, when it could be asked.
+	AgentVersion string `json:"agent_version,omitempty"`
+	// Start is when the agent was started.
+	Start time.Time `json:"start"`
+	// Stdin describes what was piped to the agent; nil when stdin was not a pipe
+	// or file (a terminal, or nothing).
+	Stdin *Stdin `json:"stdin,omitempty"`
+	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
+	// "secret#1"), never their values.
+	Redacted []string `json:"redacted,omitempty"`
+}
+
+// Stdin describes the bytes the agent read on its standard input.
+type Stdin struct {
+	Size int64 `json:"size"`
+	// SHA256 is the hex digest of the bytes as they were piped, before redaction,
+	// so that a replay can match what its caller pipes.
+	SHA256 string `json:"sha256"`
+	// Text is the redacted content, kept when it is short valid UTF-8, for reviewers.
+	Text string `json:"text,omitempty"`
+}
+
+// Chunk is one piece of output as the agent wrote it.
+type Chunk struct {
+	Stream Stream
+	// Offset is the time since the agent started at which the chunk was read.
+	Offset time.Duration
+	// Data is only valid until the next call to Reader.Next.
+	Data []byte
+	// Line is the cassette line where the chunk's frame starts.
+	Line int
+}
+
+// Footer records how the agent ended.
+type Footer struct {
+	// Code is the exit status as a shell reports it: the exit code, or 128+N when
+	// the agent died of signal N.
+	Code int `json:"code"`
+	// Signal names the signal that killed the agent ("SIGKILL"), if one did.
+	Signal string `json:"signal,omitempty"`
+	// Signum is the signal's number, if one killed the agent.
+	Signum int `json:"signum,omitempty"`
+	// Duration is the agent's run time.
+	Duration time.Duration `json:"-"`
+	// DurationMS mirrors Duration in the file.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Error is a problem at a place in a cassette file.
+type Error struct {
+	File string // the name given to NewReader
+	Line int    // 1-based line of the cassette where the problem is
+	Msg  string
+	Err  error // one of the sentinel errors
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Err, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }

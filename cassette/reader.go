@@ -1,0 +1,267 @@
+package cassette
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxPiece bounds the Data of one Chunk: a larger frame comes back as several
+// chunks with the same offset, so memory stays flat whatever the file says.
+const maxPiece = 64 << 10
+
+// maxMetaLine bounds header, frame and footer lines (not the agent's output,
+// which is counted, never scanned for a newline).
+const maxMetaLine = 256 << 20
+
+// Reader reads a cassette frame by frame.
+type Reader struct {
+	name   string
+	br     *bufio.Reader
+	line   int // lines consumed so far
+	header Header
+	footer *Footer
+	done   bool
+
+	frame     Stream // frame being read
+	frameLine int
+	offset    time.Duration
+	remain    int64 // bytes of the frame still to read
+	lastByte  byte  // last data byte of the frame read so far
+	buf       []byte
+}
+
+// NewReader reads the format line and the header from r. name is used in errors.
+func NewReader(r io.Reader, name string) (*Reader, error) {
+	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece)}
+	magic, err := rd.metaLine()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, rd.errf(ErrTruncated, "empty file, want %q", Magic)
+		}
+		return nil, err
+	}
+	if err := rd.checkMagic(magic); err != nil {
+		return nil, err
+	}
+	hdr, err := rd.metaLine()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, rd.errf(ErrTruncated, "missing header line")
+		}
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	if err := dec.Decode(&rd.header); err != nil {
+		return nil, rd.errf(ErrFormat, "bad header: %v", err)
+	}
+	return rd, nil
+}
+
+// Open opens the cassette file at path. Close the returned file when done.
+func Open(path string) (*Reader, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return rd, f, nil
+}
+
+func (r *Reader) checkMagic(line []byte) error {
+	s := string(line)
+	rest, ok := strings.CutPrefix(s, Magic+" v")
+	if !ok {
+		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want %q", s, fmt.Sprintf("%s v%d", Magic, Version))
+	}
+	v, err := strconv.Atoi(rest)
+	if err != nil {
+		return r.errf(ErrFormat, "bad version %q", rest)
+	}
+	if v != Version {
+		return r.errf(ErrVersion, "file is v%d, this build reads v%d", v, Version)
+	}
+	return nil
+}
+
+// Name is the name the reader reports in errors.
+func (r *Reader) Name() string { return r.name }
+
+// Header is the recorded invocation.
+func (r *Reader) Header() Header { return r.header }
+
+// Footer reports how the agent ended. It is valid once Next has returned io.EOF;
+// ok is false when the recording is incomplete (no footer).
+func (r *Reader) Footer() (f Footer, ok bool) {
+	if r.footer == nil {
+		return Footer{}, false
+	}
+	return *r.footer, true
+}
+
+// Line is the number of cassette lines read so far.
+func (r *Reader) Line() int { return r.line }
+
+// Next returns the next chunk of output, or io.EOF after the last one.
+// Frames larger than 64 KiB come back as several chunks.
+func (r *Reader) Next() (Chunk, error) {
+	if r.remain == 0 {
+		if err := r.nextFrame(); err != nil {
+			return Chunk{}, err
+		}
+	}
+	n := min(r.remain, maxPiece)
+	if int64(cap(r.buf)) < n {
+		r.buf = make([]byte, n)
+	}
+	buf := r.buf[:n]
+	got, err := io.ReadFull(r.br, buf)
+	if err != nil {
+		r.line += bytes.Count(buf[:got], nl)
+		return Chunk{}, r.errf(ErrTruncated, "%s frame at line %d ends %d bytes early", r.frame, r.frameLine, r.remain-int64(got))
+	}
+	r.remain -= n
+	r.line += bytes.Count(buf, nl)
+	r.lastByte = buf[n-1]
+	if r.remain == 0 && r.lastByte != '\n' {
+		if err := r.separator(); err != nil {
+			return Chunk{}, err
+		}
+	}
+	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine}, nil
+}
+
+var nl = []byte{'\n'}
+
+func (r *Reader) separator() error {
+	c, err := r.br.ReadByte()
+	if err != nil {
+		return r.errf(ErrTruncated, "missing newline after %s frame at line %d", r.frame, r.frameLine)
+	}
+	if c != '\n' {
+		return r.errf(ErrFormat, "%s frame at line %d is longer than its byte count", r.frame, r.frameLine)
+	}
+	r.line++
+	return nil
+}
+
+// nextFrame reads lines up to the next frame line and sets up the frame.
+func (r *Reader) nextFrame() error {
+	for {
+		if r.done {
+			return r.trailing()
+		}
+		line, err := r.metaLine()
+		if errors.Is(err, io.EOF) {
+			r.done = true
+			return io.EOF // no footer: incomplete
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("exit ")); ok {
+			return r.readFooter(rest)
+		}
+		if err := r.parseFrame(line); err != nil {
+			return err
+		}
+		if r.remain > 0 {
+			return nil
+		}
+	}
+}
+
+func (r *Reader) readFooter(js []byte) error {
+	var f Footer
+	if err := json.Unmarshal(js, &f); err != nil {
+		return r.errf(ErrFormat, "bad exit line: %v", err)
+	}
+	f.Duration = time.Duration(f.DurationMS) * time.Millisecond
+	r.footer = &f
+	r.done = true
+	return r.trailing()
+}
+
+// trailing accepts only blank lines and comments after the footer.
+func (r *Reader) trailing() error {
+	for {
+		line, err := r.metaLine()
+		if errors.Is(err, io.EOF) {
+			return io.EOF
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) != 0 && line[0] != '#' {
+			return r.errf(ErrFormat, "unexpected %.40q after the exit line", line)
+		}
+	}
+}
+
+func (r *Reader) parseFrame(line []byte) error {
+	f := strings.Fields(string(line))
+	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr)) {
+		return r.errf(ErrFormat, "want a frame line \"o|e MS BYTES\" or \"exit {...}\", got %.60q", line)
+	}
+	ms, err1 := strconv.ParseInt(f[1], 10, 64)
+	n, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || ms < 0 || n < 0 {
+		return r.errf(ErrFormat, "bad frame line %.60q", line)
+	}
+	r.frame, r.frameLine = Stream(f[0][0]), r.line
+	r.offset = time.Duration(ms) * time.Millisecond
+	r.remain = n
+	return nil
+}
+
+// metaLine reads one newline-terminated line without its newline.
+func (r *Reader) metaLine() ([]byte, error) {
+	var long []byte
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if err == nil {
+			r.line++
+			if long != nil {
+				return append(long, frag[:len(frag)-1]...), nil
+			}
+			return frag[:len(frag)-1], nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, frag...)
+			if len(long) > maxMetaLine {
+				return nil, r.errf(ErrFormat, "line longer than %d bytes", maxMetaLine)
+			}
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			if len(frag)+len(long) == 0 {
+				return nil, io.EOF
+			}
+			r.line++
+			return nil, r.errf(ErrTruncated, "last line has no newline")
+		}
+		return nil, &Error{File: r.name, Line: r.line + 1, Msg: err.Error(), Err: err}
+	}
+}
+
+func (r *Reader) errf(sentinel error, format string, args ...any) error {
+	line := r.line
+	if line == 0 {
+		line = 1
+	}
+	return &Error{File: r.name, Line: line, Msg: fmt.Sprintf(format, args...), Err: sentinel}
+}

@@ -1,0 +1,76 @@
+package cassette
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Writer appends a recording to an io.Writer. Each frame reaches the underlying
+// writer in one Write call, so a file cut short by a crash ends between frames.
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	w      io.Writer
+	frame  []byte
+	closed bool
+}
+
+// NewWriter writes the format line and h, and returns a Writer for the frames.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("cassette header: %w", err)
+	}
+	buf := fmt.Appendf(nil, "%s v%d\n", Magic, Version)
+	buf = append(append(buf, hdr...), '\n')
+	if _, err := w.Write(buf); err != nil {
+		return nil, err
+	}
+	return &Writer{w: w}, nil
+}
+
+// WriteChunk appends one frame holding p. Empty chunks are skipped.
+func (w *Writer) WriteChunk(s Stream, offset time.Duration, p []byte) error {
+	if w.closed {
+		return errors.New("cassette: write after Close")
+	}
+	if s != Stdout && s != Stderr {
+		return fmt.Errorf("cassette: unknown stream %v", s)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	b := append(w.frame[:0], byte(s), ' ')
+	b = strconv.AppendInt(b, offset.Milliseconds(), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(p)), 10)
+	b = append(b, '\n')
+	b = append(b, p...)
+	if p[len(p)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	w.frame = b
+	if cap(w.frame) > 1<<20 { // don't keep a huge buffer after one huge chunk
+		w.frame = nil
+	}
+	_, err := w.w.Write(b)
+	return err
+}
+
+// Close writes the footer. It does not close the underlying writer.
+func (w *Writer) Close(f Footer) error {
+	if w.closed {
+		return errors.New("cassette: Close called twice")
+	}
+	w.closed = true
+	f.DurationMS = f.Duration.Milliseconds()
+	js, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = w.w.Write(append(append([]byte("exit "), js...), '\n'))
+	return err
+}

@@ -1,0 +1,3 @@
+module github.com/agentvcr/agentvcr
+
+go 1.26

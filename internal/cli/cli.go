@@ -1,0 +1,145 @@
+// Package cli is the agentvcr command line. Main runs it with the process's
+// arguments and returns the exit code, so that cmd/agentvcr and testscript
+// run the same code.
+//
+// Exit codes follow diff(1): 0 success (or "equal", "conforms"), 1 a finding
+// (a difference, a contract problem), 2 bad usage or unreadable input, always
+// with one clear line on stderr. Under the name cursor-agent (or agent) the
+// binary is the replaying stand-in instead; see standin.go.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFinding = 1
+	ExitUsage   = 2
+)
+
+// Env is what a command runs with; Main fills it from the process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment.
+	Getenv func(string) string
+}
+
+type command struct {
+	name    string
+	usage   string // the arguments after the command name
+	summary string
+	run     func(env *Env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+// register adds a subcommand; each subcommand's file registers itself in init.
+func register(c *command) { commands[c.name] = c }
+
+// Main runs the command line of this process.
+func Main() int {
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return Run(env, os.Args)
+}
+
+// Run runs the command line args (args[0] is the program name) in env.
+func Run(env *Env, args []string) int {
+	if IsStandinName(args[0]) {
+		return runStandin(env, args)
+	}
+	if len(args) < 2 {
+		return usageErr(env, "agentvcr", "missing command; run \"agentvcr help\"")
+	}
+	name := args[1]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		printHelp(env.Stdout)
+		return ExitOK
+	}
+	c, ok := commands[name]
+	if !ok {
+		return usageErr(env, "agentvcr", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", name))
+	}
+	return c.run(env, args[2:])
+}
+
+// IsStandinName reports whether a program invoked as argv0 is the agent stand-in.
+func IsStandinName(argv0 string) bool {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	return base == "cursor-agent" || base == "agent"
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "agentvcr records, replays, normalises and checks runs of AI coding-agent CLIs.")
+	fmt.Fprintln(w, "\nUsage:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  agentvcr %s %s\n      %s\n", c.name, c.usage, c.summary)
+	}
+	fmt.Fprintln(w, "\nUnder the name cursor-agent it replays the cassette in $AGENTVCR_CASSETTES")
+	fmt.Fprintln(w, "that matches its arguments; AGENTVCR_MODE=replay|record|once|passthrough.")
+}
+
+// usageErr prints one line naming the command and its usage, and returns ExitUsage.
+func usageErr(env *Env, cmd, msg string) int {
+	if c, ok := commands[strings.TrimPrefix(cmd, "agentvcr ")]; ok {
+		msg += fmt.Sprintf(" (usage: agentvcr %s %s)", c.name, c.usage)
+	}
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, msg)
+	return ExitUsage
+}
+
+// fail prints one line for an error that stops a command (bad input, I/O) and
+// returns ExitUsage, the code for "could not do the job".
+func fail(env *Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
+	return ExitUsage
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", `\n`) }
+
+// parseFlags parses args with fs, letting flags and positional arguments mix
+// ("normalize in.cassette --stderr") until a "--", after which all is positional.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errors.New("flag -h: no such flag (run \"agentvcr help\")")
+			}
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse stops at the first positional or at "--" (which it consumes).
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// command name prefixed for messages.
+func cmdName(name string) string { return "agentvcr " + name }

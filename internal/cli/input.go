@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// input is a command's INPUT argument: a cassette file, a raw output file, or "-"
+// (standard input, raw output or a cassette). A cassette on standard input is
+// spooled to a temporary file so that each stream can be read in turn.
+type input struct {
+	Name     string // as given, for messages ("-" reads as "stdin")
+	Cassette bool
+	Header   cassette.Header // when Cassette
+	path     string
+	spool    string // temporary copy of a cassette read from stdin
+	raw      io.Reader
+}
+
+// openInput opens arg and tells a cassette from raw output by its first line.
+func openInput(env *Env, arg string) (*input, error) {
+	in := &input{Name: arg, path: arg}
+	var br *bufio.Reader
+	if arg == "-" {
+		in.Name = "stdin"
+		br = bufio.NewReaderSize(env.Stdin, 64<<10)
+	} else {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		br = bufio.NewReaderSize(f, 64<<10)
+	}
+	in.Cassette = cassette.Sniff(br)
+	if arg == "-" && !in.Cassette {
+		in.raw = br
+		return in, nil
+	}
+	if arg == "-" {
+		if err := in.spoolStdin(br); err != nil {
+			return nil, err
+		}
+	}
+	rd, f, err := cassette.Open(in.file())
+	if err != nil {
+		in.Close()
+		return nil, in.rename(err)
+	}
+	f.Close()
+	in.Header = rd.Header()
+	return in, nil
+}
+
+func (in *input) file() string {
+	if in.spool != "" {
+		return in.spool
+	}
+	return in.path
+}
+
+func (in *input) spoolStdin(r io.Reader) error {
+	f, err := os.CreateTemp("", "agentvcr-stdin-*"+cassette.Ext)
+	if err != nil {
+		return err
+	}
+	in.spool = f.Name()
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rename makes errors about a spooled copy name stdin instead.
+func (in *input) rename(err error) error {
+	var ce *cassette.Error
+	if in.spool != "" && errors.As(err, &ce) {
+		ce.File = in.Name
+	}
+	return err
+}
+
+// Close removes any temporary copy.
+func (in *input) Close() {
+	if in.spool != "" {
+		os.Remove(in.spool)
+		in.spool = ""
+	}
+}
+
+// Stream is one output stream of an input, read from the start.
+type Stream struct {
+	io.Reader
+	// Footer reports how the run ended once the reader has returned io.EOF; ok is
+	// false for raw input and incomplete cassettes.
+	Footer func() (f cassette.Footer, ok bool)
+	close  func() error
+}
+
+func (s *Stream) Close() error {
+	if s.close == nil {
+		return nil
+	}
+	return s.close()
+}
+
+// Open returns a reader over one stream. For raw input, the input is stdout and
+// stderr is empty. Each stream of a cassette may be opened any number of times.
+func (in *input) Open(which cassette.Stream) (*Stream, error) {
+	noFooter := func() (cassette.Footer, bool) { return cassette.Footer{}, false }
+	if !in.Cassette {
+		if which == cassette.Stderr {
+			return &Stream{Reader: eofReader{}, Footer: noFooter}, nil
+		}
+		if in.raw != nil {
+			r := in.raw
+			in.raw = eofReader{} // stdin is read once
+			return &Stream{Reader: r, Footer: noFooter}, nil
+		}
+		f, err := os.Open(in.path)
+		if err != nil {
+			return nil, err
+		}
+		return &Stream{Reader: f, Footer: noFooter, close: f.Close}, nil
+	}
+	rd, f, err := cassette.Open(in.file())
+	if err != nil {
+		return nil, in.rename(err)
+	}
+	return &Stream{Reader: &renamingReader{in: in, r: rd.StreamReader(which)}, Footer: rd.Footer, close: f.Close}, nil
+}
+
+type renamingReader struct {
+	in *input
+	r  io.Reader
+}
+
+func (r *renamingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = r.in.rename(err)
+	}
+	return n, err
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
