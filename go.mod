@@ -1,3 +1,11 @@
 module github.com/agentvcr/agentvcr
 
 go 1.26
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/sebdah/goldie/v2 v2.8.0 // indirect
+	github.com/sergi/go-diff v1.0.0 // indirect
+)

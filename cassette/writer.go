@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,12 +21,12 @@ type Writer struct {
 
 // NewWriter writes the format line and h, and returns a Writer for the frames.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
-	hdr, err := json.Marshal(h)
+	hdr, err := marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("cassette header: %w", err)
 	}
 	buf := fmt.Appendf(nil, "%s v%d\n", Magic, Version)
-	buf = append(append(buf, hdr...), '\n')
+	buf = append(buf, hdr...)
 	if _, err := w.Write(buf); err != nil {
 		return nil, err
 	}
@@ -67,10 +68,20 @@ func (w *Writer) Close(f Footer) error {
 	}
 	w.closed = true
 	f.DurationMS = f.Duration.Milliseconds()
-	js, err := json.Marshal(f)
+	js, err := marshal(f)
 	if err != nil {
 		return err
 	}
-	_, err = w.w.Write(append(append([]byte("exit "), js...), '\n'))
+	_, err = w.w.Write(append([]byte("exit "), js...))
 	return err
+}
+
+// marshal encodes v as one JSON line, leaving <, > and & as they are: the
+// header is read by people, and the redaction placeholder has angle brackets.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }

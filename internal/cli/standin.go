@@ -1,6 +1,235 @@
 package cli
 
-// runStandin is the cursor-agent stand-in; implemented in the replayer work.
-func runStandin(env *Env, args []string) int {
-	return usageErr(env, "cursor-agent (agentvcr)", "stand-in not implemented yet")
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
+)
+
+// Mode is the stand-in's record mode, from $AGENTVCR_MODE.
+type Mode string
+
+const (
+	ModeReplay      Mode = "replay"      // replay a match; no match is an error (default)
+	ModeRecord      Mode = "record"      // run the real agent and save, overwriting
+	ModeOnce        Mode = "once"        // replay a match, else record
+	ModePassthrough Mode = "passthrough" // run the real agent, save nothing
+)
+
+// ParseMode reads a mode name; "" is ModeReplay.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeReplay, nil
+	case ModeReplay, ModeRecord, ModeOnce, ModePassthrough:
+		return m, nil
+	}
+	return "", fmt.Errorf("AGENTVCR_MODE=%q: want replay, record, once or passthrough", s)
 }
+
+// The environment the stand-in reads.
+const (
+	EnvCassettes = "AGENTVCR_CASSETTES"
+	EnvMode      = "AGENTVCR_MODE"
+	EnvRealAgent = "AGENTVCR_REAL_AGENT"
+)
+
+type standin struct {
+	env  *Env
+	name string // for messages
+	args []string
+	mode Mode
+	dir  string
+}
+
+// runStandin acts as the agent: it replays the cassette in $AGENTVCR_CASSETTES
+// recorded for these arguments (and piped stdin), or records one, per the mode.
+func runStandin(env *Env, args []string) int {
+	s := &standin{env: env, name: filepath.Base(args[0]) + " (agentvcr stand-in)", args: args[1:]}
+	mode, err := ParseMode(env.Getenv(EnvMode))
+	if err != nil {
+		return s.fail(err)
+	}
+	s.mode = mode
+	if mode == ModePassthrough {
+		return s.passthrough()
+	}
+	s.dir = env.Getenv(EnvCassettes)
+	if s.dir == "" {
+		return s.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes))
+	}
+	stdin, sha, err := spoolInput(pipedStdin(env.Stdin))
+	if err != nil {
+		return s.fail(fmt.Errorf("reading stdin: %w", err))
+	}
+	if stdin != nil {
+		defer stdin.Close()
+	}
+	cwd, _ := os.Getwd()
+	inv := replayer.NewInvocation(s.args, cwd, env.Getenv("HOME"), sha)
+	if mode == ModeRecord {
+		return s.record(inv, stdin, nil)
+	}
+	return s.replayOrRecord(inv, stdin)
+}
+
+func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
+	lib, err := replayer.OpenLibrary(s.dir)
+	if err != nil && !(s.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+		return s.fail(err)
+	}
+	if lib != nil {
+		if e, ok := s.lookup(lib, inv); ok {
+			return replayFile(s.env, s.name, e.File, replayer.Options{})
+		}
+	}
+	if s.mode == ModeOnce {
+		return s.record(inv, stdin, lib)
+	}
+	return s.fail(s.miss(lib, inv))
+}
+
+// lookup finds inv, verifying the hit and rescanning once on a miss or a stale index.
+func (s *standin) lookup(lib *replayer.Library, inv replayer.Invocation) (replayer.Entry, bool) {
+	if e, ok := lib.Lookup(inv); ok && replayer.Verify(e, inv) {
+		return e, true
+	}
+	if lib.Rescan() != nil {
+		return replayer.Entry{}, false
+	}
+	return lib.Lookup(inv)
+}
+
+func (s *standin) miss(lib *replayer.Library, inv replayer.Invocation) error {
+	msg := fmt.Sprintf("no cassette in %s matches %s", s.dir, quoteArgs(inv.Args))
+	if e, how, ok := lib.Closest(inv); ok {
+		msg += fmt.Sprintf("; closest is %s (%s), recorded for %s", filepath.Base(e.File), how, quoteArgs(e.Args))
+	} else {
+		msg += " (the directory has no readable cassette)"
+	}
+	if n := len(lib.Unreadable); n > 0 {
+		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
+	}
+	return fmt.Errorf("%w: %s; record it with %s=once or %s=record", replayer.ErrNoMatch, msg, EnvMode, EnvMode)
+}
+
+// record runs the real agent, tees it live and saves the cassette, replacing
+// any earlier recording of the same invocation.
+func (s *standin) record(inv replayer.Invocation, stdin *os.File, lib *replayer.Library) int {
+	real, err := s.realAgent()
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return s.fail(err)
+	}
+	path := filepath.Join(s.dir, inv.FileName())
+	if lib == nil {
+		lib, _ = replayer.OpenLibrary(s.dir)
+	}
+	if lib != nil {
+		if e, ok := lib.Lookup(inv); ok {
+			path = e.File
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer f.Close()
+	opts := recorder.Options{Argv: append([]string{real}, s.args...), Stdout: s.env.Stdout, Stderr: s.env.Stderr,
+		AskVersion: isKnownAgent(real)}
+	if stdin != nil {
+		opts.Stdin = stdin
+	}
+	res, err := recordWithSignals(opts, f)
+	if err != nil {
+		return s.fail(err)
+	}
+	return res.Footer.Code
+}
+
+func (s *standin) passthrough() int {
+	real, err := s.realAgent()
+	if err != nil {
+		return s.fail(err)
+	}
+	cmd := exec.Command(real, s.args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipedStdin(s.env.Stdin), s.env.Stdout, s.env.Stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return s.fail(err)
+	}
+	return 0
+}
+
+func (s *standin) realAgent() (string, error) {
+	real := s.env.Getenv(EnvRealAgent)
+	if real == "" {
+		return "", fmt.Errorf("%s=%s needs $%s, the real agent to run", EnvMode, s.mode, EnvRealAgent)
+	}
+	path, err := exec.LookPath(real)
+	if err != nil {
+		return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
+	}
+	if self, err := os.Executable(); err == nil && sameFile(self, path) {
+		return "", fmt.Errorf("$%s=%s is this stand-in itself", EnvRealAgent, real)
+	}
+	return path, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func (s *standin) fail(err error) int {
+	fmt.Fprintf(s.env.Stderr, "%s: %s\n", s.name, oneLine(err.Error()))
+	return ExitUsage
+}
+
+// spoolInput copies piped stdin to an unlinked temporary file while hashing it;
+// nil in, nil out.
+func spoolInput(r io.Reader) (*os.File, string, error) {
+	if r == nil {
+		return nil, "", nil
+	}
+	f, err := os.CreateTemp("", "agentvcr-stdin-*")
+	if err != nil {
+		return nil, "", err
+	}
+	os.Remove(f.Name())
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), r); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	return f, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/replayer"
+)
+
+func init() {
+	register(&command{
+		name: "replay",
+		usage: "[--pace SPEED] [--max-delay DURATION] [--stop-after-events N] [--stop-after-bytes N] " +
+			"[--exit-code N] [--stall] CASSETTE",
+		summary: "write the recorded stdout and stderr in recorded order, exit with the recorded status",
+		run:     runReplay,
+	})
+}
+
+func runReplay(env *Env, args []string) int {
+	const name = "agentvcr replay"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var opts replayer.Options
+	fs.Float64Var(&opts.Pace, "pace", 0, "replay with the recorded timing, SPEED times as fast (1 = real time)")
+	fs.DurationVar(&opts.MaxDelay, "max-delay", 5*time.Second, "longest single pause when pacing")
+	fs.Int64Var(&opts.Fault.StopAfterLines, "stop-after-events", 0, "stop after N stdout lines (events)")
+	fs.Int64Var(&opts.Fault.StopAfterBytes, "stop-after-bytes", 0, "stop after N bytes of output")
+	exit := fs.Int("exit-code", -1, "exit with N instead of the recorded status")
+	fs.BoolVar(&opts.Fault.Stall, "stall", false, "hang at the end (or after a stop) until killed")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if len(pos) != 1 {
+		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))
+	}
+	if opts.Pace < 0 || opts.Fault.StopAfterLines < 0 || opts.Fault.StopAfterBytes < 0 || *exit > 255 {
+		return usageErr(env, name, "negative --pace/--stop-after-* or --exit-code above 255")
+	}
+	if *exit >= 0 {
+		opts.Fault.ExitCode = exit
+	}
+	return replayFile(env, name, pos[0], opts)
+}
+
+// replayFile plays the cassette at path to env's streams and returns the exit status.
+func replayFile(env *Env, name, path string, opts replayer.Options) int {
+	rd, f, err := cassette.Open(path)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer f.Close()
+	opts.Stdout, opts.Stderr = env.Stdout, env.Stderr
+	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes an error we end on quietly
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := replayer.Play(ctx, rd, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 128 + int(syscall.SIGINT)
+		}
+		return fail(env, name, err)
+	}
+	if res.Incomplete {
+		fmt.Fprintf(env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended); replayed %d lines, exit %d\n",
+			name, path, rd.Line(), res.Code)
+	}
+	return res.Code
+}
+

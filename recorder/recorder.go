@@ -1,0 +1,306 @@
+// Package recorder runs a live agent as a child process and records the run into
+// a cassette, while showing everything the agent writes as it writes it.
+//
+// Goals: the caller sees the agent's stdout and stderr chunk by chunk, with no line
+// buffering; the cassette holds the same bytes, in the order they were read, tagged
+// with their stream and time; the exit code, or the signal that killed the agent,
+// is kept; secrets never reach the file.
+//
+// Non-goals: terminals. The agent runs on pipes, as in print mode. When the
+// caller's stdin is not a pipe or a file, [Options.Stdin] is nil and the agent gets
+// an empty stdin at once: a real agent given a prompt on its command line has been
+// seen to wait for stdin to end, and a terminal never ends.
+//
+// Piped stdin is read to its end before the agent starts (spooled to a temporary
+// file, never held in memory), so that its digest can go into the cassette header,
+// where replay matching looks for it. Agents in print mode read the whole prompt
+// before they do anything, so they do not see a difference.
+//
+// Order between the two streams is the order in which reads completed. Writes to
+// stdout and stderr closer together than the scheduler can tell apart may be
+// recorded in either order, as with any capture on two pipes; the replayer then
+// reproduces exactly the recorded order.
+//
+// Secrets (see [Options.Secrets], [LooksSecret] and the --api-key flag) are replaced
+// by [Placeholder] in the header and in both streams before anything is written,
+// also when a secret is split across two reads. The live output is not redacted: it
+// goes where the agent's output would have gone anyway.
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// Options says what to run and where its output goes. The zero value records
+// nothing useful but is valid: Argv must be set.
+type Options struct {
+	// Argv is the agent and its arguments; Argv[0] is looked up in PATH.
+	Argv []string
+	// Dir is the agent's working directory; empty means the current one.
+	Dir string
+	// Env is the agent's environment; nil means os.Environ().
+	Env []string
+	// Stdin is piped to the agent; nil gives it an empty stdin.
+	Stdin io.Reader
+	// Stdout and Stderr receive the agent's output live; nil discards it.
+	Stdout, Stderr io.Writer
+	// Secrets are extra values to redact, besides those found in Env and Argv.
+	Secrets []string
+	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
+	// the header; see DefaultEnvAllow.
+	EnvAllow []string
+	// AskVersion runs "Argv[0] --version" first (2 s at most) for the header.
+	AskVersion bool
+	// Signals are forwarded to the agent while it runs (SIGINT, SIGTERM...).
+	Signals <-chan os.Signal
+	// Grace is how long to keep reading after the agent exits, for output still in
+	// flight or held by processes it left behind; 0 means 2 s.
+	Grace time.Duration
+}
+
+// DefaultEnvAllow lists the environment variables kept in a cassette header.
+var DefaultEnvAllow = []string{"CURSOR_*", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_*", "TZ", "CI", "SIMAGENT_*"}
+
+// Result summarises a recording.
+type Result struct {
+	Footer cassette.Footer
+	// Bytes and Chunks count what the agent wrote, per stream, before redaction.
+	Bytes  map[cassette.Stream]int64
+	Chunks int
+	// Lines counts stdout lines: for json and stream-json, the events.
+	Lines int64
+}
+
+// ErrStart wraps a failure to start the agent (not found, not executable).
+var ErrStart = errors.New("cannot start agent")
+
+// Record runs the agent described by opts and writes its cassette to w.
+// The cassette is complete when Record returns with a nil error; if the process
+// running Record dies first, w holds a readable prefix.
+func Record(ctx context.Context, w io.Writer, opts Options) (Result, error) {
+	if len(opts.Argv) == 0 {
+		return Result{}, fmt.Errorf("%w: no command", ErrStart)
+	}
+	r := &run{opts: opts, res: Result{Bytes: map[cassette.Stream]int64{}}}
+	return r.record(ctx, w)
+}
+
+type run struct {
+	opts    Options
+	secrets *secrets
+	res     Result
+	started time.Time
+
+	mu  sync.Mutex // orders chunks: live write and cassette frame together
+	cw  *cassette.Writer
+	err error // first cassette write error
+}
+
+func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
+	env := r.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	r.secrets = newSecrets(secretValues(env, r.opts.Argv, r.opts.Secrets))
+	stdin, hdrStdin, err := r.spoolStdin()
+	if err != nil {
+		return r.res, err
+	}
+	if stdin != nil {
+		defer stdin.Close()
+	}
+	hdr := r.header(env, hdrStdin)
+	cmd, outR, errR, err := r.start(ctx, env, stdin)
+	if err != nil {
+		return r.res, err
+	}
+	hdr.Start = r.started.UTC()
+	if r.cw, err = cassette.NewWriter(w, hdr); err != nil {
+		killWait(cmd)
+		return r.res, err
+	}
+	var wg sync.WaitGroup
+	for _, p := range []struct {
+		f *os.File
+		s cassette.Stream
+		w io.Writer
+	}{{outR, cassette.Stdout, r.opts.Stdout}, {errR, cassette.Stderr, r.opts.Stderr}} {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.pump(p.f, p.s, p.w) }()
+	}
+	state := r.wait(cmd)
+	end := time.Now()
+	r.drain(&wg, outR, errR)
+	r.res.Footer = footer(state, end.Sub(r.started))
+	if r.err != nil {
+		return r.res, r.err
+	}
+	return r.res, r.cw.Close(r.res.Footer)
+}
+
+// start launches the agent on fresh pipes, in its own process group so that a
+// terminal's ^C reaches it once, through the forwarding, not twice.
+func (r *run) start(ctx context.Context, env []string, stdin *os.File) (*exec.Cmd, *os.File, *os.File, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, r.opts.Argv[0], r.opts.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = r.opts.Dir, env, outW, errW
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r.started = time.Now()
+	err = cmd.Start()
+	outW.Close() // the child has its copies; EOF comes when every holder closes
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	return cmd, outR, errR, nil
+}
+
+// wait waits for the agent, forwarding signals meanwhile.
+func (r *run) wait(cmd *exec.Cmd) *os.ProcessState {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-r.opts.Signals:
+				cmd.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	cmd.Wait() // the exit status is in ProcessState; Wait's error repeats it
+	close(done)
+	return cmd.ProcessState
+}
+
+// drain waits for the readers to reach EOF, but no longer than the grace period
+// after the agent's exit: a grandchild may hold the pipes open for minutes.
+func (r *run) drain(wg *sync.WaitGroup, pipes ...*os.File) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	grace := r.opts.Grace
+	if grace == 0 {
+		grace = 2 * time.Second
+	}
+	select {
+	case <-done:
+	case <-time.After(grace):
+		for _, p := range pipes {
+			p.SetReadDeadline(time.Now()) // unblocks the reads; pump stops
+		}
+		<-done
+	}
+	for _, p := range pipes {
+		p.Close()
+	}
+}
+
+// pump copies one stream to the live writer and the cassette, chunk by chunk.
+func (r *run) pump(f *os.File, s cassette.Stream, live io.Writer) {
+	red := &streamRedactor{s: r.secrets}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			r.chunk(s, live, buf[:n], red)
+		}
+		if err != nil {
+			break
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.store(s, red.flush())
+}
+
+func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamRedactor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if live != nil {
+		live.Write(p) // a consumer gone away must not stop the recording
+	}
+	r.res.Bytes[s] += int64(len(p))
+	r.res.Chunks++
+	if s == cassette.Stdout {
+		r.res.Lines += int64(countNL(p))
+	}
+	r.store(s, red.write(p))
+}
+
+func (r *run) store(s cassette.Stream, p []byte) {
+	if len(p) == 0 || r.err != nil {
+		return
+	}
+	r.err = r.cw.WriteChunk(s, time.Since(r.started), p)
+}
+
+func countNL(p []byte) (n int) {
+	for _, c := range p {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func footer(st *os.ProcessState, d time.Duration) cassette.Footer {
+	f := cassette.Footer{Code: st.ExitCode(), Duration: d}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		f.Signum = int(sig)
+		f.Signal = signalName(sig)
+		f.Code = 128 + int(sig)
+	}
+	return f
+}
+
+func killWait(cmd *exec.Cmd) {
+	cmd.Process.Kill()
+	cmd.Wait()
+}
+
+// secretValues gathers the values to redact: those given, the --api-key value in
+// argv, and the values of secret-looking environment variables.
+func secretValues(env, argv, given []string) []string {
+	vals := append([]string(nil), given...)
+	for i, a := range argv {
+		if a == "--api-key" && i+1 < len(argv) {
+			vals = append(vals, argv[i+1])
+		}
+		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
+			vals = append(vals, v)
+		}
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if LooksSecret(k) && len(v) >= minEnvSecret {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}

@@ -1,0 +1,326 @@
+package replayer
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// ErrNoMatch is returned when no cassette matches an invocation.
+var ErrNoMatch = errors.New("no cassette matches")
+
+// emptySHA256 is the digest of no bytes: an empty stdin matches no stdin.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// Invocation is what a call of the agent is matched on.
+type Invocation struct {
+	// Args are the arguments after the program name: the same agent may be called
+	// through another path, so argv[0] is not compared.
+	Args []string
+	// StdinSHA256 is the hex digest of what was piped, "" for nothing.
+	StdinSHA256 string
+}
+
+// Symbolic roots put into arguments before matching, so that a prompt naming a
+// file under a per-test temporary directory still matches.
+const (
+	CwdSymbol  = "$CWD"
+	HomeSymbol = "$HOME"
+)
+
+// NewInvocation builds the invocation of args run in cwd with home, replacing
+// those directories in the arguments by their symbols.
+func NewInvocation(args []string, cwd, home, stdinSHA string) Invocation {
+	if stdinSHA == emptySHA256 {
+		stdinSHA = ""
+	}
+	roots := [][2]string{{cwd, CwdSymbol}, {home, HomeSymbol}}
+	sort.SliceStable(roots, func(i, j int) bool { return len(roots[i][0]) > len(roots[j][0]) })
+	out := make([]string, len(args))
+	for i, a := range args {
+		for _, r := range roots {
+			if len(r[0]) > 1 {
+				a = strings.ReplaceAll(a, r[0], r[1])
+			}
+		}
+		out[i] = a
+	}
+	return Invocation{Args: out, StdinSHA256: stdinSHA}
+}
+
+// HeaderInvocation is the invocation a cassette recorded.
+func HeaderInvocation(h cassette.Header) Invocation {
+	var args []string
+	if len(h.Argv) > 0 {
+		args = h.Argv[1:]
+	}
+	var sha string
+	if h.Stdin != nil {
+		sha = h.Stdin.SHA256
+	}
+	return NewInvocation(args, h.Cwd, h.Home, sha)
+}
+
+// Key is a short digest identifying the invocation.
+func (inv Invocation) Key() string {
+	js, _ := json.Marshal(inv.Args)
+	h := sha256.New()
+	h.Write(js)
+	h.Write([]byte{0})
+	h.Write([]byte(inv.StdinSHA256))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// FileName proposes a cassette file name for a new recording: a slug of the
+// arguments, readable in a directory listing, and the key, which keeps it unique.
+func (inv Invocation) FileName() string {
+	var b strings.Builder
+	for _, a := range inv.Args {
+		for _, r := range strings.ToLower(a) {
+			if b.Len() >= 48 {
+				break
+			}
+			switch {
+			case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+				b.WriteRune(r)
+			case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+				b.WriteByte('-')
+			}
+		}
+	}
+	slug := strings.Trim(b.String(), "-")
+	if slug == "" {
+		slug = "run"
+	}
+	return slug + "-" + inv.Key() + cassette.Ext
+}
+
+// Entry is one cassette of a Library.
+type Entry struct {
+	File string // path of the cassette
+	Invocation
+}
+
+// Library is the set of cassettes in a directory, indexed by invocation.
+type Library struct {
+	Dir     string
+	entries []Entry
+	byKey   map[string]int
+	// Unreadable lists cassettes that could not be read while indexing.
+	Unreadable []error
+}
+
+// OpenLibrary indexes the cassettes (*.cassette) directly in dir. The index is
+// cached (see cacheFile) and reused while the directory is unchanged, so that a
+// call costs one stat and one small read, whatever the number of cassettes.
+func OpenLibrary(dir string) (*Library, error) {
+	l := &Library{Dir: dir}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	stamp := strconv.FormatInt(st.ModTime().UnixNano(), 10)
+	cache := cacheFile(dir)
+	if cache != "" && l.loadIndex(cache, stamp) {
+		return l, nil
+	}
+	if err := l.scan(); err != nil {
+		return nil, err
+	}
+	if cache != "" {
+		l.saveIndex(cache, stamp) // best effort: a read-only cache only costs time
+	}
+	return l, nil
+}
+
+// Rescan re-reads every cassette, for when the index may be stale.
+func (l *Library) Rescan() error { return l.scan() }
+
+func (l *Library) scan() error {
+	files, err := filepath.Glob(filepath.Join(l.Dir, "*"+cassette.Ext))
+	if err != nil {
+		return err
+	}
+	l.entries, l.Unreadable = l.entries[:0], nil
+	for _, f := range files {
+		h, err := readHeader(f)
+		if err != nil {
+			l.Unreadable = append(l.Unreadable, err)
+			continue
+		}
+		l.entries = append(l.entries, Entry{File: f, Invocation: HeaderInvocation(h)})
+	}
+	l.reindex()
+	return nil
+}
+
+func (l *Library) reindex() {
+	l.byKey = make(map[string]int, len(l.entries))
+	for i, e := range l.entries {
+		if _, dup := l.byKey[e.Key()]; !dup {
+			l.byKey[e.Key()] = i
+		}
+	}
+}
+
+func readHeader(path string) (cassette.Header, error) {
+	rd, f, err := cassette.Open(path)
+	if err != nil {
+		return cassette.Header{}, err
+	}
+	f.Close()
+	return rd.Header(), nil
+}
+
+// Entries lists the cassettes, sorted by file name.
+func (l *Library) Entries() []Entry { return l.entries }
+
+// Lookup finds the cassette recorded for inv.
+func (l *Library) Lookup(inv Invocation) (Entry, bool) {
+	i, ok := l.byKey[inv.Key()]
+	if !ok {
+		return Entry{}, false
+	}
+	return l.entries[i], true
+}
+
+// Verify re-reads e's header and reports whether it still records inv.
+func Verify(e Entry, inv Invocation) bool {
+	h, err := readHeader(e.File)
+	return err == nil && HeaderInvocation(h).Key() == inv.Key()
+}
+
+// Closest finds the cassette whose invocation differs least from inv, and
+// says how they differ, for a clear "no match" message.
+func (l *Library) Closest(inv Invocation) (Entry, string, bool) {
+	best, bestScore := -1, 0
+	for i, e := range l.entries {
+		if s := distance(e.Invocation, inv); best < 0 || s < bestScore {
+			best, bestScore = i, s
+		}
+	}
+	if best < 0 {
+		return Entry{}, "", false
+	}
+	e := l.entries[best]
+	return e, describeDiff(e.Invocation, inv), true
+}
+
+func distance(a, b Invocation) int {
+	d := 0
+	for i := range max(len(a.Args), len(b.Args)) {
+		if i >= len(a.Args) || i >= len(b.Args) || a.Args[i] != b.Args[i] {
+			d += 2
+			if i < len(a.Args) && slices.Contains(b.Args, a.Args[i]) {
+				d-- // moved, not changed
+			}
+		}
+	}
+	if a.StdinSHA256 != b.StdinSHA256 {
+		d++
+	}
+	return d
+}
+
+// describeDiff says how the call (got) differs from the recording (rec).
+func describeDiff(rec, got Invocation) string {
+	var parts []string
+	for i := range max(len(rec.Args), len(got.Args)) {
+		switch {
+		case i >= len(rec.Args):
+			parts = append(parts, fmt.Sprintf("argument %d %q was not recorded", i+1, got.Args[i]))
+		case i >= len(got.Args):
+			parts = append(parts, fmt.Sprintf("argument %d %q is missing", i+1, rec.Args[i]))
+		case rec.Args[i] != got.Args[i]:
+			parts = append(parts, fmt.Sprintf("argument %d is %q, recorded %q", i+1, got.Args[i], rec.Args[i]))
+		}
+		if len(parts) == 3 {
+			parts = append(parts, "...")
+			break
+		}
+	}
+	switch {
+	case rec.StdinSHA256 == got.StdinSHA256:
+	case got.StdinSHA256 == "":
+		parts = append(parts, "the recording had piped stdin, this call has none")
+	case rec.StdinSHA256 == "":
+		parts = append(parts, "this call pipes stdin, the recording had none")
+	default:
+		parts = append(parts, "piped stdin differs")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cacheFile is where the index of dir is kept: under $AGENTVCR_CACHE, else the
+// user cache directory; "" when neither can be had.
+func cacheFile(dir string) string {
+	root := os.Getenv("AGENTVCR_CACHE")
+	if root == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		root = filepath.Join(c, "agentvcr")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(root, "index-"+hex.EncodeToString(sum[:8]))
+}
+
+const indexMagic = "agentvcr-index v1"
+
+// loadIndex reads a cached index made at the directory's current stamp.
+func (l *Library) loadIndex(path, stamp string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, err := br.ReadString('\n')
+	if err != nil || first != indexMagic+" "+stamp+"\n" {
+		return false
+	}
+	dec := json.NewDecoder(br)
+	var entries []Entry
+	if err := dec.Decode(&entries); err != nil {
+		return false
+	}
+	l.entries = entries
+	l.reindex()
+	return true
+}
+
+func (l *Library) saveIndex(path, stamp string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
+	if err != nil {
+		return
+	}
+	js, _ := json.Marshal(l.entries)
+	_, err = fmt.Fprintf(tmp, "%s %s\n%s\n", indexMagic, stamp, js)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
