@@ -72,4 +72,3 @@ func replayFile(env *Env, name, path string, opts replayer.Options) int {
 	}
 	return res.Code
 }
-

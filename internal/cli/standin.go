@@ -232,4 +232,3 @@ func quoteArgs(args []string) string {
 	}
 	return "[" + strings.Join(q, " ") + "]"
 }
-
