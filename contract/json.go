@@ -1,0 +1,532 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// This file is a small JSON scanner built for checking: it validates RFC 8259
+// syntax in one pass without building values, and walks already-validated
+// bytes cheaply. encoding/json would decode every line into maps, which costs
+// several times more than the checks themselves.
+
+// Kind is the JSON type of a value.
+type Kind byte
+
+// JSON types, as a shape summary names them.
+const (
+	Invalid Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"invalid", "null", "boolean", "number", "string", "array", "object"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+// syntaxError is a JSON syntax error at a byte offset of the scanned data.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+var errDepth = errors.New("nested too deeply")
+
+// strPlain marks bytes that may appear unescaped inside a JSON string and need
+// no further look (printable ASCII other than '"' and '\\').
+var strPlain [256]bool
+
+// wsByte marks JSON whitespace.
+var wsByte [256]bool
+
+func init() {
+	for c := 0x20; c < 0x80; c++ {
+		strPlain[c] = c != '"' && c != '\\'
+	}
+	for _, c := range []byte{' ', '\t', '\n', '\r'} {
+		wsByte[c] = true
+	}
+}
+
+func skipWS(d []byte, i int) int {
+	for i < len(d) && wsByte[d[i]] {
+		i++
+	}
+	return i
+}
+
+// scanValue validates the JSON value starting at d[i] (no leading whitespace)
+// and returns its kind and the offset just past it.
+func scanValue(d []byte, i, depth int) (Kind, int, error) {
+	if i >= len(d) {
+		return Invalid, i, &syntaxError{i, "unexpected end of JSON"}
+	}
+	switch c := d[i]; {
+	case c == '"':
+		end, err := scanString(d, i)
+		return String, end, err
+	case c == '{':
+		end, err := scanObject(d, i, depth+1)
+		return Object, end, err
+	case c == '[':
+		end, err := scanArray(d, i, depth+1)
+		return Array, end, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		end, err := scanNumber(d, i)
+		return Number, end, err
+	case c == 't':
+		return literal(d, i, "true", Bool)
+	case c == 'f':
+		return literal(d, i, "false", Bool)
+	case c == 'n':
+		return literal(d, i, "null", Null)
+	default:
+		return Invalid, i, &syntaxError{i, fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+	}
+}
+
+func literal(d []byte, i int, word string, k Kind) (Kind, int, error) {
+	if bytes.HasPrefix(d[i:], []byte(word)) {
+		return k, i + len(word), nil
+	}
+	return Invalid, i, &syntaxError{i, fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+}
+
+func describeByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// scanString validates the string whose opening quote is at d[i].
+func scanString(d []byte, i int) (int, error) {
+	start := i
+	i++
+	for {
+		for i < len(d) && strPlain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return i, &syntaxError{start, "unterminated string"}
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			n, err := scanEscape(d, i)
+			if err != nil {
+				return i, err
+			}
+			i += n
+		case c < 0x20:
+			return i, &syntaxError{i, fmt.Sprintf("control character 0x%02x in string", c)}
+		default:
+			r, n := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, &syntaxError{i, "invalid UTF-8 in string"}
+			}
+			i += n
+		}
+	}
+}
+
+// scanEscape validates the escape at d[i] ('\\') and returns its length.
+func scanEscape(d []byte, i int) (int, error) {
+	if i+1 >= len(d) {
+		return 0, &syntaxError{i, "unterminated string"}
+	}
+	switch d[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case 'u':
+		if i+6 > len(d) {
+			return 0, &syntaxError{i, "short \\u escape"}
+		}
+		for _, h := range d[i+2 : i+6] {
+			if hexVal(h) < 0 {
+				return 0, &syntaxError{i, "bad \\u escape"}
+			}
+		}
+		return 6, nil
+	}
+	return 0, &syntaxError{i, fmt.Sprintf("bad escape \\%c", d[i+1])}
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func scanNumber(d []byte, i int) (int, error) {
+	start := i
+	if d[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case digits() == 0:
+		return i, &syntaxError{start, "bad number"}
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if digits() == 0 {
+			return i, &syntaxError{start, "bad number"}
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return i, &syntaxError{start, "bad number"}
+		}
+	}
+	return i, nil
+}
+
+func scanObject(d []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return i, &syntaxError{i, errDepth.Error()}
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return i, expected(d, i, "a string key")
+		}
+		end, err := scanString(d, i)
+		if err != nil {
+			return end, err
+		}
+		i = skipWS(d, end)
+		if i >= len(d) || d[i] != ':' {
+			return i, expected(d, i, "':'")
+		}
+		i = skipWS(d, i+1)
+		if _, i, err = scanValue(d, i, depth); err != nil {
+			return i, err
+		}
+		i = skipWS(d, i)
+		if i < len(d) && d[i] == ',' {
+			i = skipWS(d, i+1)
+			continue
+		}
+		if i < len(d) && d[i] == '}' {
+			return i + 1, nil
+		}
+		return i, expected(d, i, "',' or '}'")
+	}
+}
+
+func scanArray(d []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return i, &syntaxError{i, errDepth.Error()}
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if _, i, err = scanValue(d, i, depth); err != nil {
+			return i, err
+		}
+		i = skipWS(d, i)
+		if i < len(d) && d[i] == ',' {
+			i = skipWS(d, i+1)
+			continue
+		}
+		if i < len(d) && d[i] == ']' {
+			return i + 1, nil
+		}
+		return i, expected(d, i, "',' or ']'")
+	}
+}
+
+func expected(d []byte, i int, what string) error {
+	if i >= len(d) {
+		return &syntaxError{i, "unexpected end of JSON, want " + what}
+	}
+	return &syntaxError{i, fmt.Sprintf("unexpected %s, want %s", describeByte(d[i]), what)}
+}
+
+// scanDocument validates that d holds exactly one JSON value, surrounded by
+// optional whitespace, and returns its kind and span.
+func scanDocument(d []byte) (k Kind, start, end int, err error) {
+	start = skipWS(d, 0)
+	k, end, err = scanValue(d, start, 0)
+	if err != nil {
+		return Invalid, start, end, err
+	}
+	if rest := skipWS(d, end); rest < len(d) {
+		return k, start, end, &syntaxError{rest, fmt.Sprintf("unexpected %s after the JSON value", describeByte(d[rest]))}
+	}
+	return k, start, end, nil
+}
+
+// ---- walking validated JSON ----
+
+// skipValue returns the end of the valid JSON value at d[i].
+func skipValue(d []byte, i int) int {
+	switch d[i] {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch d[i] {
+			case '"':
+				i = skipString(d, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	case 't', 'n':
+		return i + 4
+	case 'f':
+		return i + 5
+	}
+	for i < len(d) && (d[i] == '-' || d[i] == '+' || d[i] == '.' || d[i] == 'e' || d[i] == 'E' || (d[i] >= '0' && d[i] <= '9')) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the valid string whose quote is at d[i].
+func skipString(d []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		i += j
+		// An odd run of backslashes before the quote escapes it.
+		bs := 0
+		for k := i - 1; d[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i + 1
+		}
+		i++
+	}
+}
+
+func kindAt(c byte) Kind {
+	switch c {
+	case '"':
+		return String
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case 't', 'f':
+		return Bool
+	case 'n':
+		return Null
+	}
+	return Number
+}
+
+// members iterates over the members of a validated object.
+type members struct {
+	d   []byte
+	i   int
+	Key []byte // raw key bytes between the quotes, escapes not decoded
+	Val []byte // the raw value
+	K   Kind
+	// Off is the offset of Val in the iterated data.
+	Off int
+}
+
+// newMembers starts iterating the object obj (valid JSON).
+func newMembers(obj []byte) members { return members{d: obj, i: 1} }
+
+func (m *members) next() bool {
+	i := skipWS(m.d, m.i)
+	if i >= len(m.d) || m.d[i] == '}' {
+		return false
+	}
+	if m.d[i] == ',' {
+		i = skipWS(m.d, i+1)
+	}
+	kend := skipString(m.d, i)
+	m.Key = m.d[i+1 : kend-1]
+	i = skipWS(m.d, kend)
+	i = skipWS(m.d, i+1) // ':'
+	end := skipValue(m.d, i)
+	m.Val, m.K, m.Off = m.d[i:end], kindAt(m.d[i]), i
+	m.i = end
+	return true
+}
+
+// elements iterates over the elements of a validated array.
+type elements struct {
+	d   []byte
+	i   int
+	Val []byte
+	K   Kind
+}
+
+func newElements(arr []byte) elements { return elements{d: arr, i: 1} }
+
+func (e *elements) next() bool {
+	i := skipWS(e.d, e.i)
+	if i >= len(e.d) || e.d[i] == ']' {
+		return false
+	}
+	if e.d[i] == ',' {
+		i = skipWS(e.d, i+1)
+	}
+	end := skipValue(e.d, i)
+	e.Val, e.K = e.d[i:end], kindAt(e.d[i])
+	e.i = end
+	return true
+}
+
+// keyIs reports whether a raw key equals name (keys with escapes are decoded).
+func keyIs(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	return decodeString(raw) == name
+}
+
+// decodeString decodes the content of a valid JSON string (without quotes).
+func decodeString(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var b bytesSink
+	walkString(raw, &b)
+	return string(b)
+}
+
+// stringValue decodes a raw JSON string value (with quotes).
+func stringValue(v []byte) string { return decodeString(v[1 : len(v)-1]) }
+
+// stringIs reports whether the raw JSON string value v (with quotes) decodes to s.
+func stringIs(v []byte, s string) bool {
+	raw := v[1 : len(v)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == s
+	}
+	return decodeString(raw) == s
+}
+
+// sink receives decoded string bytes in pieces.
+type sink interface{ write(p []byte) }
+
+type bytesSink []byte
+
+func (b *bytesSink) write(p []byte) { *b = append(*b, p...) }
+
+// walkString passes the decoded bytes of a valid JSON string's content to w,
+// in pieces. Unpaired surrogates become U+FFFD, as encoding/json does.
+func walkString(raw []byte, w sink) {
+	var rb [8]byte
+	for len(raw) > 0 {
+		j := bytes.IndexByte(raw, '\\')
+		if j < 0 {
+			w.write(raw)
+			return
+		}
+		if j > 0 {
+			w.write(raw[:j])
+		}
+		raw = raw[j:]
+		var r rune
+		switch raw[1] {
+		case 'u':
+			r = hex4(raw[2:6])
+			raw = raw[6:]
+			if r >= 0xD800 && r < 0xDC00 {
+				if len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
+					if lo := hex4(raw[2:6]); lo >= 0xDC00 && lo < 0xE000 {
+						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+						raw = raw[6:]
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			} else if r >= 0xDC00 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			w.write(rb[:utf8.EncodeRune(rb[:], r)])
+			continue
+		case 'b':
+			rb[0] = '\b'
+		case 'f':
+			rb[0] = '\f'
+		case 'n':
+			rb[0] = '\n'
+		case 'r':
+			rb[0] = '\r'
+		case 't':
+			rb[0] = '\t'
+		default: // '"', '\\', '/'
+			rb[0] = raw[1]
+		}
+		w.write(rb[:1])
+		raw = raw[2:]
+	}
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		r = r<<4 | rune(hexVal(c))
+	}
+	return r
+}
+
+// lineCol converts an offset in d to a 1-based line and column.
+func lineCol(d []byte, off int) (line, col int) {
+	off = min(off, len(d))
+	line = 1 + bytes.Count(d[:off], []byte{'\n'})
+	col = off - bytes.LastIndexByte(d[:off], '\n')
+	return line, col
+}

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+func init() {
+	register(&command{
+		name:    "inspect",
+		usage:   "CASSETTE",
+		summary: "summarise a cassette: invocation, exit, bytes per stream, events by type, tool calls and their durations",
+		run:     runInspect,
+	})
+}
+
+// maxEventPrefix is how much of one stdout line inspect parses: the fields it
+// shows come first in every event, and lines can be many megabytes long.
+const maxEventPrefix = 64 << 10
+
+func runInspect(env *Env, args []string) int {
+	const name = "agentvcr inspect"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if len(pos) != 1 {
+		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))
+	}
+	rd, f, err := cassette.Open(pos[0])
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer f.Close()
+	s := newSummary()
+	for {
+		c, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(env, name, err)
+		}
+		s.add(c)
+	}
+	s.flushLine()
+	s.print(env.Stdout, pos[0], rd)
+	return ExitOK
+}
+
+// summary accumulates what inspect shows, chunk by chunk.
+type summary struct {
+	bytes, chunks map[cassette.Stream]int64
+	lines         int64
+	line          []byte // prefix of the stdout line being read
+	lineStart     time.Duration
+	lineOpen      bool
+	jsonLines     int64
+	events        map[string]int
+	tools         []*toolCall
+	byID          map[string]*toolCall
+}
+
+type toolCall struct {
+	kind, id string
+	// start and end on two clocks: when the lines were read, and the agent's
+	// own timestamp_ms when both events carry one.
+	startRead, endRead   time.Duration
+	startStamp, endStamp *int64
+	done                 bool
+}
+
+func (tc *toolCall) took() time.Duration {
+	if tc.startStamp != nil && tc.endStamp != nil {
+		return time.Duration(*tc.endStamp-*tc.startStamp) * time.Millisecond
+	}
+	return tc.endRead - tc.startRead
+}
+
+func newSummary() *summary {
+	return &summary{bytes: map[cassette.Stream]int64{}, chunks: map[cassette.Stream]int64{},
+		events: map[string]int{}, byID: map[string]*toolCall{}}
+}
+
+func (s *summary) add(c cassette.Chunk) {
+	s.bytes[c.Stream] += int64(len(c.Data))
+	s.chunks[c.Stream]++
+	if c.Stream != cassette.Stdout {
+		return
+	}
+	data := c.Data
+	for len(data) > 0 {
+		if !s.lineOpen {
+			s.lineOpen, s.lineStart, s.line = true, c.Offset, s.line[:0]
+		}
+		i := bytes.IndexByte(data, '\n')
+		part := data
+		if i >= 0 {
+			part = data[:i]
+		}
+		if room := maxEventPrefix - len(s.line); room > 0 {
+			s.line = append(s.line, part[:min(room, len(part))]...)
+		}
+		if i < 0 {
+			return
+		}
+		s.flushLine()
+		data = data[i+1:]
+	}
+}
+
+// flushLine counts the finished stdout line and, if it is a JSON event, its type.
+func (s *summary) flushLine() {
+	if !s.lineOpen {
+		return
+	}
+	s.lineOpen = false
+	s.lines++
+	ev, ok := peekEvent(s.line)
+	if !ok {
+		return
+	}
+	s.jsonLines++
+	key := ev.typ
+	if ev.subtype != "" {
+		key += "/" + ev.subtype
+	}
+	s.events[key]++
+	if ev.typ != "tool_call" || ev.callID == "" {
+		return
+	}
+	tc := s.byID[ev.callID]
+	if tc == nil {
+		tc = &toolCall{kind: ev.tool, id: ev.callID, startRead: s.lineStart, startStamp: ev.stampMS}
+		s.byID[ev.callID] = tc
+		s.tools = append(s.tools, tc)
+	}
+	if ev.subtype == "completed" {
+		tc.endRead, tc.endStamp, tc.done = s.lineStart, ev.stampMS, true
+	}
+}
+
+type eventHead struct {
+	typ, subtype, callID, tool string
+	stampMS                    *int64 // timestamp_ms, when the event has one
+}
+
+// peekEvent reads the type, subtype, call_id and tool kind of a JSON event from
+// a prefix of its line, stopping at the first thing it cannot read.
+func peekEvent(line []byte) (eventHead, bool) {
+	var ev eventHead
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ev, false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch k {
+		case "type":
+			err = dec.Decode(&ev.typ)
+		case "subtype":
+			err = dec.Decode(&ev.subtype)
+		case "call_id":
+			err = dec.Decode(&ev.callID)
+		case "tool_call":
+			ev.tool, err = firstKey(dec)
+		case "timestamp_ms":
+			err = dec.Decode(&ev.stampMS)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return ev, ev.typ != ""
+}
+
+func firstKey(dec *json.Decoder) (string, error) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", errors.New("tool_call is not an object")
+	}
+	k, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	name, _ := k.(string)
+	for more := true; more && err == nil; more = dec.More() {
+		var skip json.RawMessage
+		if err = dec.Decode(&skip); err == nil && dec.More() {
+			_, err = dec.Token() // the next key
+		}
+	}
+	if err == nil {
+		_, err = dec.Token() // '}'
+	}
+	return name, err
+}
+
+func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
+	h := rd.Header()
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	state := "complete"
+	foot, ok := rd.Footer()
+	if !ok {
+		state = "INCOMPLETE: no exit line, the recorder stopped before the agent ended"
+	}
+	fmt.Fprintf(tw, "cassette\t%s (%s)\n", path, state)
+	fmt.Fprintf(tw, "argv\t%s\n", quoteArgs(h.Argv))
+	fmt.Fprintf(tw, "cwd\t%s\n", h.Cwd)
+	fmt.Fprintf(tw, "started\t%s\n", h.Start.Format(time.RFC3339))
+	if h.AgentVersion != "" {
+		fmt.Fprintf(tw, "agent\t%s\n", h.AgentVersion)
+	}
+	if h.Stdin != nil {
+		fmt.Fprintf(tw, "stdin\t%s (sha256 %.12s)\n", byteSize(h.Stdin.Size), h.Stdin.SHA256)
+	}
+	if ok {
+		exit := fmt.Sprintf("%d", foot.Code)
+		if foot.Signal != "" {
+			exit += " (killed by " + foot.Signal + ")"
+		}
+		fmt.Fprintf(tw, "exit\t%s after %s\n", exit, foot.Duration)
+	}
+	fmt.Fprintf(tw, "stdout\t%s in %d chunks, %d lines\n", byteSize(s.bytes[cassette.Stdout]), s.chunks[cassette.Stdout], s.lines)
+	fmt.Fprintf(tw, "stderr\t%s in %d chunks\n", byteSize(s.bytes[cassette.Stderr]), s.chunks[cassette.Stderr])
+	if len(h.Redacted) > 0 {
+		fmt.Fprintf(tw, "redacted\t%s\n", strings.Join(h.Redacted, ", "))
+	}
+	if s.jsonLines > 0 {
+		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
+		for _, k := range sortedKeys(s.events) {
+			fmt.Fprintf(tw, "  %s\t%d\n", k, s.events[k])
+		}
+	}
+	if len(s.tools) > 0 {
+		fmt.Fprintf(tw, "tool calls\t%d\n", len(s.tools))
+		for _, tc := range s.tools {
+			took := "never completed"
+			if tc.done {
+				took = tc.took().String()
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", tc.kind, took, strings.ReplaceAll(tc.id, "\n", `\n`))
+		}
+	}
+	tw.Flush()
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,142 @@
+package simagent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Output formats.
+const (
+	FormatStreamJSON = "stream-json"
+	FormatJSON       = "json"
+	FormatText       = "text"
+)
+
+// options is the parsed command line.
+type options struct {
+	print        bool
+	format       string // "" until --output-format is given
+	partial      bool
+	model        string
+	apiKey       string
+	force        bool
+	resume       string
+	workspace    string
+	scenario     string
+	approveMCPs  bool
+	version      bool
+	help         bool
+	prompt       []string // positional words, joined with spaces
+}
+
+// flagSpec describes one option. Options that take a value name it in
+// metavar, as the usage and the error messages show it.
+type flagSpec struct {
+	long    string
+	short   byte
+	metavar string // "" for a switch
+	set     func(o *options, value string)
+}
+
+var flagSpecs = []flagSpec{
+	{long: "print", short: 'p', set: func(o *options, _ string) { o.print = true }},
+	{long: "output-format", metavar: "format", set: func(o *options, v string) { o.format = v }},
+	{long: "stream-partial-output", set: func(o *options, _ string) { o.partial = true }},
+	{long: "model", metavar: "model", set: func(o *options, v string) { o.model = v }},
+	{long: "api-key", metavar: "key", set: func(o *options, v string) { o.apiKey = v }},
+	{long: "force", short: 'f', set: func(o *options, _ string) { o.force = true }},
+	{long: "resume", metavar: "chatId", set: func(o *options, v string) { o.resume = v }},
+	{long: "workspace", metavar: "path", set: func(o *options, v string) { o.workspace = v }},
+	{long: "approve-mcps", set: func(o *options, _ string) { o.approveMCPs = true }},
+	{long: "scenario", metavar: "name", set: func(o *options, v string) { o.scenario = v }},
+	{long: "version", short: 'v', set: func(o *options, _ string) { o.version = true }},
+	{long: "help", short: 'h', set: func(o *options, _ string) { o.help = true }},
+}
+
+// usageError is a command-line mistake; its text is printed as is, in the
+// style of the real CLI's argument parser ("error: unknown option '--x'").
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func lookupLong(name string) *flagSpec {
+	for i := range flagSpecs {
+		if flagSpecs[i].long == name {
+			return &flagSpecs[i]
+		}
+	}
+	return nil
+}
+
+func lookupShort(c byte) *flagSpec {
+	for i := range flagSpecs {
+		if flagSpecs[i].short == c {
+			return &flagSpecs[i]
+		}
+	}
+	return nil
+}
+
+// describe returns the option as the parser's messages name it, e.g.
+// "--output-format <format>" or "-p, --print".
+func (f *flagSpec) describe() string {
+	s := "--" + f.long
+	if f.short != 0 {
+		s = "-" + string(f.short) + ", " + s
+	}
+	if f.metavar != "" {
+		s += " <" + f.metavar + ">"
+	}
+	return s
+}
+
+// parseArgs parses args (without the program name). Options and positional
+// words may mix; "--" ends the options.
+func parseArgs(args []string) (*options, error) {
+	o := &options{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			o.prompt = append(o.prompt, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(arg, "--"):
+			name, value, hasValue := strings.Cut(arg[2:], "=")
+			f := lookupLong(name)
+			if f == nil {
+				return nil, usageError(fmt.Sprintf("error: unknown option '--%s'", name))
+			}
+			if f.metavar == "" {
+				if hasValue {
+					return nil, usageError(fmt.Sprintf("error: option '%s' does not take an argument", f.describe()))
+				}
+				f.set(o, "")
+				continue
+			}
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, usageError(fmt.Sprintf("error: option '%s' argument missing", f.describe()))
+				}
+				i++
+				value = args[i]
+			}
+			f.set(o, value)
+		case len(arg) > 1 && arg[0] == '-':
+			// One or more short switches: -p, -pf.
+			for j := 1; j < len(arg); j++ {
+				f := lookupShort(arg[j])
+				if f == nil {
+					return nil, usageError(fmt.Sprintf("error: unknown option '-%c'", arg[j]))
+				}
+				f.set(o, "")
+			}
+		default:
+			o.prompt = append(o.prompt, arg)
+		}
+	}
+	if o.format != "" && o.format != FormatStreamJSON && o.format != FormatJSON && o.format != FormatText {
+		return nil, usageError(fmt.Sprintf(
+			"error: option '--output-format <format>' argument '%s' is invalid. Allowed choices are text, json, stream-json.", o.format))
+	}
+	return o, nil
+}
