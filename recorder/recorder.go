@@ -28,6 +28,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -247,7 +248,7 @@ func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamReda
 	r.res.Bytes[s] += int64(len(p))
 	r.res.Chunks++
 	if s == cassette.Stdout {
-		r.res.Lines += int64(countNL(p))
+		r.res.Lines += int64(bytes.Count(p, []byte{'\n'}))
 	}
 	r.store(s, red.write(p))
 }
@@ -257,15 +258,6 @@ func (r *run) store(s cassette.Stream, p []byte) {
 		return
 	}
 	r.err = r.cw.WriteChunk(s, time.Since(r.started), p)
-}
-
-func countNL(p []byte) (n int) {
-	for _, c := range p {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n
 }
 
 func footer(st *os.ProcessState, d time.Duration) cassette.Footer {

@@ -124,11 +124,18 @@ func (r *streamRedactor) write(p []byte) []byte {
 	if len(r.s.values) == 0 {
 		return p
 	}
-	buf := append(r.pending, p...)
+	buf := p
+	if len(r.pending) > 0 {
+		buf = append(r.pending, p...)
+	}
 	safe := r.s.cut(buf, len(buf)-r.s.heldBack(buf))
-	r.out = r.s.replace(r.out[:0], buf[:safe])
+	out := buf[:safe]
+	if at, _ := r.s.first(out); at >= 0 {
+		r.out = r.s.replace(r.out[:0], out)
+		out = r.out
+	}
 	r.pending = append(r.pending[:0:0], buf[safe:]...)
-	return r.out
+	return out
 }
 
 // flush returns what was held back, at the end of the stream.

@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +88,9 @@ func (inv Invocation) Key() string {
 func (inv Invocation) FileName() string {
 	var b strings.Builder
 	for _, a := range inv.Args {
+		if strings.HasPrefix(a, "-") {
+			continue // flags say little; their values and the prompt say what the run is
+		}
 		for _, r := range strings.ToLower(a) {
 			if b.Len() >= 48 {
 				break
@@ -98,6 +101,9 @@ func (inv Invocation) FileName() string {
 			case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
 				b.WriteByte('-')
 			}
+		}
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+			b.WriteByte('-')
 		}
 	}
 	slug := strings.Trim(b.String(), "-")
@@ -110,6 +116,9 @@ func (inv Invocation) FileName() string {
 // Entry is one cassette of a Library.
 type Entry struct {
 	File string // path of the cassette
+	Key  string // its invocation's key
+	// Invocation is what the cassette recorded; zero when the entry comes from
+	// the cached index, which keeps keys only (Rescan reads it).
 	Invocation
 }
 
@@ -160,7 +169,8 @@ func (l *Library) scan() error {
 			l.Unreadable = append(l.Unreadable, err)
 			continue
 		}
-		l.entries = append(l.entries, Entry{File: f, Invocation: HeaderInvocation(h)})
+		inv := HeaderInvocation(h)
+		l.entries = append(l.entries, Entry{File: f, Key: inv.Key(), Invocation: inv})
 	}
 	l.reindex()
 	return nil
@@ -169,8 +179,8 @@ func (l *Library) scan() error {
 func (l *Library) reindex() {
 	l.byKey = make(map[string]int, len(l.entries))
 	for i, e := range l.entries {
-		if _, dup := l.byKey[e.Key()]; !dup {
-			l.byKey[e.Key()] = i
+		if _, dup := l.byKey[e.Key]; !dup {
+			l.byKey[e.Key] = i
 		}
 	}
 }
@@ -203,9 +213,13 @@ func Verify(e Entry, inv Invocation) bool {
 }
 
 // Closest finds the cassette whose invocation differs least from inv, and
-// says how they differ, for a clear "no match" message.
+// says how they differ, for a clear "no match" message. It reads every header
+// when the library came from the cached index.
 func (l *Library) Closest(inv Invocation) (Entry, string, bool) {
-	best, bestScore := -1, 0
+	if len(l.entries) > 0 && l.entries[0].Args == nil && l.entries[0].StdinSHA256 == "" {
+		l.scan()
+	}
+	best, bestScore := -1, 0.0
 	for i, e := range l.entries {
 		if s := distance(e.Invocation, inv); best < 0 || s < bestScore {
 			best, bestScore = i, s
@@ -218,20 +232,45 @@ func (l *Library) Closest(inv Invocation) (Entry, string, bool) {
 	return e, describeDiff(e.Invocation, inv), true
 }
 
-func distance(a, b Invocation) int {
-	d := 0
+// distance scores how far b is from a: 2 for an argument added or removed, 1 to
+// 2 for a changed one (by how much of it changed), 1 for another stdin.
+func distance(a, b Invocation) float64 {
+	d := 0.0
 	for i := range max(len(a.Args), len(b.Args)) {
-		if i >= len(a.Args) || i >= len(b.Args) || a.Args[i] != b.Args[i] {
+		switch {
+		case i >= len(a.Args) || i >= len(b.Args):
 			d += 2
-			if i < len(a.Args) && slices.Contains(b.Args, a.Args[i]) {
-				d-- // moved, not changed
-			}
+		case a.Args[i] != b.Args[i]:
+			d += 1 + changed(a.Args[i], b.Args[i])
 		}
 	}
 	if a.StdinSHA256 != b.StdinSHA256 {
 		d++
 	}
 	return d
+}
+
+// changed is the edit distance between a and b over the longer length, 0 to 1,
+// on the first 256 bytes of each.
+func changed(a, b string) float64 {
+	a, b = a[:min(len(a), 256)], b[:min(len(b), 256)]
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(b)]) / float64(max(len(a), len(b), 1))
 }
 
 // describeDiff says how the call (got) differs from the recording (rec).
@@ -282,7 +321,7 @@ func cacheFile(dir string) string {
 	return filepath.Join(root, "index-"+hex.EncodeToString(sum[:8]))
 }
 
-const indexMagic = "agentvcr-index v1"
+const indexMagic = "agentvcr-index v2"
 
 // loadIndex reads a cached index made at the directory's current stamp.
 func (l *Library) loadIndex(path, stamp string) bool {
@@ -296,10 +335,17 @@ func (l *Library) loadIndex(path, stamp string) bool {
 	if err != nil || first != indexMagic+" "+stamp+"\n" {
 		return false
 	}
-	dec := json.NewDecoder(br)
 	var entries []Entry
-	if err := dec.Decode(&entries); err != nil {
-		return false
+	for {
+		line, err := br.ReadString('\n')
+		if err == io.EOF && line == "" {
+			break
+		}
+		key, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		if err != nil || !ok {
+			return false
+		}
+		entries = append(entries, Entry{File: filepath.Join(l.Dir, file), Key: key})
 	}
 	l.entries = entries
 	l.reindex()
@@ -314,8 +360,12 @@ func (l *Library) saveIndex(path, stamp string) {
 	if err != nil {
 		return
 	}
-	js, _ := json.Marshal(l.entries)
-	_, err = fmt.Fprintf(tmp, "%s %s\n%s\n", indexMagic, stamp, js)
+	bw := bufio.NewWriter(tmp)
+	fmt.Fprintf(bw, "%s %s\n", indexMagic, stamp)
+	for _, e := range l.entries {
+		fmt.Fprintf(bw, "%s\t%s\n", e.Key, filepath.Base(e.File))
+	}
+	err = bw.Flush()
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		os.Remove(tmp.Name())
 		return
