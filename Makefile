@@ -1,0 +1,45 @@
+# agentvcr — see README.md. Every target works on a fresh clone with Go installed.
+GO      ?= go
+BIN     := bin
+PKGS    := ./...
+BENCH   ?= .
+FUZZTIME ?= 20s
+
+.PHONY: all build test demo bench record update fuzz lint clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/agentvcr ./cmd/agentvcr
+	$(GO) build -o $(BIN)/cursor-agent-sim ./cmd/cursor-agent-sim
+
+# The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
+test: lint
+	$(GO) test -count=1 $(PKGS)
+
+lint:
+	@out=$$(gofmt -l . 2>&1); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Record, replay and inspect a run of the built-in simulated agent in each format.
+demo: build
+	@scripts/demo.sh
+
+# Benchmarks print their figures (MB/s, x-tee-speed, overhead-%, ms/call, x-vs-baseline).
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x -benchmem $(PKGS)
+
+# Re-record every cassette of the suite (AGENT=path/to/cursor-agent for a real one).
+record: build
+	@scripts/record.sh
+
+# Rewrite the golden snapshots from the current cassettes.
+update:
+	@scripts/update.sh
+
+# Run each fuzz target for FUZZTIME.
+fuzz:
+	@scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf $(BIN) .demo
