@@ -42,8 +42,8 @@ func BenchmarkSizeOverhead(b *testing.B) {
 
 func realisticHeader() cassette.Header {
 	return cassette.Header{
-		Argv:  []string{"cursor-agent", "--print", "--output-format", "stream-json", "--stream-partial-output", "Summarise README.md and fix the failing test"},
-		Cwd:   "/home/user/src/project", Home: "/home/user", TempDir: "/tmp",
+		Argv: []string{"cursor-agent", "--print", "--output-format", "stream-json", "--stream-partial-output", "Summarise README.md and fix the failing test"},
+		Cwd:  "/home/user/src/project", Home: "/home/user", TempDir: "/tmp",
 		Env:   map[string]string{"LANG": "en_US.UTF-8", "TERM": "xterm-256color", "CURSOR_API_KEY": "<REDACTED>"},
 		Start: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 	}
@@ -102,4 +102,3 @@ func bigCassette(b *testing.B) (string, int64) {
 	w.Close(cassette.Footer{})
 	return path, n
 }
-

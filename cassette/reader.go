@@ -17,6 +17,9 @@ import (
 // chunks with the same offset, so memory stays flat whatever the file says.
 const maxPiece = 64 << 10
 
+// maxMS is the largest time in milliseconds that a time.Duration holds.
+const maxMS = int64(1<<63-1) / int64(time.Millisecond)
+
 // maxMetaLine bounds header, frame and footer lines (not the agent's output,
 // which is counted, never scanned for a newline).
 const maxMetaLine = 256 << 20
@@ -36,6 +39,7 @@ type Reader struct {
 	remain    int64 // bytes of the frame still to read
 	lastByte  byte  // last data byte of the frame read so far
 	buf       []byte
+	broken    error // the error that ended a frame, returned after its bytes
 }
 
 // NewReader reads the format line and the header from r. name is used in errors.
@@ -54,12 +58,11 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	hdr, err := rd.metaLine()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, rd.errf(ErrTruncated, "missing header line")
+			return nil, rd.errNext(ErrTruncated, "missing header line")
 		}
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(hdr))
-	if err := dec.Decode(&rd.header); err != nil {
+	if err := json.Unmarshal(hdr, &rd.header); err != nil {
 		return nil, rd.errf(ErrFormat, "bad header: %v", err)
 	}
 	return rd, nil
@@ -114,8 +117,13 @@ func (r *Reader) Footer() (f Footer, ok bool) {
 func (r *Reader) Line() int { return r.line }
 
 // Next returns the next chunk of output, or io.EOF after the last one.
-// Frames larger than 64 KiB come back as several chunks.
+// Frames larger than 64 KiB come back as several chunks. When a frame is cut
+// short or overruns its byte count, the bytes it holds come back first and the
+// error with the next call.
 func (r *Reader) Next() (Chunk, error) {
+	if r.broken != nil {
+		return Chunk{}, r.broken
+	}
 	if r.remain == 0 {
 		if err := r.nextFrame(); err != nil {
 			return Chunk{}, err
@@ -129,17 +137,29 @@ func (r *Reader) Next() (Chunk, error) {
 	got, err := io.ReadFull(r.br, buf)
 	if err != nil {
 		r.line += bytes.Count(buf[:got], nl)
-		return Chunk{}, r.errf(ErrTruncated, "%s frame at line %d ends %d bytes early", r.frame, r.frameLine, r.remain-int64(got))
+		r.broken = r.errNext(ErrTruncated, "%s frame at line %d ends %d bytes early", r.frame, r.frameLine, r.remain-int64(got))
+		return r.partial(buf[:got])
 	}
 	r.remain -= n
 	r.line += bytes.Count(buf, nl)
 	r.lastByte = buf[n-1]
 	if r.remain == 0 && r.lastByte != '\n' {
 		if err := r.separator(); err != nil {
-			return Chunk{}, err
+			r.broken = err
+			return r.partial(buf)
 		}
 	}
 	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine}, nil
+}
+
+// partial returns the bytes of a frame read before the file ended or broke the
+// grammar, so that nothing the file holds is lost; the next call to Next
+// returns the error.
+func (r *Reader) partial(data []byte) (Chunk, error) {
+	if len(data) == 0 {
+		return Chunk{}, r.broken
+	}
+	return Chunk{Stream: r.frame, Offset: r.offset, Data: data, Line: r.frameLine}, nil
 }
 
 var nl = []byte{'\n'}
@@ -147,10 +167,10 @@ var nl = []byte{'\n'}
 func (r *Reader) separator() error {
 	c, err := r.br.ReadByte()
 	if err != nil {
-		return r.errf(ErrTruncated, "missing newline after %s frame at line %d", r.frame, r.frameLine)
+		return r.errNext(ErrTruncated, "missing newline after %s frame at line %d", r.frame, r.frameLine)
 	}
 	if c != '\n' {
-		return r.errf(ErrFormat, "%s frame at line %d is longer than its byte count", r.frame, r.frameLine)
+		return r.errNext(ErrFormat, "%s frame at line %d is longer than its byte count", r.frame, r.frameLine)
 	}
 	r.line++
 	return nil
@@ -190,6 +210,9 @@ func (r *Reader) readFooter(js []byte) error {
 	if err := json.Unmarshal(js, &f); err != nil {
 		return r.errf(ErrFormat, "bad exit line: %v", err)
 	}
+	if f.DurationMS > maxMS || f.DurationMS < -maxMS {
+		return r.errf(ErrFormat, "bad exit line: duration_ms %d out of range", f.DurationMS)
+	}
 	f.Duration = time.Duration(f.DurationMS) * time.Millisecond
 	r.footer = &f
 	r.done = true
@@ -219,7 +242,7 @@ func (r *Reader) parseFrame(line []byte) error {
 	}
 	ms, err1 := strconv.ParseInt(f[1], 10, 64)
 	n, err2 := strconv.ParseInt(f[2], 10, 64)
-	if err1 != nil || err2 != nil || ms < 0 || n < 0 {
+	if err1 != nil || err2 != nil || ms < 0 || ms > maxMS || n < 0 {
 		return r.errf(ErrFormat, "bad frame line %.60q", line)
 	}
 	r.frame, r.frameLine = Stream(f[0][0]), r.line
@@ -256,6 +279,12 @@ func (r *Reader) metaLine() ([]byte, error) {
 		}
 		return nil, &Error{File: r.name, Line: r.line + 1, Msg: err.Error(), Err: err}
 	}
+}
+
+// errNext reports a problem on the line being read: the data of a frame ended
+// (or went on) where it should not, on the line after the last complete one.
+func (r *Reader) errNext(sentinel error, format string, args ...any) error {
+	return &Error{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
 func (r *Reader) errf(sentinel error, format string, args ...any) error {

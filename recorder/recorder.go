@@ -231,12 +231,37 @@ func (r *run) pump(f *os.File, s cassette.Stream, live io.Writer) {
 			r.chunk(s, live, buf[:n], red)
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				r.leftover(f, s, live, buf, red)
+			}
 			break
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.store(s, red.flush())
+}
+
+// leftover takes what is already in the pipe when the grace period ends: a
+// deadline fails a read without looking at the pipe, and the agent's last
+// bytes may be waiting there. It reads without blocking, and at most a few
+// pipe buffers, as a process left behind may be writing still.
+func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte, red *streamRedactor) {
+	rc, err := f.SyscallConn()
+	if err != nil || f.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	for range 16 {
+		n := 0
+		rc.Read(func(fd uintptr) bool {
+			n, _ = syscall.Read(int(fd), buf) // the pipe is non-blocking: EAGAIN when empty
+			return true
+		})
+		if n <= 0 {
+			return
+		}
+		r.chunk(s, live, buf[:n], red)
+	}
 }
 
 func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamRedactor) {

@@ -16,9 +16,12 @@ const minEnvSecret = 6
 
 // LooksSecret reports whether an environment variable name looks like it holds a
 // credential: *API_KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*,
-// *PRIVATE_KEY*, *AUTH* (case-insensitive).
+// *PRIVATE_KEY*, *AUTH* (case-insensitive), but not socket paths (*_SOCK).
 func LooksSecret(name string) bool {
 	n := strings.ToUpper(name)
+	if strings.HasSuffix(n, "_SOCK") { // SSH_AUTH_SOCK is a socket path, not a credential
+		return false
+	}
 	for _, s := range []string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "AUTH"} {
 		if strings.Contains(n, s) {
 			return true

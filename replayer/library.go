@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // ErrNoMatch is returned when no cassette matches an invocation.
@@ -41,7 +42,9 @@ const (
 )
 
 // NewInvocation builds the invocation of args run in cwd with home, replacing
-// those directories in the arguments by their symbols.
+// those directories in the arguments by their symbols. The value of --api-key is
+// replaced as the recorder replaces it in a cassette, so that a call with a key
+// matches its recording.
 func NewInvocation(args []string, cwd, home, stdinSHA string) Invocation {
 	if stdinSHA == emptySHA256 {
 		stdinSHA = ""
@@ -52,12 +55,47 @@ func NewInvocation(args []string, cwd, home, stdinSHA string) Invocation {
 	for i, a := range args {
 		for _, r := range roots {
 			if len(r[0]) > 1 {
-				a = strings.ReplaceAll(a, r[0], r[1])
+				a = replaceRoot(a, r[0], r[1])
 			}
+		}
+		switch {
+		case i > 0 && args[i-1] == "--api-key":
+			a = recorder.Placeholder
+		case strings.HasPrefix(a, "--api-key="):
+			a = "--api-key=" + recorder.Placeholder
 		}
 		out[i] = a
 	}
 	return Invocation{Args: out, StdinSHA256: stdinSHA}
+}
+
+// replaceRoot replaces the directory root in s by sym where it ends a path
+// component: "/home/u/x" becomes "$HOME/x", "/home/user2" stays as it is.
+func replaceRoot(s, root, sym string) string {
+	root = strings.TrimSuffix(root, "/")
+	if root == "" {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, root)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(root)
+		if end < len(s) && isPathByte(s[end]) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(sym)
+		}
+		s = s[end:]
+	}
+}
+
+func isPathByte(c byte) bool {
+	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
 // HeaderInvocation is the invocation a cassette recorded.

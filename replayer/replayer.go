@@ -119,6 +119,7 @@ func (p *player) play(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		if stop {
+			p.skipRest()
 			return Result{Code: p.code(), Stopped: true}, nil
 		}
 	}
@@ -129,6 +130,16 @@ func (p *player) end() Result {
 		return Result{Code: IncompleteCode, Incomplete: true}
 	}
 	return Result{Code: p.code()}
+}
+
+// skipRest reads the chunks a fault left unplayed, to reach the footer and its
+// exit status. A problem in that part is not the replay's: it is left unread.
+func (p *player) skipRest() {
+	for {
+		if _, err := p.rd.Next(); err != nil {
+			return
+		}
+	}
 }
 
 // code is the recorded exit status, or IncompleteCode when none was recorded

@@ -37,8 +37,10 @@ func openInput(env *Env, arg string) (*input, error) {
 		br = bufio.NewReaderSize(f, 64<<10)
 	}
 	in.Cassette = cassette.Sniff(br)
-	if arg == "-" && !in.Cassette {
-		in.raw = br
+	if !in.Cassette {
+		if arg == "-" {
+			in.raw = br
+		}
 		return in, nil
 	}
 	if arg == "-" {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,10 +41,12 @@ func runReplay(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))
 	}
-	if opts.Pace < 0 || opts.Fault.StopAfterLines < 0 || opts.Fault.StopAfterBytes < 0 || *exit > 255 {
-		return usageErr(env, name, "negative --pace/--stop-after-* or --exit-code above 255")
+	exitSet := false
+	fs.Visit(func(f *flag.Flag) { exitSet = exitSet || f.Name == "exit-code" })
+	if opts.Pace < 0 || opts.Fault.StopAfterLines < 0 || opts.Fault.StopAfterBytes < 0 || exitSet && (*exit < 0 || *exit > 255) {
+		return usageErr(env, name, "negative --pace/--stop-after-* or --exit-code outside 0..255")
 	}
-	if *exit >= 0 {
+	if exitSet {
 		opts.Fault.ExitCode = exit
 	}
 	return replayFile(env, name, pos[0], opts)
@@ -57,17 +61,29 @@ func replayFile(env *Env, name, path string, opts replayer.Options) int {
 	defer f.Close()
 	opts.Stdout, opts.Stderr = env.Stdout, env.Stderr
 	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes an error we end on quietly
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var killedBy atomic.Int32 // a stalled or paced replay ends as a killed agent would
+	go func() {
+		select {
+		case sig := <-sigs:
+			killedBy.Store(int32(sig.(syscall.Signal)))
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	res, err := replayer.Play(ctx, rd, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 128 + int(syscall.SIGINT)
+		if sig := killedBy.Load(); sig != 0 {
+			return 128 + int(sig)
 		}
 		return fail(env, name, err)
 	}
 	if res.Incomplete {
-		fmt.Fprintf(env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended); replayed %d lines, exit %d\n",
+		fmt.Fprintf(env.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
 			name, path, rd.Line(), res.Code)
 	}
 	return res.Code

@@ -153,6 +153,10 @@ func (s *standin) record(inv replayer.Invocation, stdin *os.File, lib *replayer.
 	}
 	res, err := recordWithSignals(opts, f)
 	if err != nil {
+		if errors.Is(err, recorder.ErrStart) { // leave no empty cassette behind
+			f.Close()
+			os.Remove(path)
+		}
 		return s.fail(err)
 	}
 	return res.Footer.Code
@@ -185,7 +189,9 @@ func (s *standin) realAgent() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
 	}
-	if self, err := os.Executable(); err == nil && sameFile(self, path) {
+	// The binary dispatches on its name: the same file under another name
+	// (testscript links every command to the test binary) is another program.
+	if self, err := os.Executable(); err == nil && sameFile(self, path) && IsStandinName(path) {
 		return "", fmt.Errorf("$%s=%s is this stand-in itself", EnvRealAgent, real)
 	}
 	return path, nil

@@ -1,0 +1,127 @@
+package cassette_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+)
+
+// FuzzReader checks that the reader never panics, that every error it returns
+// is a *cassette.Error naming the file and wrapping a sentinel, and that what it
+// accepts, written again, reads back the same.
+func FuzzReader(f *testing.F) {
+	const magic = "agentvcr cassette v1\n"
+	seeds := []string{
+		"",
+		magic,
+		magic + "{}\n",
+		magic + `{"argv":["a","b"],"cwd":"/w","env":{"K":"v"},"stdin":{"size":2,"sha256":"x","text":"hi"}}` + "\n",
+		magic + "{}\no 1 3\nabc\ne 2 4\nerr\n" + `exit {"code":3,"duration_ms":5}` + "\n",
+		magic + "{}\no 0 10\nabc\n",
+		magic + "{}\no 0 3\nabcd\n",
+		magic + "{}\n# c\n\no 5 0\n" + `exit {"code":137,"signal":"SIGKILL","signum":9}` + "\n# end\n",
+		magic + "{}\nx 1 1\na\n",
+		magic + "{}\nexit {}\nmore\n",
+		"agentvcr cassette v2\n{}\n",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	var bin bytes.Buffer
+	w, _ := cassette.NewWriter(&bin, cassette.Header{Argv: []string{"a"}})
+	w.WriteChunk(cassette.Stdout, time.Second, vcrtest.Binary())
+	w.Close(cassette.Footer{Code: 1})
+	f.Add(bin.Bytes())
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, chunks, foot, complete, err := readFuzz(data)
+		if err != nil {
+			checkFuzzError(t, err)
+			return
+		}
+		var again bytes.Buffer
+		w, err := cassette.NewWriter(&again, h)
+		if err != nil {
+			t.Fatalf("header read cannot be written: %v", err)
+		}
+		for _, c := range chunks {
+			if err := w.WriteChunk(c.Stream, c.Offset, c.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if complete {
+			w.Close(foot)
+		}
+		h2, chunks2, foot2, complete2, err := readFuzz(again.Bytes())
+		if err != nil {
+			t.Fatalf("rewritten cassette does not read: %v\n%q", err, again.Bytes())
+		}
+		if a, b := mustJSON(t, h), mustJSON(t, h2); a != b {
+			t.Errorf("header changed:\n%s\n%s", a, b)
+		}
+		if len(chunks) != len(chunks2) {
+			t.Fatalf("%d chunks, %d after rewriting", len(chunks), len(chunks2))
+		}
+		for i := range chunks {
+			a, b := chunks[i], chunks2[i]
+			if a.Stream != b.Stream || a.Offset != b.Offset || !bytes.Equal(a.Data, b.Data) {
+				t.Errorf("chunk %d: %v %v %q, after rewriting %v %v %q", i, a.Stream, a.Offset, a.Data, b.Stream, b.Offset, b.Data)
+			}
+		}
+		if complete != complete2 || foot != foot2 {
+			t.Errorf("footer %+v %v, after rewriting %+v %v", foot, complete, foot2, complete2)
+		}
+	})
+}
+
+func readFuzz(data []byte) (h cassette.Header, chunks []cassette.Chunk, f cassette.Footer, ok bool, err error) {
+	rd, err := cassette.NewReader(bytes.NewReader(data), "fuzz.cassette")
+	if err != nil {
+		return h, nil, f, false, err
+	}
+	for {
+		c, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return h, nil, f, false, err
+		}
+		if len(c.Data) == 0 {
+			return h, nil, f, false, fmt.Errorf("empty chunk at line %d", c.Line)
+		}
+		c.Data = bytes.Clone(c.Data)
+		chunks = append(chunks, c)
+	}
+	f, ok = rd.Footer()
+	return rd.Header(), chunks, f, ok, nil
+}
+
+func checkFuzzError(t *testing.T, err error) {
+	var ce *cassette.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v is a %T, want *cassette.Error", err, err)
+	}
+	if !errors.Is(err, cassette.ErrFormat) && !errors.Is(err, cassette.ErrVersion) && !errors.Is(err, cassette.ErrTruncated) {
+		t.Fatalf("error %v wraps no sentinel", err)
+	}
+	if ce.Line < 1 || !strings.HasPrefix(err.Error(), fmt.Sprintf("fuzz.cassette:%d: ", ce.Line)) {
+		t.Fatalf("error %q does not name the file and line", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	js, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(js)
+}

@@ -1,0 +1,247 @@
+// Package vcrtest holds what the agentvcr test suites share: agent scripts,
+// FIFO gates that hold a running agent until the test lets it go on, a way to
+// run the test binary itself as the agentvcr command, and cassette loading.
+//
+// Goals: deterministic tests of live processes. A test never sleeps to wait for
+// an agent; it blocks the agent on a [Gate] and opens the gate when it has seen
+// what it was waiting for.
+//
+// Non-goals: use outside this module's tests. It imports testing, so production
+// packages never import it.
+package vcrtest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// EnvMain is set in the environment of a test binary started by [Command]: it
+// makes the binary run the command's main instead of its tests.
+const EnvMain = "AGENTVCR_TEST_MAIN"
+
+// RunMain, called from an init function of a test package, turns the test binary
+// into the command when [Command] started it, or when it runs under a name that
+// asMain accepts (a stand-in symlink made by [Link]). It then exits with main's
+// status; otherwise it returns and the tests run.
+func RunMain(main func() int, asMain func(argv0 string) bool) {
+	if os.Getenv(EnvMain) == "" && !asMain(os.Args[0]) {
+		return
+	}
+	os.Unsetenv(EnvMain)
+	os.Exit(main())
+}
+
+// Command returns a command running the test binary as main (see [RunMain])
+// with args as its os.Args (args[0] is the program name it sees) and env as its
+// whole environment.
+func Command(t testing.TB, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Args = args
+	cmd.Env = append(append([]string(nil), env...), EnvMain+"=1")
+	return cmd
+}
+
+// Link makes a symbolic link named name in dir to the test binary and returns
+// its path: run under that name, the binary acts as main (see [RunMain]).
+func Link(t testing.TB, dir, name string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.Symlink(exe, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Env is a small, clean environment for a child process: PATH, and HOME and
+// TMPDIR pointing at fresh temporary directories; extra "NAME=value" pairs are
+// appended. GOCOVERDIR is kept, and GORACE is told not to linger a second at
+// exit, which the race detector otherwise does in every test binary it runs.
+func Env(t testing.TB, extra ...string) []string {
+	t.Helper()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + t.TempDir(),
+		"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")}
+	if v, ok := os.LookupEnv("GOCOVERDIR"); ok {
+		env = append(env, "GOCOVERDIR="+v)
+	}
+	return append(env, extra...)
+}
+
+// ScrubEnv blanks, for the rest of the test, every variable of the test
+// process whose name looksSecret: a recorder running in-process would
+// otherwise redact their values, and hold back output that could start one.
+func ScrubEnv(t testing.TB, looksSecret func(string) bool) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if looksSecret(k) {
+			t.Setenv(k, "")
+		}
+	}
+}
+
+// Script writes an executable sh script holding body into dir and returns its path.
+func Script(t testing.TB, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Gate is a named pipe an agent script blocks on with `read _ < "$GATE"` until
+// the test calls Open. The test keeps the pipe open for reading and writing,
+// so the agent's open never blocks and each Open lets exactly one read return.
+type Gate struct {
+	Path string
+	f    *os.File
+}
+
+// NewGate makes a gate in a temporary directory; it is closed at the end of the test.
+func NewGate(t testing.TB) *Gate {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &Gate{Path: p, f: f}
+}
+
+// Open lets one read of the gate return.
+func (g *Gate) Open() {
+	g.f.Write([]byte("\n"))
+}
+
+// Tap is a writer that keeps what it is given and calls OnWrite after each
+// Write, with the bytes written so far in total. It is safe for concurrent use.
+type Tap struct {
+	OnWrite func(total []byte)
+
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (t *Tap) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if t.OnWrite != nil {
+		t.OnWrite(t.buf.Bytes())
+	}
+	return len(p), nil
+}
+
+// Bytes returns a copy of what was written.
+func (t *Tap) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Clone(t.buf.Bytes())
+}
+
+// Binary is every byte value from 0 to 255 followed by invalid UTF-8 (a lone
+// continuation byte, a truncated sequence, an overlong encoding, a surrogate),
+// a CR, a NUL, and no final newline.
+func Binary() []byte {
+	b := make([]byte, 0, 300)
+	for i := range 256 {
+		b = append(b, byte(i))
+	}
+	b = append(b, 0x80, 0xe2, 0x82, 0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xff, 0xfe)
+	return append(b, "a\r\x00z"...)
+}
+
+// Tape is a cassette read whole, for assertions on small recordings.
+type Tape struct {
+	Header   cassette.Header
+	Chunks   []cassette.Chunk // Data copied
+	Footer   cassette.Footer
+	Complete bool // the footer is present
+}
+
+// Load reads the cassette at path, failing the test on any error.
+func Load(t testing.TB, path string) Tape {
+	t.Helper()
+	rd, f, err := cassette.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tp := Tape{Header: rd.Header()}
+	for {
+		c, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Data = bytes.Clone(c.Data)
+		tp.Chunks = append(tp.Chunks, c)
+	}
+	tp.Footer, tp.Complete = rd.Footer()
+	return tp
+}
+
+// Stream is the concatenated output of one stream.
+func (tp Tape) Stream(s cassette.Stream) []byte {
+	var b []byte
+	for _, c := range tp.Chunks {
+		if c.Stream == s {
+			b = append(b, c.Data...)
+		}
+	}
+	return b
+}
+
+// ExitCode is the exit status of a finished command whose Run or Wait returned
+// err: 128+N for a death by signal N, -1 when it did not run.
+func ExitCode(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState == nil {
+		return -1
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// KillAtEnd kills the process whose id is in the file pidFile at the end of the
+// test, if the file exists by then: for processes an agent leaves behind.
+func KillAtEnd(t testing.TB, pidFile string) {
+	t.Cleanup(func() {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+}
