@@ -15,7 +15,7 @@ func TestLooksSecret(t *testing.T) {
 			t.Errorf("LooksSecret(%q) = false", name)
 		}
 	}
-	for _, name := range []string{"HOME", "PATH", "CURSOR_MODEL", "LANG", "KEYBOARD", "TERM", "PASS_ENV"} {
+	for _, name := range []string{"HOME", "PATH", "CURSOR_MODEL", "LANG", "KEYBOARD", "TERM", "PASS_ENV", "SSH_AUTH_SOCK"} {
 		if LooksSecret(name) {
 			t.Errorf("LooksSecret(%q) = true", name)
 		}
