@@ -14,19 +14,19 @@ const (
 
 // options is the parsed command line.
 type options struct {
-	print        bool
-	format       string // "" until --output-format is given
-	partial      bool
-	model        string
-	apiKey       string
-	force        bool
-	resume       string
-	workspace    string
-	scenario     string
-	approveMCPs  bool
-	version      bool
-	help         bool
-	prompt       []string // positional words, joined with spaces
+	print       bool
+	format      string // "" until --output-format is given
+	partial     bool
+	model       string
+	apiKey      string
+	force       bool
+	resume      string
+	workspace   string
+	scenario    string
+	approveMCPs bool
+	version     bool
+	help        bool
+	prompt      []string // positional words, joined with spaces
 }
 
 // flagSpec describes one option. Options that take a value name it in

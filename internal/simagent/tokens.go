@@ -1,19 +1,23 @@
 package simagent
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Token splitting imitates what a model's tokenizer does to a reply: short
 // words with their leading space (" Running"), long words cut into pieces,
-// punctuation on its own, CJK text in runs of one to four characters. It is
+// punctuation on its own, CJK text in runs of one to four characters.
+// Absolute paths are the exception: they stay whole in one token, so that a
+// normaliser can replace the working directory in per-token events too (a
+// real tokenizer would cut them anywhere, and no normaliser could). It is
 // deterministic, so the same reply always streams as the same events, and it
 // always cuts on rune boundaries: a delta is never invalid UTF-8, though it
 // may well end mid-word or mid-phrase.
 
 const (
-	maxWordRunes  = 6 // longer words are cut into pieces of wordPieceRunes
+	maxWordRunes   = 6 // longer words are cut into pieces of wordPieceRunes
 	wordPieceRunes = 4
 )
 
@@ -62,6 +66,11 @@ func splitTokens(s string) []string {
 			out = append(out, s[start:])
 			break
 		}
+		if end := pathEnd(s, i); end > i {
+			i = end
+			out = append(out, s[start:i])
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch classify(r) {
 		case classNewline:
@@ -85,6 +94,34 @@ func splitTokens(s string) []string {
 		out = append(out, s[start:i])
 	}
 	return out
+}
+
+// pathEnd returns where the absolute path starting at i ends, or i when
+// there is none: a path is "/" and at least one more "/" before the next
+// space, less trailing punctuation.
+func pathEnd(s string, i int) int {
+	if s[i] != '/' {
+		return i
+	}
+	end := i
+	for end < len(s) {
+		r, size := utf8.DecodeRuneInString(s[end:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		end += size
+	}
+	for end > i {
+		r, size := utf8.DecodeLastRuneInString(s[i:end])
+		if !strings.ContainsRune(".,;:!?)]}`'\"”’", r) {
+			break
+		}
+		end -= size
+	}
+	if !strings.Contains(s[i+1:end], "/") {
+		return i
+	}
+	return end
 }
 
 // endOfWordPiece returns where the token starting with the word at i ends.
