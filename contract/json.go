@@ -2,7 +2,7 @@ package contract
 
 import (
 	"bytes"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 )
@@ -28,6 +28,17 @@ const (
 
 var kindNames = [...]string{"invalid", "null", "boolean", "number", "string", "array", "object"}
 
+// a names the type with its article: "an object", "a string", "null".
+func (k Kind) a() string {
+	switch k {
+	case Null:
+		return "null"
+	case Array, Object, Invalid:
+		return "an " + k.String()
+	}
+	return "a " + k.String()
+}
+
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -45,8 +56,6 @@ type syntaxError struct {
 }
 
 func (e *syntaxError) Error() string { return e.msg }
-
-var errDepth = errors.New("nested too deeply")
 
 // strPlain marks bytes that may appear unescaped inside a JSON string and need
 // no further look (printable ASCII other than '"' and '\\').
@@ -115,11 +124,28 @@ func describeByte(c byte) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special reports whether any of the 8 bytes in x needs a closer look inside
+// a string: a quote, a backslash, a control character or a non-ASCII byte.
+func special(x uint64) bool {
+	hasZero := func(v uint64) uint64 { return (v - lsb) &^ v & msb }
+	return (hasZero(x^(lsb*'"')) | hasZero(x^(lsb*'\\')) | ((x - lsb*0x20) &^ x & msb) | x&msb) != 0
+}
+
 // scanString validates the string whose opening quote is at d[i].
 func scanString(d []byte, i int) (int, error) {
 	start := i
 	i++
 	for {
+		// Eight plain bytes at a time, then byte by byte up to the next
+		// byte that needs a look.
+		for i+8 <= len(d) && !special(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
 		for i < len(d) && strPlain[d[i]] {
 			i++
 		}
@@ -220,7 +246,7 @@ func scanNumber(d []byte, i int) (int, error) {
 
 func scanObject(d []byte, i, depth int) (int, error) {
 	if depth > maxDepth {
-		return i, &syntaxError{i, errDepth.Error()}
+		return i, &syntaxError{i, "nested too deeply"}
 	}
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
@@ -256,7 +282,7 @@ func scanObject(d []byte, i, depth int) (int, error) {
 
 func scanArray(d []byte, i, depth int) (int, error) {
 	if depth > maxDepth {
-		return i, &syntaxError{i, errDepth.Error()}
+		return i, &syntaxError{i, "nested too deeply"}
 	}
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
@@ -445,15 +471,6 @@ func decodeString(raw []byte) string {
 
 // stringValue decodes a raw JSON string value (with quotes).
 func stringValue(v []byte) string { return decodeString(v[1 : len(v)-1]) }
-
-// stringIs reports whether the raw JSON string value v (with quotes) decodes to s.
-func stringIs(v []byte, s string) bool {
-	raw := v[1 : len(v)-1]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw) == s
-	}
-	return decodeString(raw) == s
-}
 
 // sink receives decoded string bytes in pieces.
 type sink interface{ write(p []byte) }

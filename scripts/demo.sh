@@ -30,7 +30,7 @@ if "$bin/agentvcr" help | grep -q '^  agentvcr validate'; then
 fi
 if "$bin/agentvcr" help | grep -q '^  agentvcr normalize'; then
 	section "normalize agentvcr normalize .demo/cassettes/json.cassette"
-	"$bin/agentvcr" normalize "$out/cassettes/json.cassette" | clip
+	"$bin/agentvcr" normalize "$out/cassettes/json.cassette" | fold -w "${DEMO_WIDTH:-150}"
 fi
 
 section "stand-in  cursor-agent --print --output-format json ..., answered from .demo/cassettes"
