@@ -1,0 +1,390 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// DiffOp is one difference between two event streams.
+type DiffOp struct {
+	Op ChangeOp // Added, Removed or Changed
+	// LineA and LineB are the event's lines on each side (0 on the side
+	// where it is absent).
+	LineA, LineB int
+	// LabelA and LabelB name the event ("tool_call/started readToolCall"),
+	// or "text" for a line that is not a JSON object.
+	LabelA, LabelB string
+	// Fields lists the changed fields of a changed JSON event.
+	Fields []FieldChange
+	// Old and New are excerpts of a changed line that is not JSON, and of
+	// added or removed lines.
+	Old, New string
+}
+
+// FieldChange is one changed leaf of a changed event.
+type FieldChange struct {
+	Op ChangeOp // Added, Removed or Changed (value)
+	// Path names the leaf: "message.content[0].text".
+	Path string
+	// Old and New are the raw JSON values (excerpts of long ones).
+	Old, New string
+}
+
+func (f FieldChange) String() string {
+	switch f.Op {
+	case Added:
+		return fmt.Sprintf("+ %s: %s", f.Path, f.New)
+	case Removed:
+		return fmt.Sprintf("- %s: %s", f.Path, f.Old)
+	}
+	return fmt.Sprintf("~ %s: %s → %s", f.Path, f.Old, f.New)
+}
+
+// DiffOptions tune DiffEvents. The zero value is ready to use.
+type DiffOptions struct {
+	// Excerpt bounds the bytes shown of one value; 0 means 120.
+	Excerpt int
+}
+
+// maxEditDistance bounds the work of the line alignment: beyond it the
+// differing middle of the two streams is compared position by position.
+const maxEditDistance = 2048
+
+// DiffEvents compares two streams of events (stream-json, or any line
+// output) line by line and describes the differences event by event: which
+// lines were added, removed or changed, and for a changed JSON event only the
+// fields that changed. It keeps one hash and offset per line in memory and
+// reads changed lines again through ReaderAt.
+func (o DiffOptions) DiffEvents(a, b io.ReaderAt) ([]DiffOp, error) {
+	if o.Excerpt <= 0 {
+		o.Excerpt = 120
+	}
+	seed := maphash.MakeSeed()
+	la, err := indexLines(a, seed)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := indexLines(b, seed)
+	if err != nil {
+		return nil, err
+	}
+	d := differ{o: o, a: a, b: b, la: la, lb: lb}
+	return d.run()
+}
+
+// DiffEvents is DiffOptions{}.DiffEvents.
+func DiffEvents(a, b io.ReaderAt) ([]DiffOp, error) { return DiffOptions{}.DiffEvents(a, b) }
+
+type lineRef struct {
+	off   int64
+	n     int
+	hash  uint64
+	label string
+}
+
+// indexLines hashes every line of r and labels events.
+func indexLines(r io.ReaderAt, seed maphash.Seed) ([]lineRef, error) {
+	lr := newLineReader(io.NewSectionReader(r, 0, 1<<62))
+	var refs []lineRef
+	var off int64
+	labels := map[string]string{}
+	for {
+		line, nl, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return refs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l := lineLabel(line)
+		if s, ok := labels[l]; ok {
+			l = s
+		} else {
+			labels[l] = l
+		}
+		refs = append(refs, lineRef{off: off, n: len(line), hash: maphash.Bytes(seed, line), label: l})
+		off += int64(len(line))
+		if nl {
+			off++
+		}
+		lr.shrink()
+	}
+}
+
+func lineLabel(line []byte) string {
+	ev, err := ParseEvent(line)
+	if err != nil {
+		return "text"
+	}
+	return ev.Label()
+}
+
+type differ struct {
+	o      DiffOptions
+	a, b   io.ReaderAt
+	la, lb []lineRef
+	out    []DiffOp
+}
+
+func (d *differ) run() ([]DiffOp, error) {
+	// Equal prefix and suffix cost nothing to align.
+	pre := 0
+	for pre < len(d.la) && pre < len(d.lb) && d.la[pre].hash == d.lb[pre].hash {
+		pre++
+	}
+	suf := 0
+	for suf < len(d.la)-pre && suf < len(d.lb)-pre && d.la[len(d.la)-1-suf].hash == d.lb[len(d.lb)-1-suf].hash {
+		suf++
+	}
+	ea, eb := len(d.la)-suf, len(d.lb)-suf
+	script := align(hashes(d.la[pre:ea]), hashes(d.lb[pre:eb]))
+	// Walk the script hunk by hunk: a hunk is a run of deletions and
+	// insertions between equal lines.
+	i, j := pre, pre
+	for k := 0; k < len(script); {
+		if script[k] == opEqual {
+			i, j, k = i+1, j+1, k+1
+			continue
+		}
+		di, dj := i, j
+		for k < len(script) && script[k] != opEqual {
+			if script[k] == opDelete {
+				i++
+			} else {
+				j++
+			}
+			k++
+		}
+		if err := d.hunk(di, i, dj, j); err != nil {
+			return nil, err
+		}
+	}
+	return d.out, nil
+}
+
+func hashes(refs []lineRef) []uint64 {
+	h := make([]uint64, len(refs))
+	for i, r := range refs {
+		h[i] = r.hash
+	}
+	return h
+}
+
+// hunk pairs the removed lines a[ai:aj] with the added lines b[bi:bj] of the
+// same label, in order, and reports pairs as changes.
+func (d *differ) hunk(ai, aj, bi, bj int) error {
+	pairs := pairByLabel(d.la[ai:aj], d.lb[bi:bj])
+	i, j := ai, bi
+	for _, p := range append(pairs, [2]int{aj - ai, bj - bi}) {
+		for ; i < ai+p[0]; i++ {
+			if err := d.single(Removed, i); err != nil {
+				return err
+			}
+		}
+		for ; j < bi+p[1]; j++ {
+			if err := d.single(Added, j); err != nil {
+				return err
+			}
+		}
+		if i == aj && j == bj {
+			break
+		}
+		if err := d.changed(i, j); err != nil {
+			return err
+		}
+		i, j = i+1, j+1
+	}
+	return nil
+}
+
+// pairByLabel aligns two runs of lines on their labels (longest common
+// subsequence; in order for long runs) and returns the matched index pairs.
+func pairByLabel(a, b []lineRef) [][2]int {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	if len(a)*len(b) > 1<<20 {
+		var out [][2]int
+		for i := 0; i < min(len(a), len(b)); i++ {
+			if a[i].label == b[i].label {
+				out = append(out, [2]int{i, i})
+			}
+		}
+		return out
+	}
+	// lcs[i][j] is the LCS length of a[i:] and b[j:].
+	w := len(b) + 1
+	lcs := make([]int32, (len(a)+1)*w)
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i].label == b[j].label {
+				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+			} else {
+				lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+			}
+		}
+	}
+	var out [][2]int
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].label == b[j].label:
+			out = append(out, [2]int{i, j})
+			i, j = i+1, j+1
+		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return out
+}
+
+func readLine(r io.ReaderAt, ref lineRef) ([]byte, error) {
+	buf := make([]byte, ref.n)
+	if _, err := r.ReadAt(buf, ref.off); err != nil && !(errors.Is(err, io.EOF) && ref.n == 0) {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (d *differ) single(op ChangeOp, i int) error {
+	r, refs, line := d.a, d.la, &DiffOp{Op: op, LineA: i + 1}
+	if op == Added {
+		r, refs, line = d.b, d.lb, &DiffOp{Op: op, LineB: i + 1}
+	}
+	data, err := readLine(r, refs[i])
+	if err != nil {
+		return err
+	}
+	if op == Added {
+		line.LabelB, line.New = refs[i].label, excerpt(data, d.o.Excerpt)
+	} else {
+		line.LabelA, line.Old = refs[i].label, excerpt(data, d.o.Excerpt)
+	}
+	d.out = append(d.out, *line)
+	return nil
+}
+
+func (d *differ) changed(i, j int) error {
+	da, err := readLine(d.a, d.la[i])
+	if err != nil {
+		return err
+	}
+	db, err := readLine(d.b, d.lb[j])
+	if err != nil {
+		return err
+	}
+	op := DiffOp{Op: Changed, LineA: i + 1, LineB: j + 1, LabelA: d.la[i].label, LabelB: d.lb[j].label}
+	if op.LabelA == "text" {
+		op.Old, op.New = excerpt(da, d.o.Excerpt), excerpt(db, d.o.Excerpt)
+	} else {
+		op.Fields = DiffFields(da, db, d.o.Excerpt)
+	}
+	d.out = append(d.out, op)
+	return nil
+}
+
+// DiffFields compares two JSON documents value by value and lists what was
+// added, removed or changed, with values cut to max bytes (0: no limit). An
+// added or removed object or array is listed once, not leaf by leaf, and so
+// is a value whose type changed. Arrays are compared index by index.
+func DiffFields(a, b []byte, max int) []FieldChange {
+	na, nb := flatten(a), flatten(b)
+	ia, ib := indexNodes(na), indexNodes(nb)
+	var out []FieldChange
+	retyped := map[string]bool{}
+	for _, n := range nb {
+		if retyped[n.parent] {
+			retyped[n.path] = true // inside a value whose type changed
+			continue
+		}
+		i, ok := ia[n.path]
+		switch {
+		case !ok:
+			if _, parentInA := ia[n.parent]; parentInA || n.path == "" {
+				out = append(out, FieldChange{Op: Added, Path: n.path, New: excerpt(n.raw, max)})
+			}
+		case na[i].kind != n.kind || (isScalar(n.kind) && !bytes.Equal(na[i].raw, n.raw)):
+			if !isScalar(n.kind) || !isScalar(na[i].kind) {
+				retyped[n.path] = true
+			}
+			out = append(out, FieldChange{Op: Changed, Path: n.path, Old: excerpt(na[i].raw, max), New: excerpt(n.raw, max)})
+		}
+	}
+	for _, n := range na {
+		if _, ok := ib[n.path]; ok || retyped[n.parent] {
+			continue
+		}
+		if _, parentInB := ib[n.parent]; parentInB {
+			out = append(out, FieldChange{Op: Removed, Path: n.path, Old: excerpt(n.raw, max)})
+		}
+	}
+	return out
+}
+
+func isScalar(k Kind) bool { return k != Object && k != Array }
+
+func indexNodes(ns []node) map[string]int {
+	m := make(map[string]int, len(ns))
+	for i, n := range ns {
+		m[n.path] = i
+	}
+	return m
+}
+
+// node is one value of a document: its path, its parent's path, its raw bytes.
+type node struct {
+	path, parent string
+	kind         Kind
+	raw          []byte
+}
+
+// flatten lists every value of a JSON document in document order, the
+// document itself first with path "". A document that is not JSON is one
+// value of kind Invalid.
+func flatten(doc []byte) []node {
+	k, s, e, err := scanDocument(doc)
+	if err != nil {
+		return []node{{kind: Invalid, raw: bytes.TrimSpace(doc)}}
+	}
+	var out []node
+	var walk func(path, parent string, v []byte, k Kind)
+	walk = func(path, parent string, v []byte, k Kind) {
+		out = append(out, node{path, parent, k, v})
+		switch k {
+		case Object:
+			m := newMembers(v)
+			for m.next() {
+				p := decodeString(m.Key)
+				if path != "" {
+					p = path + "." + p
+				}
+				walk(p, path, m.Val, m.K)
+			}
+		case Array:
+			el := newElements(v)
+			for i := 0; el.next(); i++ {
+				walk(path+"["+strconv.Itoa(i)+"]", path, el.Val, el.K)
+			}
+		}
+	}
+	walk("", "\x00", doc[s:e], k)
+	return out
+}
+
+// excerpt cuts data to about max bytes at a rune boundary, saying how long it was.
+func excerpt(data []byte, max int) string {
+	if max <= 0 || len(data) <= max {
+		return string(data)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(data[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d bytes)", data[:cut], len(data))
+}

@@ -1,0 +1,132 @@
+package contract
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func diffLines(t *testing.T, a, b string) []string {
+	t.Helper()
+	ops, err := DiffEvents(strings.NewReader(a), strings.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, op := range ops {
+		s := op.Op.String() + " " + strconv.Itoa(op.LineA) + " " + strconv.Itoa(op.LineB) + " " + op.LabelA + "|" + op.LabelB
+		for _, f := range op.Fields {
+			s += "; " + f.String()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestDiffEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want []string
+	}{
+		{"equal", stream(), stream(), []string{}},
+		{"removed event", stream(), stream(deleteLine(6)), []string{"- 6 0 assistant|"}},
+		{"added event", stream(), stream(insertLine(3, thinking)), []string{"+ 0 3 |thinking/delta"}},
+		{"changed field", stream(), stream(replaceLine(5, `"content":"hi"`, `"content":"ho"`)),
+			[]string{`~ 5 5 tool_call/completed readToolCall|tool_call/completed readToolCall; ~ tool_call.readToolCall.result.success.content: "hi" → "ho"`}},
+		{"added and removed field", stream(), stream(replaceLine(7, `,"request_id":"r"`, `,"usage":{"inputTokens":1}`)),
+			[]string{`~ 7 7 result/success|result/success; + usage: {"inputTokens":1}; - request_id: "r"`}},
+		{"type changed", stream(), stream(replaceLine(5, `"content":"hi"`, `"content":{"text":"hi"}`)),
+			[]string{`~ 5 5 tool_call/completed readToolCall|tool_call/completed readToolCall; ~ tool_call.readToolCall.result.success.content: "hi" → {"text":"hi"}`}},
+		{"changed after shifted lines", stream(), stream(insertLine(2, thinking), replaceLine(8, `"duration_ms":10`, `"duration_ms":0`)),
+			[]string{"+ 0 2 |thinking/delta", "~ 7 8 result/success|result/success; ~ duration_ms: 10 → 0"}},
+		{"other tool kind is not a change", stream(), stream(replaceLine(4, `readToolCall`, `globToolCall`)),
+			[]string{"- 4 0 tool_call/started readToolCall|", "+ 0 4 |tool_call/started globToolCall"}},
+		{"text lines", "Read file\nEdited file\n", "Read file\nRan terminal command\n",
+			[]string{"~ 2 2 text|text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := diffLines(t, tt.a, tt.b); !slices.Equal(got, tt.want) {
+				t.Errorf("diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestDiffLongLine: a changed 30 KB event shows only its changed field, cut short.
+func TestDiffLongLine(t *testing.T) {
+	big := strings.Repeat("x", 30000)
+	a := stream(replaceLine(5, `"content":"hi"`, `"content":"`+big+`"`))
+	b := stream(replaceLine(5, `"content":"hi"`, `"content":"`+big+`"`), replaceLine(5, `"totalLines":1`, `"totalLines":2`))
+	c := stream(replaceLine(5, `"content":"hi"`, `"content":"`+big+`y"`))
+	if got := diffLines(t, a, b); len(got) != 1 || !strings.HasSuffix(got[0], "; ~ tool_call.readToolCall.result.success.totalLines: 1 → 2") {
+		t.Errorf("diff = %q", got)
+	}
+	ops, err := DiffEvents(strings.NewReader(a), strings.NewReader(c))
+	if err != nil || len(ops) != 1 || len(ops[0].Fields) != 1 {
+		t.Fatalf("diff = %+v, %v", ops, err)
+	}
+	if f := ops[0].Fields[0]; len(f.New) > 200 || !strings.HasSuffix(f.New, "…(30003 bytes)") {
+		t.Errorf("long value not cut: %d bytes, ends %q", len(f.New), f.New[len(f.New)-20:])
+	}
+}
+
+func TestAlign(t *testing.T) {
+	for _, tt := range []struct{ a, b string }{
+		{"abcabba", "cbabac"}, {"", "abc"}, {"abc", ""}, {"abc", "abc"}, {"aaaa", "aa"}, {"xyz", "abc"},
+	} {
+		a, b := toHashes(tt.a), toHashes(tt.b)
+		script := align(a, b)
+		// Applying the script to a must give b, and keep all it can.
+		var got []uint64
+		i, j, eq := 0, 0, 0
+		for _, op := range script {
+			switch op {
+			case opEqual:
+				if a[i] != b[j] {
+					t.Fatalf("%q→%q: equal op on different lines", tt.a, tt.b)
+				}
+				got = append(got, a[i])
+				i, j, eq = i+1, j+1, eq+1
+			case opDelete:
+				i++
+			case opInsert:
+				got = append(got, b[j])
+				j++
+			}
+		}
+		if i != len(a) || j != len(b) || !slices.Equal(got, b) {
+			t.Errorf("%q→%q: script %v does not transform", tt.a, tt.b, script)
+		}
+		if want := lcsLen(tt.a, tt.b); eq != want {
+			t.Errorf("%q→%q: %d equal lines, want %d", tt.a, tt.b, eq, want)
+		}
+	}
+}
+
+func toHashes(s string) []uint64 {
+	h := make([]uint64, len(s))
+	for i := range s {
+		h[i] = uint64(s[i])
+	}
+	return h
+}
+
+func lcsLen(a, b string) int {
+	dp := make([][]int, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return dp[0][0]
+}

@@ -1,0 +1,128 @@
+package contract
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var jsonCases = []string{
+	`{}`, `[]`, `{"a":1}`, ` {"a" : [1, 2.5e-3, -0, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"]} `,
+	`{"a":}`, `{"a":1,}`, `[1,]`, `{"a" 1}`, `{a:1}`, `01`, `-`, `1.`, `1e`, `.5`, `"\x"`, `"\u12"`,
+	"\"tab\there\"", `"unterminated`, `{"a":1}x`, `{"a":1} {"b":2}`, `tru`, `nul`, `[[[]]]`, `{"a":{"b":{"c":[{}]}}}`,
+	`"\ud800"`, `"\udc00x"`, `1E+2`, `-12.0e-0`, ``, `   `,
+}
+
+// TestScanAgreesWithEncodingJSON: the scanner accepts exactly what
+// encoding/json accepts, for valid UTF-8 input.
+func TestScanAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range jsonCases {
+		checkScan(t, []byte(c))
+	}
+}
+
+func checkScan(t *testing.T, d []byte) {
+	t.Helper()
+	_, _, _, err := scanDocument(d)
+	want := json.Valid(d)
+	if !utf8.Valid(d) {
+		if err == nil && !want {
+			t.Errorf("scan accepts %q, encoding/json does not", d)
+		}
+		return
+	}
+	if (err == nil) != want {
+		t.Errorf("scan(%q) error = %v, encoding/json valid = %v", d, err, want)
+	}
+}
+
+// TestDecodeString: string decoding matches encoding/json.
+func TestDecodeString(t *testing.T) {
+	for _, c := range []string{`"plain"`, `"a\nb\"c\\d\/e"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud800x"`, `"\udc00"`, `"x\ud83d"`} {
+		checkDecode(t, []byte(c))
+	}
+}
+
+func checkDecode(t *testing.T, d []byte) {
+	t.Helper()
+	k, s, e, err := scanDocument(d)
+	if err != nil || k != String {
+		return
+	}
+	var want string
+	if err := json.Unmarshal(d, &want); err != nil {
+		t.Fatalf("encoding/json rejects %q: %v", d, err)
+	}
+	if got := stringValue(d[s:e]); got != want {
+		t.Errorf("decode(%q) = %q, want %q", d, got, want)
+	}
+}
+
+// TestMembersWalk: walking members of real events finds what encoding/json finds.
+func TestMembersWalk(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "realworld", "reifying__cursor-hack__parallel-sleep.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		it := newMembers([]byte(line))
+		n := 0
+		for it.next() {
+			n++
+			raw, ok := m[decodeString(it.Key)]
+			if !ok || string(raw) != string(it.Val) {
+				t.Errorf("member %s = %.40s, encoding/json has %.40s", it.Key, it.Val, raw)
+			}
+		}
+		if n != len(m) {
+			t.Errorf("walked %d members, want %d", n, len(m))
+		}
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, c := range jsonCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, d []byte) {
+		checkScan(t, d)
+		checkDecode(t, d)
+	})
+}
+
+// FuzzValidate: any input validates, shapes and diffs without panicking,
+// and every problem has a place.
+func FuzzValidate(f *testing.F) {
+	f.Add(stream(), 0)
+	f.Add(stream(deleteLine(4)), 1)
+	f.Add(baseRun[6]+"\n", 0)
+	f.Add("{\n\"type\":\"result\"\n", 0)
+	f.Add("Read file\n{\"a\":1}\n", 2)
+	f.Fuzz(func(t *testing.T, stdout string, exit int) {
+		for _, format := range Formats {
+			r, err := Options{SkipComments: exit%2 == 0}.ValidateRun(strings.NewReader(stdout), strings.NewReader("e"), exit, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range r.Problems {
+				if (p.Line > 0) == (p.Where != "") || p.Msg == "" || p.Rule == "" {
+					t.Fatalf("%s: malformed problem %+v", format, p)
+				}
+			}
+		}
+		var s Shape
+		s.Add([]byte(stdout))
+		_ = ValidateEvent([]byte(stdout))
+		if _, err := DiffEvents(strings.NewReader(stdout), strings.NewReader(stream())); err != nil {
+			t.Fatal(err)
+		}
+		_ = DiffFields([]byte(stdout), []byte(baseRun[6]), 10)
+	})
+}

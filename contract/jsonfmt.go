@@ -1,0 +1,191 @@
+package contract
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// jsonState is what the json format rules learn from stdout. Which rules
+// apply depends on the exit status, known only at Finish: problems of a
+// successful run wait in success; objects that a failed run must not print
+// are listed in objects.
+type jsonState struct {
+	empty   bool      // no value on stdout at all
+	success []Problem // problems if the run succeeded
+	objects []int     // lines where a well-formed JSON object starts
+	collect bool      // route problems to success
+}
+
+// readJSON checks the json format: one object (possibly pretty-printed) and
+// one newline on success.
+func (v *Validator) readJSON(br *bufio.Reader) error {
+	lr := newLineReader(br)
+	v.json.collect = true
+	defer func() { v.json.collect = false }()
+	var (
+		buf     []byte
+		start   int // first line of the value
+		depth   depthTracker
+		done    bool
+		lastNL  bool
+		extra   int // non-blank lines after the value
+		blanks  int // blank lines after the value
+		extraAt int
+	)
+	for {
+		line, nl, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n := lr.n
+		switch {
+		case v.skippable(n, line):
+			continue
+		case done:
+			if len(bytes.TrimSpace(line)) == 0 {
+				blanks++
+			} else {
+				extra++
+				if k, _, _, err := scanDocument(line); err == nil && k == Object {
+					v.json.objects = append(v.json.objects, n)
+				}
+			}
+			if extraAt == 0 {
+				extraAt = n
+			}
+			continue
+		case start == 0 && len(bytes.TrimSpace(line)) == 0:
+			v.add(Problem{Line: n, Rule: RuleSingleJSON, Msg: "blank line before the JSON object"})
+			continue
+		case start == 0:
+			start = n
+		default:
+			buf = append(buf, '\n')
+		}
+		buf = append(buf, line...)
+		lastNL = nl
+		if depth.feed(line) {
+			done = true
+			v.jsonValue(start, buf, lastNL)
+			buf = nil
+		}
+	}
+	v.lines = lr.n
+	if !done && start > 0 {
+		v.jsonValue(start, buf, lastNL)
+	}
+	v.json.empty = start == 0
+	switch {
+	case extraAt == 0:
+	case extra == 0:
+		v.add(Problem{Line: extraAt, Rule: RuleSingleJSON, Msg: fmt.Sprintf("%d blank lines after the JSON object, want exactly one newline", blanks)})
+	default:
+		v.add(Problem{Line: extraAt, Rule: RuleSingleJSON, Msg: fmt.Sprintf("output after the JSON object (%d more lines), want exactly one object", extra+blanks)})
+	}
+	return nil
+}
+
+// jsonValue checks the json format's value, first line start.
+func (v *Validator) jsonValue(start int, doc []byte, newline bool) {
+	v.setDoc(doc, start, true)
+	k, s, e, err := v.ec.parse(doc)
+	switch {
+	case err != nil:
+		v.problemAt(errOffset(err), RuleSingleJSON, "not one JSON object: "+err.Error())
+		return
+	case k != Object:
+		v.problemAt(s, RuleSingleJSON, fmt.Sprintf("stdout holds %s, want one JSON object", k.a()))
+		return
+	}
+	v.json.objects = append(v.json.objects, v.lineOf(s))
+	var info eventInfo
+	v.ec.check(&info)
+	if info.kind != kindResult && !info.broken {
+		v.problemAt(s, RuleLiteral, fmt.Sprintf("the object's type is %s, want \"result\"", label(string(info.typ), string(info.subtype))))
+	}
+	if !newline {
+		v.problemAt(e, RuleNewline, "the JSON object is not followed by a newline")
+	}
+}
+
+// jsonEnd applies the json rules that depend on the exit status.
+func (v *Validator) jsonEnd() {
+	j := &v.json
+	if v.exit != 0 && v.exit != ExitUnknown {
+		// A failed run: stdout may hold anything but a well-formed object.
+		for _, line := range j.objects {
+			v.add(Problem{Line: line, Rule: RuleFailure, Msg: fmt.Sprintf("exit status %d but stdout holds a well-formed JSON object", v.exit)})
+		}
+		return
+	}
+	v.problems = append(v.problems, j.success...)
+	if j.empty && v.exit == 0 {
+		v.add(Problem{Where: WhereExit, Rule: RuleSingleJSON, Msg: "exit status 0 but stdout holds no JSON object"})
+	}
+}
+
+// depthTracker finds where a JSON value spread over lines ends.
+type depthTracker struct {
+	depth    int
+	inString bool
+	escape   bool
+	started  bool
+}
+
+// feed takes one line and reports whether a value has ended by its end.
+func (t *depthTracker) feed(line []byte) bool {
+	for _, c := range line {
+		switch {
+		case t.inString:
+			switch {
+			case t.escape:
+				t.escape = false
+			case c == '\\':
+				t.escape = true
+			case c == '"':
+				t.inString = false
+			}
+		case c == '"':
+			t.inString, t.started = true, true
+		case c == '{' || c == '[':
+			t.depth++
+			t.started = true
+		case c == '}' || c == ']':
+			t.depth--
+		case !wsByte[c]:
+			t.started = true
+		}
+	}
+	return t.started && t.depth <= 0 && !t.inString
+}
+
+// text checks the text format: no JSON events on stdout.
+func (v *Validator) text(br *bufio.Reader) error {
+	lr := newLineReader(br)
+	for {
+		line, _, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if v.skippable(lr.n, line) {
+			continue
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '{' {
+			if k, _, _, err := scanDocument(t); err == nil && k == Object {
+				v.add(Problem{Line: lr.n, Rule: RuleTextNoJSON, Msg: "JSON event in text output"})
+			}
+		}
+		lr.shrink()
+	}
+	v.lines = lr.n
+	return nil
+}

@@ -1,0 +1,81 @@
+package contract
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync"
+)
+
+// readBufSize is the read buffer; lines longer than this are assembled in a
+// growing buffer, so no line is too long.
+const readBufSize = 64 << 10
+
+// readers recycles read buffers across runs: validating many small runs
+// should not allocate a buffer for each.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+
+func getReader(r io.Reader) *bufio.Reader {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	readers.Put(br)
+}
+
+// lineReader reads lines of any length.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte
+	n    int // lines returned so far
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < readBufSize {
+		br = bufio.NewReaderSize(r, readBufSize)
+	}
+	return &lineReader{br: br}
+}
+
+// next returns the next line without its newline and whether it ended in one.
+// It returns io.EOF when no bytes are left. The line is valid until the next call.
+func (r *lineReader) next() (line []byte, newline bool, err error) {
+	r.long = r.long[:0]
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			r.n++
+			if len(r.long) > 0 {
+				r.long = append(r.long, frag[:len(frag)-1]...)
+				return r.long, true, nil
+			}
+			return frag[:len(frag)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			r.long = append(r.long, frag...)
+		case errors.Is(err, io.EOF):
+			if len(frag)+len(r.long) == 0 {
+				return nil, false, io.EOF
+			}
+			r.n++
+			if len(r.long) > 0 {
+				return append(r.long, frag...), false, nil
+			}
+			return frag, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// shrink drops a huge line buffer after use so that one long line does not
+// pin its memory for the rest of the stream.
+func (r *lineReader) shrink() {
+	if cap(r.long) > 16<<20 {
+		r.long = nil
+	}
+}

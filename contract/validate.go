@@ -1,0 +1,273 @@
+package contract
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+)
+
+// ExitUnknown is the exit code of a run whose exit status is not known, such
+// as an incomplete recording.
+const ExitUnknown = -1
+
+// Options tune validation. The zero value checks the contract as documented.
+type Options struct {
+	// SkipComments skips stdout lines that are blank or whose first non-blank
+	// byte is '#'. Some repositories prepend such comments to saved
+	// transcripts, or leave blank lines at their end; they are not agent
+	// output. Skipped lines keep their numbers and are listed as notes.
+	// Without this option they are problems.
+	SkipComments bool
+}
+
+// ValidateRun checks one run of the agent: its stdout, its stderr (nil for
+// none) and its exit code (ExitUnknown when not known), in the given output
+// format ("" to sniff it from stdout). It reads each stream once, holding one
+// line (one JSON object for the json format) at a time. The error is an I/O
+// error of a reader; contract problems are in the Report.
+func ValidateRun(stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
+	return Options{}.ValidateRun(stdout, stderr, exitCode, format)
+}
+
+// ValidateRun is the package-level ValidateRun with options.
+func (o Options) ValidateRun(stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
+	// Validators are recycled: many small runs should not each pay for
+	// fresh maps and buffers. Finish copies out what it returns.
+	v := validators.Get().(*Validator)
+	defer validators.Put(v)
+	v.reset(o, format)
+	if err := v.ReadStdout(stdout); err != nil {
+		return Report{}, err
+	}
+	if stderr != nil {
+		if err := v.ReadStderr(stderr); err != nil {
+			return Report{}, fmt.Errorf("stderr: %w", err)
+		}
+	}
+	return v.Finish(exitCode), nil
+}
+
+// Validator validates one run in steps, for callers that learn the exit
+// status only after reading the output (a cassette records it last): read
+// stdout, then stderr, then Finish with the exit code.
+type Validator struct {
+	opts     Options
+	format   Format
+	exit     int
+	problems []Problem
+	notes    noteSet
+	ec       eventChecker
+	lines    int
+
+	// the document being checked: a stdout line, or the json object
+	doc       []byte
+	base      int // its first line
+	multiline bool
+
+	stderrMessage bool
+	stream        streamState
+	json          jsonState
+}
+
+// NewValidator returns a Validator of a run in format f ("" to sniff it from
+// stdout).
+func (o Options) NewValidator(f Format) *Validator {
+	v := newValidator()
+	v.reset(o, f)
+	return v
+}
+
+var validators = sync.Pool{New: func() any { return newValidator() }}
+
+func newValidator() *Validator {
+	v := &Validator{}
+	v.ec.report = func(off int, rule Rule, msg string) { v.problemAt(off, rule, msg) }
+	v.ec.notes, v.ec.lineOf = &v.notes, v.lineOf
+	return v
+}
+
+// reset readies v for a new run, keeping the memory it has grown.
+func (v *Validator) reset(o Options, f Format) {
+	v.opts, v.format, v.exit = o, f, 0
+	v.problems = v.problems[:0]
+	v.notes.reset()
+	v.ec.reset()
+	v.lines, v.doc, v.base, v.multiline = 0, nil, 0, false
+	v.stderrMessage = false
+	v.stream.reset()
+	v.json = jsonState{success: v.json.success[:0], objects: v.json.objects[:0]}
+}
+
+// ReadStdout reads and checks the run's stdout. Call it once.
+func (v *Validator) ReadStdout(stdout io.Reader) error {
+	br, ok := stdout.(*bufio.Reader)
+	if !ok || br.Size() < readBufSize {
+		br = getReader(stdout)
+		defer putReader(br)
+	}
+	if v.format == "" {
+		v.format = Sniff(br)
+	}
+	switch v.format {
+	case StreamJSON:
+		return v.streamJSON(br)
+	case JSON:
+		return v.readJSON(br)
+	case Text:
+		return v.text(br)
+	}
+	_, err := ParseFormat(string(v.format))
+	return err
+}
+
+// ReadStderr reads the run's stderr: a failed run must explain itself there.
+func (v *Validator) ReadStderr(stderr io.Reader) error {
+	found, err := hasMessage(stderr)
+	v.stderrMessage = v.stderrMessage || found
+	return err
+}
+
+// Finish applies the rules about how the run ended, given its exit code
+// (ExitUnknown when not known), and returns the report.
+func (v *Validator) Finish(exitCode int) Report {
+	v.exit = exitCode
+	switch {
+	case exitCode == ExitUnknown:
+		v.add(Problem{Where: WhereExit, Rule: RuleExit, Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
+	case exitCode != 0 && !v.stderrMessage:
+		v.add(Problem{Where: WhereStderr, Rule: RuleFailure, Msg: fmt.Sprintf("exit status %d but no error message on stderr", exitCode)})
+	}
+	switch v.format {
+	case StreamJSON:
+		if exitCode == 0 {
+			v.streamEnd()
+		}
+	case JSON:
+		v.jsonEnd()
+	}
+	sortProblems(v.problems)
+	return Report{
+		Format:        v.format,
+		Problems:      slices.Clone(v.problems),
+		Notes:         v.notes.list(),
+		Lines:         v.lines,
+		PartialOutput: v.stream.partial,
+	}
+}
+
+// ValidateEvent checks one event on its own — a fragment such as the examples
+// of the documentation — against the documented fields of its kind, without
+// the rules about sequences. doc holds one JSON object, possibly spread over
+// several lines; problems carry lines of doc.
+func ValidateEvent(doc []byte) Report {
+	v := Options{}.NewValidator(StreamJSON)
+	v.setDoc(doc, 1, true)
+	k, s, _, err := v.ec.parse(doc)
+	switch {
+	case err != nil:
+		v.problemAt(errOffset(err), RuleJSONLine, "not JSON: "+err.Error())
+	case k != Object:
+		v.problemAt(s, RuleJSONLine, fmt.Sprintf("%s, want a JSON object", k.a()))
+	default:
+		var info eventInfo
+		v.ec.check(&info)
+	}
+	sortProblems(v.problems)
+	return Report{Format: StreamJSON, Problems: v.problems, Notes: v.notes.list(), Lines: bytes.Count(doc, []byte{'\n'})}
+}
+
+// setDoc sets the document being checked and the line it starts on.
+func (v *Validator) setDoc(doc []byte, base int, multiline bool) {
+	v.doc, v.base, v.multiline = doc, base, multiline
+}
+
+func (v *Validator) lineOf(off int) int {
+	if !v.multiline {
+		return v.base
+	}
+	l, _ := lineCol(v.doc, off)
+	return v.base + l - 1
+}
+
+func (v *Validator) problemAt(off int, rule Rule, msg string) {
+	v.add(Problem{Line: v.lineOf(off), Rule: rule, Msg: msg})
+}
+
+func (v *Validator) add(p Problem) {
+	if v.json.collect {
+		v.json.success = append(v.json.success, p)
+		return
+	}
+	v.problems = append(v.problems, p)
+}
+
+// skippable reports whether a line is a comment or blank, and notes it when
+// the options skip such lines.
+func (v *Validator) skippable(n int, line []byte) bool {
+	if !v.opts.SkipComments {
+		return false
+	}
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) == 0:
+		if note := v.notes.count(n, []byte("skip\x00blank")); note != nil {
+			note.Msg = "blank line skipped"
+		}
+	case t[0] == '#':
+		if note := v.notes.count(n, []byte("skip\x00comment")); note != nil {
+			note.Msg = "# comment line skipped"
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// hasMessage reports whether r holds anything but whitespace.
+func hasMessage(r io.Reader) (bool, error) {
+	if r == nil {
+		return false, nil
+	}
+	buf := make([]byte, 32<<10)
+	found := false
+	for {
+		n, err := r.Read(buf)
+		if !found && len(bytes.TrimSpace(buf[:n])) > 0 {
+			found = true
+		}
+		if errors.Is(err, io.EOF) {
+			return found, nil
+		}
+		if err != nil {
+			return found, err
+		}
+	}
+}
+
+func errOffset(err error) int {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return se.off
+	}
+	return 0
+}
+
+// brokenLine describes a stdout line that is not one JSON object.
+func brokenLine(line []byte, newline bool, k Kind, err error) string {
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) == 0:
+		return "blank line, want a JSON object (--skip-comments skips blank and # lines)"
+	case t[0] == '#':
+		return "comment line, want a JSON object (--skip-comments skips blank and # lines)"
+	case err != nil && !newline:
+		return fmt.Sprintf("last line is cut short: no newline and not a complete JSON object (%v at column %d)", err, errOffset(err)+1)
+	case err != nil:
+		return fmt.Sprintf("not JSON: %v at column %d", err, errOffset(err)+1)
+	}
+	return fmt.Sprintf("%s, want a JSON object", k.a())
+}

@@ -1,0 +1,274 @@
+package contract
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// brief lists problems as "POS rule" for comparison.
+func brief(ps []Problem) []string {
+	out := []string{}
+	for _, p := range ps {
+		out = append(out, p.Pos()+" "+string(p.Rule))
+	}
+	return out
+}
+
+func validate(t *testing.T, o Options, stdout, stderr string, exit int, f Format) Report {
+	t.Helper()
+	var se *strings.Reader
+	if stderr != "" {
+		se = strings.NewReader(stderr)
+	}
+	var r Report
+	var err error
+	if se == nil {
+		r, err = o.ValidateRun(strings.NewReader(stdout), nil, exit, f)
+	} else {
+		r, err = o.ValidateRun(strings.NewReader(stdout), se, exit, f)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func wantProblems(t *testing.T, r Report, want []string) {
+	t.Helper()
+	if got := brief(r.Problems); !slices.Equal(got, want) {
+		t.Errorf("problems = %q, want %q", got, want)
+		for _, p := range r.Problems {
+			t.Logf("  %s [%s]", p, p.Rule)
+		}
+	}
+}
+
+// TestSeedExamples validates every example block of the five seed pages:
+// runs as runs, single events as events. Only the translated literals fail.
+func TestSeedExamples(t *testing.T) {
+	wantBad := map[string][]string{
+		"001_e72da6ceb16892ee/system-init.json": {"8 literal"},
+		"001_e72da6ceb16892ee/result.json":      {"3 literal"},
+		"004_507f76854232889c/system-init.json": {"8 literal"},
+		"004_507f76854232889c/result.json":      {"3 literal"},
+	}
+	files, err := filepath.Glob("testdata/seeds/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		name := filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f)
+		if filepath.Ext(f) == ".md" {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Report
+			switch base := filepath.Base(f); {
+			case base == "json-success.json":
+				r = validate(t, Options{}, string(data), "", 0, JSON)
+			case base == "example-sequence.ndjson":
+				r = validate(t, Options{}, string(data), "", 0, StreamJSON)
+				if r.Lines != 10 {
+					t.Errorf("read %d lines, want 10", r.Lines)
+				}
+			case base == "text-output.txt":
+				r = validate(t, Options{}, string(data), "", 0, Text)
+			default:
+				r = ValidateEvent(data)
+			}
+			want := wantBad[name]
+			if want == nil {
+				want = []string{}
+			}
+			wantProblems(t, r, want)
+			for _, p := range r.Problems {
+				if !strings.Contains(p.Msg, "translated documentation value") {
+					t.Errorf("problem %q does not name the translated literal", p)
+				}
+			}
+		})
+	}
+	if n != 5*9 {
+		t.Errorf("found %d seed examples, want 45", n)
+	}
+}
+
+// TestRealWorld validates every real transcript. Unedited ones conform; the
+// three that their authors edited report exactly those edits.
+func TestRealWorld(t *testing.T) {
+	edited := map[string][]string{
+		// result text replaced by "done"
+		"reifying__cursor-hack__full_session.jsonl": {"9 result-text"},
+		// user, thinking and assistant lines dropped
+		"imshaikot__browsentic__2026.09.18-shell-denied.jsonl": {"4 user-prompt", "8 result-text"},
+		// first line written by the recording app
+		"sandbox-technologies__inspector-template__small_trace.ndjson": {"1 init-first"},
+	}
+	partial := map[string]bool{
+		"imshaikot__browsentic__2026.09.18-mcp-timeout.jsonl":          true,
+		"imshaikot__browsentic__2026.09.18-resumed.jsonl":              true,
+		"imshaikot__browsentic__2026.09.18-turn.jsonl":                 true,
+		"sandbox-technologies__inspector-template__small_trace.ndjson": true,
+		"wzj998__ChatCCC__tmp_cursor_1.jsonl":                          true,
+		"wzj998__ChatCCC__tmp_cursor_2.jsonl":                          true,
+		"wzj998__ChatCCC__tmp_cursor_r1.jsonl":                         true,
+		"wzj998__ChatCCC__tmp_cursor_r2.jsonl":                         true,
+	}
+	files := realWorldFiles(t)
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := validate(t, Options{SkipComments: true}, string(data), "", 0, "")
+			if r.Format != StreamJSON {
+				t.Errorf("sniffed format %q, want stream-json", r.Format)
+			}
+			want := edited[name]
+			if want == nil {
+				want = []string{}
+			}
+			wantProblems(t, r, want)
+			if _, isEdited := edited[name]; !isEdited && r.PartialOutput != partial[name] {
+				t.Errorf("PartialOutput = %v, want %v", r.PartialOutput, partial[name])
+			}
+		})
+	}
+}
+
+// TestEditedTranscripts pins the whole report of the three transcripts that
+// their authors edited: exactly their edits, said precisely.
+func TestEditedTranscripts(t *testing.T) {
+	tests := map[string][]string{
+		// Hand-trimmed: result text replaced by "done", second tool call and
+		// most thinking removed. Only the result text is a broken promise.
+		"reifying__cursor-hack__full_session.jsonl": {
+			`9: result.result (4 bytes, "done") differs from the assembled assistant text (176 bytes, "I'll run ` + "`sleep 5`" + ` in bash, wait for it "…)`,
+		},
+		// User, thinking and assistant lines dropped.
+		"imshaikot__browsentic__2026.09.18-shell-denied.jsonl": {
+			`4: tool_call/started follows system/init (line 3), want the user prompt echo`,
+			`8: result.result (133 bytes, "The command was blocked by the sandbox; "…) differs from the assembled assistant text (empty: no assistant text)`,
+		},
+		// First line written by the recording app, not by the agent.
+		"sandbox-technologies__inspector-template__small_trace.ndjson": {
+			`1: first event is "system" (no subtype), want system/init`,
+		},
+	}
+	for name, want := range tests {
+		data, err := os.ReadFile(filepath.Join("testdata", "realworld", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := validate(t, Options{SkipComments: true}, string(data), "", 0, StreamJSON)
+		var got []string
+		for _, p := range r.Problems {
+			got = append(got, p.String())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n%s\nwant:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+func realWorldFiles(t testing.TB) []string {
+	files, err := filepath.Glob("testdata/realworld/*.*json*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 15 {
+		t.Fatalf("found %d real transcripts, want 15", len(files))
+	}
+	return files
+}
+
+// TestRealWorldWithoutSkip: without SkipComments, the comment and trailing
+// blank lines are the only extra problems.
+func TestRealWorldWithoutSkip(t *testing.T) {
+	for _, f := range realWorldFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skipped := validate(t, Options{SkipComments: true}, string(data), "", 0, StreamJSON)
+		strict := validate(t, Options{}, string(data), "", 0, StreamJSON)
+		var want []string
+		for i, line := range strings.SplitAfter(string(data), "\n") {
+			if t := strings.TrimSpace(line); line != "" && (t == "" || t[0] == '#') {
+				want = append(want, strconv.Itoa(i+1)+" json-line")
+			}
+		}
+		want = append(want, brief(skipped.Problems)...)
+		sortBrief(want)
+		if got := brief(strict.Problems); !slices.Equal(got, want) {
+			t.Errorf("%s: problems = %q, want %q", filepath.Base(f), got, want)
+		}
+	}
+}
+
+// sortBrief orders "POS rule" strings as sortProblems does.
+func sortBrief(s []string) {
+	ps := make([]Problem, len(s))
+	for i, b := range s {
+		pos, rule, _ := strings.Cut(b, " ")
+		ps[i] = Problem{Rule: Rule(rule)}
+		if n, err := strconv.Atoi(pos); err == nil {
+			ps[i].Line = n
+		} else {
+			ps[i].Where = pos
+		}
+	}
+	sortProblems(ps)
+	copy(s, brief(ps))
+}
+
+// TestValidateConcurrent: ValidateRun may be called from many goroutines;
+// recycled validators carry nothing from one run to the next.
+func TestValidateConcurrent(t *testing.T) {
+	files := realWorldFiles(t)
+	want := map[string][]string{}
+	data := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[f] = string(b)
+		want[f] = brief(validate(t, Options{SkipComments: true}, string(b), "", 0, StreamJSON).Problems)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(files))
+	for range 4 {
+		for _, f := range files {
+			wg.Go(func() {
+				r, err := Options{SkipComments: true}.ValidateRun(strings.NewReader(data[f]), nil, 0, StreamJSON)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				if got := brief(r.Problems); !slices.Equal(got, want[f]) {
+					errs <- fmt.Sprintf("%s: %q, want %q", filepath.Base(f), got, want[f])
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+func init() {
+	register(&command{
+		name:    "diff",
+		usage:   "[--format auto|json|stream-json|text] A B",
+		summary: "compare two recordings after normalisation, event by event, and report shape drift; exit 1 when they differ",
+		run:     runDiff,
+	})
+}
+
+// side is one recording of a diff, normalised into temporary files.
+type side struct {
+	in             *input
+	format         contract.Format
+	stdout, stderr *os.File // normalised streams
+	shape          *contract.Shape
+	exit           int // contract.ExitUnknown when not recorded
+}
+
+func (s *side) close() {
+	for _, f := range []*os.File{s.stdout, s.stderr} {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	if s.in != nil {
+		s.in.Close()
+	}
+}
+
+func runDiff(env *Env, args []string) int {
+	const name = "agentvcr diff"
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	format := fs.String("format", "auto", "stdout format of both: auto (each cassette's argv, else sniffed), json, stream-json or text")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if len(pos) != 2 {
+		return usageErr(env, name, fmt.Sprintf("want two inputs A and B, got %d", len(pos)))
+	}
+	if pos[0] == "-" && pos[1] == "-" {
+		return usageErr(env, name, "only one input can be - (stdin)")
+	}
+	var f contract.Format
+	if *format != "auto" {
+		if f, err = contract.ParseFormat(*format); err != nil {
+			return usageErr(env, name, err.Error())
+		}
+	}
+	var sides [2]*side
+	for i, arg := range pos {
+		s, err := loadSide(env, arg, f)
+		if s != nil {
+			defer s.close()
+		}
+		if err != nil {
+			return fail(env, name, err)
+		}
+		sides[i] = s
+	}
+	out := bufio.NewWriter(env.Stdout)
+	differ, err := writeDiff(out, sides[0], sides[1])
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fail(env, name, err)
+	}
+	if differ {
+		return ExitFinding
+	}
+	return ExitOK
+}
+
+// loadSide normalises one recording. The shape is taken from the raw stdout
+// on the way: it is about types and field paths, which normalising keeps.
+func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
+	in, err := openInput(env, arg)
+	if err != nil {
+		return nil, err
+	}
+	s := &side{in: in, exit: contract.ExitUnknown}
+	opts := normalize.Options{}
+	if in.Cassette {
+		opts = normalize.ForHeader(in.Header)
+		if af, ok := contract.FormatFromArgv(in.Header.Argv); ok && f == "" {
+			f = af
+		}
+	}
+	stdout, err := in.Open(cassette.Stdout)
+	if err != nil {
+		return s, err
+	}
+	defer stdout.Close()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	if f == "" {
+		f = contract.Sniff(br)
+	}
+	s.format = f
+	if opts.Format, err = normalize.ParseFormat(string(f)); err != nil {
+		return s, err
+	}
+	n := normalize.New(opts)
+	shape := contract.NewShapeWriter(f)
+	if s.stdout, err = normalizeTo(n, io.TeeReader(br, shape), cassette.Stdout, in); err != nil {
+		return s, err
+	}
+	s.shape = shape.Close()
+
+	stderr, err := in.Open(cassette.Stderr)
+	if err != nil {
+		return s, err
+	}
+	defer stderr.Close()
+	if s.stderr, err = normalizeTo(n, stderr, cassette.Stderr, in); err != nil {
+		return s, err
+	}
+	if ft, ok := stderr.Footer(); ok {
+		s.exit = ft.Code
+	}
+	return s, nil
+}
+
+// normalizeTo writes the normalised stream to a temporary file, rewound.
+func normalizeTo(n *normalize.Normalizer, r io.Reader, which cassette.Stream, in *input) (*os.File, error) {
+	f, err := os.CreateTemp("", "agentvcr-diff-*")
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = n.Copy(w, r, which)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil && !in.Cassette {
+		var ce *cassette.Error
+		if !errors.As(err, &ce) {
+			err = fmt.Errorf("%s: %w", in.Name, err)
+		}
+	}
+	return f, err
+}
+
+// writeDiff prints the differences of b from a, nothing when there are
+// none, and reports whether there are any.
+func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
+	stdout, err := contract.DiffEvents(a.stdout, b.stdout)
+	if err != nil {
+		return false, err
+	}
+	stderr, err := contract.DiffEvents(a.stderr, b.stderr)
+	if err != nil {
+		return false, err
+	}
+	drift := contract.Drift(a.shape, b.shape)
+	if len(stdout)+len(stderr)+len(drift) == 0 && a.exit == b.exit && a.format == b.format {
+		return false, nil
+	}
+	fmt.Fprintf(w, "--- %s\n+++ %s\n", a.in.Name, b.in.Name)
+	if a.format != b.format {
+		fmt.Fprintf(w, "format: %s → %s\n", a.format, b.format)
+	}
+	for _, st := range []struct {
+		name string
+		ops  []contract.DiffOp
+	}{{"stdout", stdout}, {"stderr", stderr}} {
+		if len(st.ops) > 0 {
+			fmt.Fprintf(w, "%s:\n", st.name)
+		}
+		writeOps(w, st.ops)
+	}
+	if a.exit != b.exit {
+		fmt.Fprintf(w, "exit: %s → %s\n", exitString(a.exit), exitString(b.exit))
+	}
+	if len(drift) > 0 {
+		fmt.Fprintf(w, "shape drift:\n")
+		for _, c := range drift {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	return true, nil
+}
+
+// minRun is the length from which consecutive added or removed events of
+// one kind are summarised in one line (hundreds of thinking deltas).
+const minRun = 4
+
+// writeOps prints the operations, summarising runs of added or removed
+// events of one kind.
+func writeOps(w *bufio.Writer, ops []contract.DiffOp) {
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && sameRun(ops[j-1], ops[j]) {
+			j++
+		}
+		if j-i < minRun {
+			for ; i < j; i++ {
+				writeOp(w, ops[i])
+			}
+			continue
+		}
+		first, last := ops[i], ops[j-1]
+		if first.Op == contract.Added {
+			fmt.Fprintf(w, "+ B:%d-%d %s (%d events)\n", first.LineB, last.LineB, first.LabelB, j-i)
+		} else {
+			fmt.Fprintf(w, "- A:%d-%d %s (%d events)\n", first.LineA, last.LineA, first.LabelA, j-i)
+		}
+		i = j
+	}
+}
+
+// sameRun reports whether b continues a run of added or removed events of a's kind.
+func sameRun(a, b contract.DiffOp) bool {
+	switch {
+	case a.Op != b.Op:
+		return false
+	case a.Op == contract.Added:
+		return b.LabelB == a.LabelB && b.LineB == a.LineB+1
+	case a.Op == contract.Removed:
+		return b.LabelA == a.LabelA && b.LineA == a.LineA+1
+	}
+	return false
+}
+
+func writeOp(w *bufio.Writer, op contract.DiffOp) {
+	switch op.Op {
+	case contract.Added:
+		fmt.Fprintf(w, "+ B:%d %s: %s\n", op.LineB, op.LabelB, oneLine(op.New))
+	case contract.Removed:
+		fmt.Fprintf(w, "- A:%d %s: %s\n", op.LineA, op.LabelA, oneLine(op.Old))
+	default:
+		label := op.LabelA
+		if op.LabelB != op.LabelA {
+			label += " → " + op.LabelB
+		}
+		fmt.Fprintf(w, "~ A:%d B:%d %s\n", op.LineA, op.LineB, label)
+		if op.Fields == nil {
+			fmt.Fprintf(w, "    - %s\n    + %s\n", oneLine(op.Old), oneLine(op.New))
+		}
+		for _, fc := range op.Fields {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(fc.String(), "\n", `\n`))
+		}
+	}
+}
+
+func exitString(code int) string {
+	if code == contract.ExitUnknown {
+		return "unknown"
+	}
+	return fmt.Sprint(code)
+}

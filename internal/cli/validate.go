@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+func init() {
+	register(&command{
+		name:    "validate",
+		usage:   "[--format auto|json|stream-json|text] [--exit-code N] [--skip-comments] [--notes] [--json] INPUT",
+		summary: "check a cassette (stdout, stderr, exit code) or raw stdout against the output contract; one INPUT:LINE: problem a line, exit 1 if any; --skip-comments skips blank and # lines added to saved transcripts",
+		run:     runValidate,
+	})
+}
+
+// validateReport is the --json output.
+type validateReport struct {
+	Input         string             `json:"input"`
+	Format        contract.Format    `json:"format"`
+	ExitCode      *int               `json:"exit_code"` // null when unknown
+	OK            bool               `json:"ok"`
+	Problems      []contract.Problem `json:"problems"`
+	Notes         []contract.Note    `json:"notes"`
+	Lines         int                `json:"lines"`
+	PartialOutput bool               `json:"partial_output"`
+}
+
+func runValidate(env *Env, args []string) int {
+	const name = "agentvcr validate"
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	format := fs.String("format", "auto", "stdout format: auto (a cassette's argv, else sniffed), json, stream-json or text")
+	exitCode := fs.String("exit-code", "", "exit code of a raw output's run (default 0)")
+	skip := fs.Bool("skip-comments", false, "skip blank stdout lines and lines starting with # (annotations added to saved transcripts)")
+	notes := fs.Bool("notes", false, "also print notes: undocumented events and fields the contract allows")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if len(pos) != 1 {
+		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
+	}
+	var f contract.Format
+	if *format != "auto" {
+		if f, err = contract.ParseFormat(*format); err != nil {
+			return usageErr(env, name, err.Error())
+		}
+	}
+	exit := 0
+	if *exitCode != "" {
+		if exit, err = strconv.Atoi(*exitCode); err != nil || exit < 0 {
+			return usageErr(env, name, fmt.Sprintf("--exit-code %q is not an exit code", *exitCode))
+		}
+	}
+
+	in, err := openInput(env, pos[0])
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer in.Close()
+	if in.Cassette {
+		if *exitCode != "" {
+			return usageErr(env, name, "--exit-code is for raw output; a cassette records its exit status")
+		}
+		if argvFormat, ok := contract.FormatFromArgv(in.Header.Argv); ok && f == "" {
+			f = argvFormat
+		}
+	}
+	v := contract.Options{SkipComments: *skip}.NewValidator(f)
+	err = readStream(in, cassette.Stdout, func(s *Stream) error { return v.ReadStdout(s) })
+	if err != nil {
+		return fail(env, name, err)
+	}
+	var footer func() (cassette.Footer, bool)
+	err = readStream(in, cassette.Stderr, func(s *Stream) error {
+		footer = s.Footer
+		return v.ReadStderr(s)
+	})
+	if err != nil {
+		return fail(env, name, err)
+	}
+	if in.Cassette {
+		exit = contract.ExitUnknown
+		if ft, ok := footer(); ok {
+			exit = ft.Code
+		}
+	}
+	report := v.Finish(exit)
+
+	out := bufio.NewWriter(env.Stdout)
+	if *asJSON {
+		err = writeValidateJSON(out, in.Name, exit, report)
+	} else {
+		err = writeValidateText(out, in.Name, report, *notes)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fail(env, name, err)
+	}
+	if !report.OK() {
+		return ExitFinding
+	}
+	return ExitOK
+}
+
+// readStream opens one stream of in and hands it to read, naming raw input
+// in read errors (cassette errors name their file and line already).
+func readStream(in *input, which cassette.Stream, read func(*Stream) error) error {
+	s, err := in.Open(which)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := read(s); err != nil {
+		if in.Cassette {
+			return err
+		}
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return nil
+}
+
+func writeValidateText(w *bufio.Writer, input string, r contract.Report, notes bool) error {
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "%s:%s: %s\n", input, p.Pos(), p.Msg)
+	}
+	if notes {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "%s:%s: note: %s", input, strconv.Itoa(n.Line), n.Msg)
+			if n.Count > 1 {
+				fmt.Fprintf(w, " (%d times)", n.Count)
+			}
+			w.WriteByte('\n')
+		}
+	}
+	return nil
+}
+
+func writeValidateJSON(w *bufio.Writer, input string, exit int, r contract.Report) error {
+	out := validateReport{
+		Input: input, Format: r.Format, OK: r.OK(),
+		Problems: r.Problems, Notes: r.Notes, Lines: r.Lines, PartialOutput: r.PartialOutput,
+	}
+	if exit != contract.ExitUnknown {
+		out.ExitCode = &exit
+	}
+	if out.Problems == nil {
+		out.Problems = []contract.Problem{}
+	}
+	if out.Notes == nil {
+		out.Notes = []contract.Note{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
