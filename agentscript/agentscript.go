@@ -1,0 +1,229 @@
+package agentscript
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// Default directories, relative to the package under test.
+const (
+	DefaultDir       = "testdata/script"
+	DefaultCassettes = "testdata/cassettes"
+	DefaultGolden    = "testdata/golden"
+)
+
+// Environment variables the harness reads from the test process.
+const (
+	// EnvUnreferenced sets the Policy for unreferenced artefacts: fail, warn or ignore.
+	EnvUnreferenced = "AGENTVCR_UNREFERENCED"
+	// EnvPassEnv names, comma-separated, more variables handed to scripts in
+	// every mode (replay scripts are otherwise hermetic).
+	EnvPassEnv = "AGENTVCR_PASSENV"
+)
+
+// envRunLog is where the stand-in and "agentvcr replay" append one line per
+// run for the script commands to read; set by Setup, private to the harness.
+const envRunLog = "AGENTSCRIPT_RUNLOG"
+
+// Config configures Params and Run. The zero value is usable: scripts in
+// testdata/script, cassettes in testdata/cassettes, goldens in testdata/golden.
+type Config struct {
+	// Dir holds the scripts (*.txtar).
+	Dir string
+	// Cassettes is the directory the stand-in replays from ($AGENTVCR_CASSETTES).
+	Cassettes string
+	// Golden is goldie's fixture directory: golden NAME is Golden/NAME.golden.
+	Golden string
+	// Unreferenced is what Run does about cassettes and goldens under Cassettes
+	// and Golden that no script used; "" reads $AGENTVCR_UNREFERENCED, then Warn.
+	Unreferenced Policy
+	// Setup, when set, runs after the harness's own setup of each script.
+	Setup func(*testscript.Env) error
+	// Cmds adds script commands to the harness's own.
+	Cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)
+	// PassEnv names variables of the test process handed to every script,
+	// in addition to those in $AGENTVCR_PASSENV.
+	PassEnv []string
+	// Rules names a normalize rules file (see package normalize) applied on
+	// top of the default profile by the normalize and golden commands.
+	Rules string
+}
+
+// Commands returns the programs scripts can exec, for testscript.Main:
+// "cursor-agent", the replaying stand-in, and "agentvcr", the command line.
+// Add programs of your own to the map before passing it on.
+func Commands() map[string]func() {
+	return map[string]func(){
+		"cursor-agent": standinMain,
+		"agentvcr":     agentvcrMain,
+	}
+}
+
+// Params returns testscript parameters that run the scripts of cfg with the
+// harness's commands and setup, RequireExplicitExec and RequireUniqueNames.
+// Run adds the check for unreferenced artefacts; use Params directly to
+// combine the harness with other testscript settings.
+func Params(cfg Config) testscript.Params {
+	return newHarness(cfg).params()
+}
+
+// Run runs the scripts of cfg as subtests of t and then, when every script
+// ran and passed, reports the cassettes and goldens no script used (see Policy).
+func Run(t *testing.T, cfg Config) {
+	t.Helper()
+	h := newHarness(cfg)
+	p := h.params()
+	// Cleanup runs once the parallel subtests are done, unlike code after Run.
+	t.Cleanup(func() { h.reportUnreferenced(t) })
+	testscript.Run(t, p)
+}
+
+// harness is one configuration of the script commands.
+type harness struct {
+	cfg       Config
+	dir       string // scripts
+	cassettes string // absolute
+	golden    string // absolute
+	rules     *normalize.Rules
+	rulesErr  error
+	track     *tracker
+}
+
+func newHarness(cfg Config) *harness {
+	h := &harness{cfg: cfg, track: newTracker()}
+	h.dir = orDefault(cfg.Dir, DefaultDir)
+	h.cassettes = mustAbs(orDefault(cfg.Cassettes, DefaultCassettes))
+	h.golden = mustAbs(orDefault(cfg.Golden, DefaultGolden))
+	if cfg.Rules != "" {
+		h.rules, h.rulesErr = normalize.LoadRules(cfg.Rules)
+	}
+	return h
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// mustAbs makes p absolute; Abs fails only when the working directory is gone.
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
+}
+
+func (h *harness) params() testscript.Params {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"validate":  h.cmdValidate,
+		"normalize": h.cmdNormalize,
+		"golden":    h.cmdGolden,
+		"event":     h.cmdEvent,
+	}
+	for name, c := range h.cfg.Cmds {
+		cmds[name] = c
+	}
+	return testscript.Params{
+		Dir:                 h.dir,
+		Setup:               h.setup,
+		Cmds:                cmds,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+	}
+}
+
+// setup points the stand-in at the cassettes and hands it the record mode of
+// the test process, so that "AGENTVCR_MODE=record go test" re-records.
+func (h *harness) setup(e *testscript.Env) error {
+	h.track.scriptStarted()
+	if h.rulesErr != nil {
+		return h.rulesErr
+	}
+	state := filepath.Join(e.WorkDir, ".agentvcr")
+	if err := os.MkdirAll(state, 0o777); err != nil {
+		return err
+	}
+	mode, err := cli.ParseMode(os.Getenv(cli.EnvMode))
+	if err != nil {
+		return err
+	}
+	// Passed variables first: the harness's own settings below win.
+	if mode != cli.ModeReplay {
+		passLiveEnv(e)
+	}
+	for _, name := range h.passEnv() {
+		if v, ok := os.LookupEnv(name); ok {
+			e.Setenv(name, v)
+		}
+	}
+	runLog := filepath.Join(state, "runs.jsonl")
+	e.Setenv(cli.EnvCassettes, h.cassettes)
+	e.Setenv(cli.EnvMode, string(mode))
+	e.Setenv("AGENTVCR_CACHE", filepath.Join(state, "cache"))
+	e.Setenv(envRunLog, runLog)
+	if real := os.Getenv(cli.EnvRealAgent); real != "" {
+		e.Setenv(cli.EnvRealAgent, real)
+	}
+	if t, ok := e.T().(interface{ Name() string }); ok {
+		e.Values[testNameKey{}] = t.Name()
+	}
+	script := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
+	e.Defer(func() { h.track.runsEnded(script, runLog) })
+	if h.cfg.Setup != nil {
+		return h.cfg.Setup(e)
+	}
+	return nil
+}
+
+// testNameKey keys the script's full test name in testscript's Env.Values.
+type testNameKey struct{}
+
+func (h *harness) passEnv() []string {
+	names := append([]string(nil), h.cfg.PassEnv...)
+	for n := range strings.SplitSeq(os.Getenv(EnvPassEnv), ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// passLiveEnv hands a live agent (record, once and passthrough modes) the
+// environment of the test process: its credentials, its real home directory
+// and whatever else it needs. Variables testscript set itself are kept.
+func passLiveEnv(e *testscript.Env) {
+	own := map[string]bool{}
+	for _, kv := range e.Vars {
+		k, _, _ := strings.Cut(kv, "=")
+		own[k] = true
+	}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "HOME":
+			e.Setenv(k, v)
+		case !own[k] && k != "PWD" && k != "OLDPWD":
+			e.Setenv(k, v)
+		}
+	}
+}
+
+// fatalUsage fails a command that was given the wrong arguments.
+func fatalUsage(ts *testscript.TestScript, usage string, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if msg != "" {
+		msg += "; "
+	}
+	ts.Fatalf("%susage: %s", msg, usage)
+}

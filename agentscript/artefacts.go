@@ -1,0 +1,206 @@
+package agentscript
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// Policy is what Run does about unreferenced artefacts: cassettes under
+// Config.Cassettes that no script replayed and goldens under Config.Golden
+// that no golden command compared. Such files are dead weight at best and
+// at worst a renamed golden whose old copy keeps being reviewed.
+type Policy string
+
+const (
+	// Fail fails the test, listing the files.
+	Fail Policy = "fail"
+	// Warn prints the list on the test binary's stderr, visible without -v.
+	Warn Policy = "warn"
+	// Ignore skips the check.
+	Ignore Policy = "ignore"
+)
+
+// ParsePolicy reads a policy name; "" is Warn.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(strings.ToLower(s)); p {
+	case "":
+		return Warn, nil
+	case Fail, Warn, Ignore:
+		return p, nil
+	}
+	return "", fmt.Errorf("%s=%q: want fail, warn or ignore", EnvUnreferenced, s)
+}
+
+// tracker collects what the scripts of one Run used.
+type tracker struct {
+	mu        sync.Mutex
+	started   int
+	cassettes map[string]bool // absolute paths
+	goldens   map[string]bool // absolute paths
+	// recordedBy names the script that recorded each cassette: two scripts
+	// recording one call at once would overwrite each other's cassette.
+	recordedBy map[string]string
+	errs       []string // run logs that could not be read, recording clashes
+}
+
+func newTracker() *tracker {
+	return &tracker{cassettes: map[string]bool{}, goldens: map[string]bool{}, recordedBy: map[string]string{}}
+}
+
+func (t *tracker) scriptStarted() {
+	t.mu.Lock()
+	t.started++
+	t.mu.Unlock()
+}
+
+func (t *tracker) useCassette(path string) {
+	t.mu.Lock()
+	t.cassettes[filepath.Clean(path)] = true
+	t.mu.Unlock()
+}
+
+func (t *tracker) useGolden(path string) {
+	t.mu.Lock()
+	t.goldens[filepath.Clean(path)] = true
+	t.mu.Unlock()
+}
+
+// runsEnded records the cassettes a finished script's agent runs played.
+func (t *tracker) runsEnded(script, runLog string) {
+	runs, err := readRuns(runLog)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		t.errs = append(t.errs, err.Error())
+	}
+	for _, r := range runs {
+		if r.Cassette == "" {
+			continue
+		}
+		t.cassettes[filepath.Clean(r.Cassette)] = true
+		if !r.Recorded {
+			continue
+		}
+		if other, ok := t.recordedBy[r.Cassette]; ok && other != script {
+			t.errs = append(t.errs, fmt.Sprintf("scripts %s and %s both recorded %s: running at once, they overwrite each other's cassette; give one of them another call",
+				other, script, relPath(r.Cassette)))
+		}
+		t.recordedBy[r.Cassette] = script
+	}
+}
+
+// reportUnreferenced lists the cassettes and goldens no script used, once
+// every script of the directory ran and passed: after a partial run (-run)
+// or a failure the list would be wrong.
+func (h *harness) reportUnreferenced(t *testing.T) {
+	h.track.mu.Lock()
+	errs := h.track.errs
+	h.track.mu.Unlock()
+	for _, e := range errs {
+		t.Errorf("agentscript: %s", e)
+	}
+	policy := h.cfg.Unreferenced
+	if env := os.Getenv(EnvUnreferenced); env != "" || policy == "" {
+		p, err := ParsePolicy(env)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		policy = p
+	}
+	if policy == Ignore || t.Failed() || t.Skipped() || len(errs) > 0 {
+		return
+	}
+	unused, skipped, err := h.unreferenced()
+	switch {
+	case err != nil:
+		t.Errorf("agentscript: %v", err)
+		return
+	case skipped != "":
+		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
+		return
+	case len(unused) == 0:
+		return
+	}
+	msg := fmt.Sprintf("agentscript: %d file(s) that no script used (%s=%s):\n\t%s\n"+
+		"delete them, or use them from a script (a cassette is used by the exec cursor-agent that matches it, "+
+		"a golden by golden FILE NAME)", len(unused), EnvUnreferenced, policy, strings.Join(unused, "\n\t"))
+	if policy == Fail {
+		t.Error(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, msg)
+}
+
+// unreferenced lists the cassettes and goldens that no script used; skipped
+// says why there is no list when not every script ran.
+func (h *harness) unreferenced() (unused []string, skipped string, err error) {
+	scripts, err := scriptFiles(h.dir)
+	if err != nil {
+		return nil, "", err
+	}
+	tr := h.track
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.started < len(scripts) {
+		return nil, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
+	}
+	unused = append(unused, unusedFiles(h.cassettes, cassette.Ext, tr.cassettes)...)
+	unused = append(unused, unusedFiles(h.golden, goldenSuffix, tr.goldens)...)
+	return unused, "", nil
+}
+
+// scriptFiles lists the scripts testscript runs from dir.
+func scriptFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".txtar") || strings.HasSuffix(n, ".txt") {
+			files = append(files, n)
+		}
+	}
+	return files, nil
+}
+
+// unusedFiles lists the files under root with the suffix that are not in
+// used, relative to the working directory when possible. A missing root has
+// none.
+func unusedFiles(root, suffix string, used map[string]bool) []string {
+	var out []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, suffix) {
+			return nil
+		}
+		if !used[filepath.Clean(path)] {
+			out = append(out, relPath(path))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// relPath shortens an absolute path to one relative to the working
+// directory (the package under test) when it lies below it.
+func relPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return rel
+}

@@ -1,0 +1,127 @@
+package agentscript
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRenderDiffEqual(t *testing.T) {
+	if d := renderDiff("golden", "actual", []byte("a\nb\n"), []byte("a\nb\n")); d != "" {
+		t.Errorf("diff of equal inputs: %q", d)
+	}
+}
+
+func TestRenderDiffCases(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		want, got string
+		contains  []string
+		lacks     []string
+	}{{
+		name:     "changed field",
+		want:     `{"type":"a","n":1}` + "\n" + `{"type":"tool_call","subtype":"started","x":{"y":[1,2]}}` + "\n",
+		got:      `{"type":"a","n":1}` + "\n" + `{"type":"tool_call","subtype":"started","x":{"y":[1,3]}}` + "\n",
+		contains: []string{"line 2: event type=tool_call subtype=started changed\n", "    .x.y[1]:\n", "golden: 2\n", "actual: 3\n"},
+		lacks:    []string{"line 1"},
+	}, {
+		name:     "added and removed fields",
+		want:     `{"type":"r","old":true}` + "\n",
+		got:      `{"type":"r","new":"v"}` + "\n",
+		contains: []string{".new: only in the actual: \"v\"", ".old: only in the golden: true"},
+	}, {
+		name:     "inserted line keeps the others aligned",
+		want:     "a\nb\nc\n",
+		got:      "a\nb\nnew\nc\n",
+		contains: []string{"actual line 3: line only in the actual: new\n"},
+		lacks:    []string{"changed"},
+	}, {
+		name:     "removed event",
+		want:     `{"type":"x"}` + "\n" + `{"type":"result"}` + "\n",
+		got:      `{"type":"x"}` + "\n",
+		contains: []string{`golden line 2: event type=result only in the golden: {"type":"result"}`},
+	}, {
+		name:     "text line",
+		want:     "Read file\nDone.\n",
+		got:      "Read file\nDone!\n",
+		contains: []string{"line 2: line changed\n", `golden: "Done."`, `actual: "Done!"`},
+	}, {
+		name:     "final newline",
+		want:     "a\n",
+		got:      "a",
+		contains: []string{"the golden ends with a newline, the actual does not"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := renderDiff("golden", "actual", []byte(tc.want), []byte(tc.got))
+			for _, c := range tc.contains {
+				if !strings.Contains(d, c) {
+					t.Errorf("diff lacks %q:\n%s", c, d)
+				}
+			}
+			for _, c := range tc.lacks {
+				if strings.Contains(d, c) {
+					t.Errorf("diff has %q:\n%s", c, d)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderDiffLongLinesAreExcerpted(t *testing.T) {
+	pad := strings.Repeat("é", 50_000) // multi-byte, so cuts must respect rune starts
+	want := "plain " + pad + "old" + pad + "\n"
+	got := "plain " + pad + "new" + pad + "\n"
+	d := renderDiff("golden", "actual", []byte(want), []byte(got))
+	if len(d) > 1000 {
+		t.Fatalf("diff is %d bytes, want a short excerpt:\n%.2000s", len(d), d)
+	}
+	if !strings.Contains(d, `old`) || !strings.Contains(d, `new`) || !strings.Contains(d, "col 100007 of 200009") {
+		t.Errorf("excerpt misses the change or its column:\n%s", d)
+	}
+	if strings.Contains(d, `\x`) {
+		t.Errorf("excerpt cut a multi-byte character:\n%s", d)
+	}
+}
+
+func TestRenderDiffManyLinesIsCapped(t *testing.T) {
+	var want, got strings.Builder
+	for i := range 100 {
+		want.WriteString(strings.Repeat("a", i) + "\n")
+		got.WriteString(strings.Repeat("b", i+1) + "\n")
+	}
+	d := renderDiff("golden", "actual", []byte(want.String()), []byte(got.String()))
+	if n := strings.Count(d, " changed\n"); n != maxDiffEntries {
+		t.Errorf("%d entries shown, want %d", n, maxDiffEntries)
+	}
+	if !strings.Contains(d, "... and 88 more differing lines") {
+		t.Errorf("no count of the lines left out:\n%s", d)
+	}
+}
+
+func TestFindPathAtBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		want    int
+	}{
+		{"/home/u/proj", 0},
+		{"in /home/u/proj/x", 3},
+		{`"/home/u/proj"`, 1},
+		{"/home/u/project2/x", -1},
+		{"/data/home/u/proj", -1},
+		{"/home/u/project2 and /home/u/proj", 21},
+	} {
+		if got := findPath([]byte(tc.content), []byte("/home/u/proj")); got != tc.want {
+			t.Errorf("findPath(%q) = %d, want %d", tc.content, got, tc.want)
+		}
+	}
+}
+
+func TestGoldenNames(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"json_success": true, "realworld/direct-sleep": true,
+		"": false, "/abs": false, "a/../b": false, "a//b": false, `a\b`: false, "x.golden": false,
+	} {
+		if err := checkGoldenName(name); (err == nil) != ok {
+			t.Errorf("checkGoldenName(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}

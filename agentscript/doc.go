@@ -1,0 +1,140 @@
+// Package agentscript runs testscript scripts against recorded runs of an
+// agent CLI: a script execs cursor-agent as it would the real one, a
+// replaying stand-in answers from a cassette, and commands check the output
+// against the agent's contract and against golden snapshots.
+//
+// Goals: deterministic, offline tests of code that shells out to
+// cursor-agent, written as plain testscript files; golden snapshots that
+// stay the same when the suite is re-recorded, because they are compared and
+// written normalised; failures that say where: the golden file and the event
+// line, the changed JSON fields, the path a missing cassette was looked for
+// at. Re-recording a suite is one environment variable away.
+//
+// Non-goals: driving an agent interactively, matching calls on anything but
+// their arguments and piped stdin, and editing cassettes.
+//
+// # Set-up
+//
+// A project adds two functions to a test file:
+//
+//	func TestMain(m *testing.M) {
+//		cmds := agentscript.Commands() // cursor-agent (the stand-in) and agentvcr
+//		cmds["myprog"] = main          // the program under test, if it is a main package
+//		testscript.Main(m, cmds)
+//	}
+//
+//	func TestScript(t *testing.T) {
+//		agentscript.Run(t, agentscript.Config{})
+//	}
+//
+// Run runs testdata/script/*.txtar with RequireExplicitExec and
+// RequireUniqueNames, replaying cassettes from testdata/cassettes and
+// comparing with goldens in testdata/golden (see [Config]). Each script
+// starts with:
+//
+//	AGENTVCR_CASSETTES  the cassette directory, absolute
+//	AGENTVCR_MODE       from the test process: replay (default), record,
+//	                    once or passthrough
+//	AGENTVCR_REAL_AGENT from the test process: the agent record mode runs
+//	AGENTVCR_CACHE      the stand-in's index cache, inside $WORK
+//
+// A script may set them itself (env AGENTVCR_CASSETTES=$WORK/c) to record
+// into a scratch directory or to pin a mode. In replay mode a script sees
+// testscript's own minimal environment. In the other modes, where a live
+// agent runs, it also gets the test process's environment, real $HOME
+// included, which the agent needs for its credentials. Names listed in
+// $AGENTVCR_PASSENV (comma-separated) or [Config.PassEnv] are passed in every
+// mode.
+//
+// # Recording
+//
+//	AGENTVCR_MODE=record AGENTVCR_REAL_AGENT=cursor-agent go test -run TestScript
+//
+// re-records every call the scripts make, in their own work directories,
+// overwriting the cassettes they replayed; once records only the calls that
+// have no cassette yet. Then
+//
+//	go test -run TestScript -update
+//
+// rewrites the goldens (goldie's -update flag; this package defines no
+// flag). Because goldens are normalised, a re-recording of the same prompts
+// leaves them unchanged unless the agent's behaviour changed.
+//
+// # Commands
+//
+// Besides testscript's built-in commands, scripts have these. Each rejects
+// bad arguments with a "usage:" message.
+//
+//	validate [--exit-code N] [--skip-comments] [--expect PROBLEMS] FORMAT [FILE]
+//
+// Check a run against the agent's output contract for FORMAT (json,
+// stream-json, text, or auto to take it from the run's argv; see package
+// contract) and fail listing every problem as "LINE: message" (LINE is a
+// stdout line, stderr or exit). Without FILE it checks the last agent run of
+// the script (below): its stdout, stderr and exit status. FILE may be a
+// cassette (its streams and exit status) or any other file, read as stdout
+// with empty stderr and exit status 0 unless --exit-code says otherwise.
+// --skip-comments skips blank and "#" lines that people prepend to saved
+// transcripts. With --expect the problems must be, in order, those the file
+// PROBLEMS lists, which documents the known defects of an input: one regular
+// expression a line, matched against the start of each problem line
+// ("9: result\.result" names a problem without its whole wording). Negated
+// (! validate), it fails when there is no problem.
+//
+//	normalize [--format FORMAT] [--stderr] FILE [OUT]
+//
+// Replace what varies between runs (ids, clocks, durations, token counts,
+// absolute directories) by placeholders (see package normalize), in FILE or
+// into OUT. FILE may be stdout or stderr, which the normalised text then
+// replaces, a file of the script, or a cassette, whose stdout (or stderr with
+// --stderr) goes to OUT or to the script's stdout. The directories come from
+// the header of the last agent run's cassette, else from the script. The
+// format is sniffed from the content unless --format is given.
+//
+//	golden FILE NAME
+//
+// Normalise FILE as normalize would and compare it with the golden snapshot
+// NAME, the file Config.Golden/NAME.golden (NAME may hold slashes), through
+// goldie: with go test's -update flag the snapshot is written instead. A
+// mismatch fails with a diff that names the golden file and each differing
+// line; a changed JSON event shows its changed fields, and a long line an
+// excerpt around the change with its column, never the whole line. The
+// golden itself is checked first: one that normalising would change, or
+// that holds the script's $WORK, the test machine's home directory or the
+// recorded directories, is reported as holding a volatile value (see
+// [ErrVolatile]); a FILE that still holds such a path after normalising is
+// not written as a golden.
+//
+//	event [-count N | -all] FILE COND...
+//
+// Assert on the JSON events of FILE (its lines that are JSON objects; the
+// json format's one object counts too): some event satisfies every COND, or
+// exactly N do, or all do. Negated, none may. A COND is PATH=VALUE (equal),
+// PATH~REGEXP (matches) or PATH (present); PATH is a dotted path such as
+// type, tool_call.readToolCall.args.path or message.content.0.text. A string
+// compares by its text, any other value by its JSON (is_error=false). A
+// failure shows the closest event and the condition it missed.
+//
+// # The last agent run
+//
+// testscript keeps the last exec's stdout and stderr but not its exit
+// status. The stand-in and "agentvcr replay" that [Commands] installs log
+// each run (arguments, exit status, the cassette replayed or recorded) in a
+// file under $WORK; validate, normalize and golden read the last entry. The
+// run log is also how Run knows which cassettes the scripts used.
+//
+// # Missing and unreferenced artefacts
+//
+// A call with no cassette fails, in replay mode, with exit status 2 and the
+// stand-in's message naming the directory searched, the closest recording
+// and how it differs, followed by the path a recording of the call would be
+// saved at. A golden that does not exist fails with its path.
+//
+// When every script of the directory ran and passed, Run lists the cassettes
+// under Config.Cassettes and the goldens under Config.Golden that no script
+// used, in the manner of insta's unreferenced snapshots. By default ([Warn])
+// the list is printed on the test binary's stderr, where go test shows it
+// without -v; with [Fail] (Config.Unreferenced, or AGENTVCR_UNREFERENCED=fail
+// in CI) the test fails. The check is skipped after a partial run (-run) or
+// a failure.
+package agentscript

@@ -1,0 +1,401 @@
+package agentscript_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentvcr/agentvcr/agentscript"
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/simagent"
+	"github.com/agentvcr/agentvcr/replayer"
+)
+
+func TestMain(m *testing.M) {
+	cmds := agentscript.Commands()
+	cmds["cursor-agent-sim"] = func() { os.Exit(simagent.Main()) }
+	testscript.Main(m, cmds)
+}
+
+// TestScript runs the harness's own scripts, which record what they replay
+// from the simulated agent into $WORK.
+func TestScript(t *testing.T) {
+	agentscript.Run(t, agentscript.Config{Unreferenced: agentscript.Fail})
+}
+
+// fakeT runs a script under testscript.RunT and keeps its log, so that tests
+// can look at how a command fails.
+type fakeT struct {
+	log    bytes.Buffer
+	failed bool
+}
+
+var errAbort = errors.New("abort")
+
+func (t *fakeT) Skip(args ...any)  { panic(errAbort) }
+func (t *fakeT) Fatal(args ...any) { t.Log(args...); t.FailNow() }
+func (t *fakeT) Parallel()         {}
+func (t *fakeT) Log(args ...any)   { fmt.Fprint(&t.log, args...) }
+func (t *fakeT) FailNow()          { t.failed = true; panic(errAbort) }
+func (t *fakeT) Verbose() bool     { return false }
+func (t *fakeT) Run(name string, f func(testscript.T)) {
+	defer func() {
+		if err := recover(); err != nil && err != errAbort {
+			panic(err)
+		}
+	}()
+	f(t)
+}
+
+// fixture is a temporary cassette and golden directory for harness tests.
+type fixture struct {
+	t         *testing.T
+	cassettes string
+	golden    string
+}
+
+func newFixture(t *testing.T) *fixture {
+	dir := t.TempDir()
+	f := &fixture{t: t, cassettes: filepath.Join(dir, "cassettes"), golden: filepath.Join(dir, "golden")}
+	for _, d := range []string{f.cassettes, f.golden} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// The directories of the recorded runs of the fixtures.
+const (
+	recCwd  = "/home/dev/project"
+	recHome = "/home/dev"
+)
+
+// cassette writes a recording of "cursor-agent ARGS..." that printed stdout
+// and stderr and exited with code.
+func (f *fixture) cassette(args []string, stdout, stderr string, code int) string {
+	f.t.Helper()
+	inv := replayer.NewInvocation(args, recCwd, recHome, "")
+	path := filepath.Join(f.cassettes, inv.FileName())
+	var buf bytes.Buffer
+	hdr := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: recCwd, Home: recHome,
+		Start: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	w, err := cassette.NewWriter(&buf, hdr)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := w.WriteChunk(cassette.Stdout, 0, []byte(stdout)); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := w.WriteChunk(cassette.Stderr, time.Millisecond, []byte(stderr)); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := w.Close(cassette.Footer{Code: code, Duration: 2 * time.Millisecond}); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+func (f *fixture) writeGolden(name, content string) string {
+	f.t.Helper()
+	path := filepath.Join(f.golden, name+".golden")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+// run runs one script with the harness and returns its log.
+func (f *fixture) run(script string) (log string, failed bool) {
+	f.t.Helper()
+	dir := f.t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "test.txtar"), []byte(script), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	ft := &fakeT{}
+	testscript.RunT(ft, agentscript.Params(agentscript.Config{Dir: dir, Cassettes: f.cassettes, Golden: f.golden}))
+	return ft.log.String(), ft.failed
+}
+
+func (f *fixture) mustPass(script string) string {
+	f.t.Helper()
+	log, failed := f.run(script)
+	if failed {
+		f.t.Fatalf("script failed:\n%s", log)
+	}
+	return log
+}
+
+func (f *fixture) mustFail(script string, want ...string) string {
+	f.t.Helper()
+	log, failed := f.run(script)
+	if !failed {
+		f.t.Fatalf("script passed, want a failure:\n%s", log)
+	}
+	for _, w := range want {
+		if !strings.Contains(log, w) {
+			f.t.Errorf("log lacks %q:\n%s", w, log)
+		}
+	}
+	return log
+}
+
+// withUpdate runs fn with goldie's -update flag set to on, restoring it after.
+func withUpdate(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	old := flag.Lookup("update").Value.String()
+	if err := flag.Set("update", fmt.Sprint(on)); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("update", old)
+	fn()
+}
+
+const (
+	session   = "3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+	streamRun = `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/home/dev/project","session_id":"` + session + `","model":"Auto","permissionMode":"default"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"` + session + `"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hello from /home/dev/project/notes."}]},"session_id":"` + session + `"}
+{"type":"result","subtype":"success","duration_ms":1234,"duration_api_ms":1234,"is_error":false,"result":"Hello from /home/dev/project/notes.","session_id":"` + session + `"}
+`
+	// streamGolden is streamRun normalised.
+	streamGolden = `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"$CWD","session_id":"<SESSION-1>","model":"Auto","permissionMode":"default"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"<SESSION-1>"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hello from $CWD/notes."}]},"session_id":"<SESSION-1>"}
+{"type":"result","subtype":"success","duration_ms":0,"duration_api_ms":0,"is_error":false,"result":"Hello from $CWD/notes.","session_id":"<SESSION-1>"}
+`
+)
+
+var streamArgs = []string{"--print", "--output-format", "stream-json", "hi"}
+
+const execStream = "exec cursor-agent --print --output-format stream-json hi\n"
+
+func TestGoldenMatchesNormalisedOutput(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	f.writeGolden("run", streamGolden)
+	withUpdate(t, false, func() {
+		f.mustPass(execStream + "golden stdout run\n")
+	})
+}
+
+func TestGoldenMismatchNamesFileAndEventLine(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	path := f.writeGolden("run", strings.Replace(streamGolden, "Hello from $CWD/notes.\"}]", "Hello from $CWD/notez.\"}]", 1))
+	withUpdate(t, false, func() {
+		log := f.mustFail(execStream+"golden stdout run\n",
+			"golden "+path+": ",
+			"line 3: event type=assistant changed",
+			".message.content[0].text:",
+			`golden: "Hello from $CWD/notez."`,
+			`actual: "Hello from $CWD/notes."`,
+			"go test -run '.*/test' -update")
+		if strings.Contains(log, "line 4") {
+			t.Errorf("unchanged line 4 reported:\n%s", log)
+		}
+	})
+}
+
+func TestGoldenDiffOfHugeLineStaysShort(t *testing.T) {
+	f := newFixture(t)
+	big := strings.Repeat("lorem ipsum ", 100_000) // 1.2 MB on one line
+	run := `{"type":"result","subtype":"success","duration_ms":1,"duration_api_ms":1,"is_error":false,"result":"` + big + `X` + big + `","session_id":"` + session + `"}` + "\n"
+	f.cassette([]string{"--print", "--output-format", "json", "big"}, run, "", 0)
+	golden := strings.Replace(run, "X", "Y", 1)
+	golden = strings.Replace(golden, session, "<SESSION-1>", 1)
+	golden = strings.Replace(golden, `"duration_ms":1,"duration_api_ms":1`, `"duration_ms":0,"duration_api_ms":0`, 1)
+	f.writeGolden("big", golden)
+	withUpdate(t, false, func() {
+		log := f.mustFail("exec cursor-agent --print --output-format json big\ngolden stdout big\n",
+			"line 1: event type=result subtype=success changed", ".result:", "(col 1200001 of 2400001)")
+		if i := strings.Index(log, "golden stdout big"); i < 0 || len(log[i:]) > 2000 {
+			t.Errorf("failure message is %d bytes long, want a short excerpt:\n%.3000s", len(log[i:]), log[i:])
+		}
+	})
+}
+
+func TestGoldenMissingFile(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	withUpdate(t, false, func() {
+		f.mustFail(execStream+"golden stdout absent\n",
+			"golden "+filepath.Join(f.golden, "absent.golden")+": Golden fixture not found")
+	})
+}
+
+func TestGoldenUpdateWritesNormalised(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	withUpdate(t, true, func() {
+		f.mustPass(execStream + "golden stdout sub/run\n")
+	})
+	got, err := os.ReadFile(filepath.Join(f.golden, "sub", "run.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != streamGolden {
+		t.Errorf("golden written:\n%s\nwant:\n%s", got, streamGolden)
+	}
+}
+
+func TestGoldenHoldingVolatileValue(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	// A hand edit put a real session id back into line 2.
+	f.writeGolden("run", strings.Replace(streamGolden, `"hi"}]},"session_id":"<SESSION-1>"`, `"hi"}]},"session_id":"`+session+`"`, 1))
+	withUpdate(t, false, func() {
+		f.mustFail(execStream+"golden stdout run\n",
+			"volatile value in a golden snapshot", "normalising it changes it",
+			"line 2: event type=user changed", ".session_id:")
+	})
+	// A golden holding the recorded working directory.
+	f.writeGolden("run", strings.Replace(streamGolden, "$CWD/notes", recCwd+"/notes", 1))
+	withUpdate(t, false, func() {
+		f.mustFail(execStream+"golden stdout run\n",
+			"volatile value in a golden snapshot", "run.golden:3: the golden holds \"/home/dev/project\", the recorded working directory")
+	})
+}
+
+func TestGoldenRefusesOutputWithScriptPath(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	script := execStream + "exec sh -c 'echo \"built in $WORK/out\" > built.txt'\ngolden built.txt built\n"
+	withUpdate(t, true, func() {
+		f.mustFail(script, "the normalised built.txt holds", "the script's $WORK", "the golden is not written")
+	})
+	if _, err := os.Stat(filepath.Join(f.golden, "built.golden")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("golden written despite a volatile value: %v", err)
+	}
+}
+
+func TestValidateUsesLastRunExitAndStderr(t *testing.T) {
+	f := newFixture(t)
+	args := []string{"--print", "--output-format", "json", "fail"}
+	f.cassette(args, "", "Error: Authentication required.\n", 1)
+	f.mustPass("! exec cursor-agent --print --output-format json fail\nvalidate json\nvalidate auto\n")
+	f.mustFail("! exec cursor-agent --print --output-format json fail\nvalidate --exit-code 0 json\n",
+		"breaks the json contract", "exit: ")
+}
+
+func TestValidateExpectListsExactProblems(t *testing.T) {
+	f := newFixture(t)
+	bad := strings.Replace(streamRun, `"is_error":false`, `"is_error":"no"`, 1)
+	f.cassette(streamArgs, bad, "", 0)
+	f.mustPass(execStream + "! validate stream-json\n")
+	f.mustFail(execStream+"validate stream-json\n", "breaks the stream-json contract (1 problems)", "\n4: ")
+	f.mustFail(execStream+"validate --expect want.txt stream-json\n-- want.txt --\n2: something else\n",
+		"the problems found do not match want.txt", "problem 1: 4: ", "does not match: 2: something else")
+	f.mustPass(execStream + "validate --expect want.txt stream-json\n-- want.txt --\n4: result .is_error.\n")
+	f.mustFail(execStream+"validate --expect want.txt stream-json\n-- want.txt --\n4: result\n5: more\n",
+		"problem 2 missing: none matches 5: more")
+	f.mustFail(execStream+"validate --expect want.txt stream-json\n-- want.txt --\n4: (\n", "usage: validate")
+}
+
+func TestValidateCassetteFile(t *testing.T) {
+	f := newFixture(t)
+	path := f.cassette(streamArgs, streamRun, "", 0)
+	f.mustPass("validate stream-json " + path + "\n")
+	f.mustPass("validate auto " + path + "\n")
+	f.mustFail("validate json "+path+"\n", "breaks the json contract")
+}
+
+func TestNormalizeCommand(t *testing.T) {
+	f := newFixture(t)
+	path := f.cassette(streamArgs, streamRun, "warning: "+session+" slow\n", 0)
+	f.mustPass(execStream + `normalize stdout
+cmp stdout want.jsonl
+stderr 'warning: ` + session + `'
+normalize stderr
+stderr '^warning: <UUID-1> slow$'
+normalize ` + path + ` out.jsonl
+cmp out.jsonl want.jsonl
+normalize --stderr ` + path + ` err.txt
+grep '^warning: <SESSION-1> slow$' err.txt
+-- want.jsonl --
+` + streamGolden)
+}
+
+func TestEventCommand(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	f.mustPass(execStream + `event stdout type=system subtype=init
+event -count 1 stdout type=result is_error=false
+event -count=2 stdout 'message.content.0.text~^(hi|Hello)'
+event -all stdout session_id=` + session + `
+event stdout message.role
+! event stdout type=tool_call
+event -count 0 stdout type=tool_call
+`)
+	f.mustFail(execStream+"event stdout type=result result=Goodbye\n",
+		"no event of stdout matches type=result result=Goodbye",
+		`closest is line 4, where .result is "Hello from /home/dev/project/notes."`)
+	f.mustFail(execStream+"event -count 2 stdout type=result\n", "1 events of stdout match type=result, want 2")
+	f.mustFail(execStream+"! event stdout type=user\n", "stdout line 2 matches type=user, want none")
+	f.mustFail(execStream+"event -all stdout type=user\n", "1 of 4 events of stdout match type=user; first other is line 1, where .type is \"system\"")
+}
+
+func TestUsageErrors(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ line, want string }{
+		{"golden stdout", "usage: golden FILE NAME"},
+		{"golden stdout ../up", "usage: golden FILE NAME"},
+		{"golden stdout x.golden", "leave out the .golden suffix"},
+		{"! golden stdout x", "unsupported: ! golden"},
+		{"validate", "usage: validate"},
+		{"validate yaml", "unknown output format"},
+		{"validate --exit-code 300 json", "usage: validate"},
+		{"validate --bogus json", "unknown flag --bogus"},
+		{"normalize", "usage: normalize"},
+		{"normalize --format xml stdout", "usage: normalize"},
+		{"normalize --stderr stdout", "--stderr is for a cassette FILE"},
+		{"event stdout", "usage: event"},
+		{"event -count x stdout type=a", "usage: event"},
+		{"event stdout =x", "usage: event"},
+		{"event stdout 'a~('", "usage: event"},
+		{"! event -count 1 stdout type=a", "usage: event"},
+		{"validate json", "no agent run yet"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			f.t = t
+			f.mustFail(tc.line+"\n", tc.want)
+		})
+	}
+}
+
+func TestStandinMissNamesThePath(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	inv := replayer.NewInvocation([]string{"--print", "never"}, "", "", "")
+	f.mustPass(`env AGENTVCR_MODE=replay
+! exec cursor-agent --print never
+! stdout .
+stderr 'no cassette in ` + f.cassettes + ` matches'
+stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileName()) + `'
+`)
+}
+
+func TestPolicyFromEnvironment(t *testing.T) {
+	for in, want := range map[string]agentscript.Policy{"": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore} {
+		if got, err := agentscript.ParsePolicy(in); err != nil || got != want {
+			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := agentscript.ParsePolicy("sometimes"); err == nil {
+		t.Error("ParsePolicy(sometimes): no error")
+	}
+}

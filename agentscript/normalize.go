@@ -1,0 +1,199 @@
+package agentscript
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+const normalizeUsage = "normalize [--stderr] [--format FORMAT] FILE [OUT]"
+
+type normalizeArgs struct {
+	stderr    bool
+	format    normalize.Format // Auto: sniffed
+	file, out string
+}
+
+func parseNormalizeArgs(args []string) (normalizeArgs, error) {
+	var na normalizeArgs
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch name, val, hasVal := strings.Cut(a, "="); name {
+		case "--stderr", "-stderr":
+			if hasVal {
+				return na, fmt.Errorf("%s takes no value", name)
+			}
+			na.stderr = true
+		case "--format", "-format":
+			if !hasVal {
+				if i+1 == len(args) {
+					return na, fmt.Errorf("%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			f, err := normalize.ParseFormat(val)
+			if err != nil {
+				return na, err
+			}
+			na.format = f
+		default:
+			if strings.HasPrefix(a, "-") && a != "-" {
+				return na, fmt.Errorf("unknown flag %s", a)
+			}
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return na, fmt.Errorf("want FILE and at most one OUT, got %d arguments", len(pos))
+	}
+	na.file = pos[0]
+	if len(pos) == 2 {
+		na.out = pos[1]
+	}
+	return na, nil
+}
+
+// cmdNormalize scrubs what varies between runs from FILE: the last exec's
+// stdout or stderr, a file of the script, or a cassette (its stdout, or its
+// stderr with --stderr). The result replaces FILE, or goes to OUT; a
+// cassette's goes to OUT or to the script's stdout.
+func (h *harness) cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! normalize")
+	}
+	na, err := parseNormalizeArgs(args)
+	if err != nil {
+		fatalUsage(ts, normalizeUsage, "%v", err)
+	}
+	if na.file != "stdout" && na.file != "stderr" && isCassette(ts.MkAbs(na.file)) {
+		h.normalizeCassette(ts, na)
+		return
+	}
+	if na.stderr {
+		fatalUsage(ts, normalizeUsage, "--stderr is for a cassette FILE; give stderr as FILE instead")
+	}
+	opts, err := h.normalizeOptions(ts, na.file, na.format)
+	ts.Check(err)
+	out := normalize.New(opts).Bytes([]byte(ts.ReadFile(na.file)), streamOf(na.file))
+	h.writeResult(ts, na, out)
+}
+
+// writeResult puts normalised content where the command line says.
+func (h *harness) writeResult(ts *testscript.TestScript, na normalizeArgs, out []byte) {
+	target := na.out
+	if target == "" {
+		target = na.file
+	}
+	switch target {
+	case "stdout", "stderr":
+		stdout, stderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
+		if target == "stdout" {
+			stdout = string(out)
+		} else {
+			stderr = string(out)
+		}
+		fmt.Fprint(ts.Stdout(), stdout)
+		fmt.Fprint(ts.Stderr(), stderr)
+	default:
+		ts.Check(os.WriteFile(ts.MkAbs(target), out, 0o666))
+	}
+}
+
+// normalizeCassette streams one output of a cassette through the normaliser,
+// stdout first so that stderr's placeholders agree with stdout's.
+func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs) {
+	path := ts.MkAbs(na.file)
+	h.track.useCassette(path)
+	rd, f, err := cassette.Open(path)
+	ts.Check(err)
+	defer f.Close()
+	opts := normalize.ForHeader(rd.Header())
+	opts.Rules = h.rules
+	if na.format != normalize.Auto {
+		opts.Format = na.format
+	}
+	n := normalize.New(opts)
+	var out bytes.Buffer
+	if na.stderr {
+		ts.Check(n.Copy(io.Discard, rd.StreamReader(cassette.Stdout), cassette.Stdout))
+		rd2, f2, err := cassette.Open(path)
+		ts.Check(err)
+		defer f2.Close()
+		ts.Check(n.Copy(&out, rd2.StreamReader(cassette.Stderr), cassette.Stderr))
+	} else {
+		ts.Check(n.Copy(&out, rd.StreamReader(cassette.Stdout), cassette.Stdout))
+	}
+	if na.out == "" {
+		fmt.Fprint(ts.Stdout(), out.String())
+		fmt.Fprint(ts.Stderr(), ts.ReadFile("stderr"))
+		return
+	}
+	h.writeResult(ts, normalizeArgs{file: na.out}, out.Bytes())
+}
+
+// normalizeOptions are the normaliser settings for FILE of the script: the
+// directories of the last agent run (its cassette's header), or of the
+// script itself when it ran none or ran a live agent in passthrough mode.
+func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format normalize.Format) (normalize.Options, error) {
+	opts := normalize.Options{Cwd: ts.MkAbs("."), Home: ts.Getenv("HOME"), TempDir: ts.Getenv("TMPDIR")}
+	run, err := lastRun(ts.Getenv(envRunLog))
+	switch {
+	case err == errNoRun:
+	case err != nil:
+		return opts, err
+	default:
+		hdr, ok, err := run.header()
+		if err != nil {
+			return opts, err
+		}
+		if ok {
+			opts = normalize.ForHeader(hdr)
+		}
+	}
+	opts.Rules = h.rules
+	opts.Format = format
+	if format == normalize.Auto {
+		opts.Format = sniffFile(ts, file)
+	}
+	return opts, nil
+}
+
+// sniffFile guesses the format of FILE from its start: the output of the
+// last exec need not be the agent's (a consumer's summary, say).
+func sniffFile(ts *testscript.TestScript, file string) normalize.Format {
+	if file == "stderr" {
+		return normalize.Text
+	}
+	head := ts.ReadFile(file)
+	return normalize.SniffFormat([]byte(head[:min(len(head), 1<<20)]))
+}
+
+func streamOf(file string) cassette.Stream {
+	if file == "stderr" {
+		return cassette.Stderr
+	}
+	return cassette.Stdout
+}
+
+// normalizedFile is FILE normalised as the golden command compares it.
+func (h *harness) normalizedFile(ts *testscript.TestScript, file string) ([]byte, error) {
+	return h.normalizeLike(ts, file, []byte(ts.ReadFile(file)))
+}
+
+// normalizeLike normalises content as FILE would be.
+func (h *harness) normalizeLike(ts *testscript.TestScript, file string, content []byte) ([]byte, error) {
+	opts, err := h.normalizeOptions(ts, file, normalize.Auto)
+	if err != nil {
+		return nil, err
+	}
+	return normalize.New(opts).Bytes(content, streamOf(file)), nil
+}

@@ -1,0 +1,84 @@
+package agentscript
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// volatileScanner finds, in normalised output, absolute paths that belong to
+// one run or one machine: the script's $WORK, the temporary directory
+// testscript made it in, the home directory of the test process and the
+// directories of the last recorded run. The normaliser replaces the latter
+// by symbolic roots, so any that remain escaped it.
+type volatileScanner struct {
+	roots []volatileRoot
+}
+
+type volatileRoot struct {
+	value, what string
+}
+
+func (h *harness) volatileScanner(ts *testscript.TestScript) volatileScanner {
+	var s volatileScanner
+	add := func(value, what string) {
+		if len(value) > 1 && filepath.IsAbs(value) {
+			s.roots = append(s.roots, volatileRoot{value: value, what: what})
+		}
+	}
+	if work := ts.Getenv("WORK"); work != "" {
+		add(work, "the script's $WORK")
+		add(filepath.Dir(work), "the test run's temporary directory")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		add(home, "the home directory of this machine")
+	}
+	if run, err := lastRun(ts.Getenv(envRunLog)); err == nil {
+		if hdr, ok, _ := run.header(); ok {
+			add(hdr.Cwd, "the recorded working directory")
+			add(hdr.Home, "the recorded home directory")
+			add(hdr.TempDir, "the recorded temporary directory")
+		}
+	}
+	return s
+}
+
+// check reports the first root found in content at a path boundary, naming
+// name's line.
+func (s volatileScanner) check(name, what string, content []byte) error {
+	for _, r := range s.roots {
+		if off := findPath(content, []byte(r.value)); off >= 0 {
+			line := bytes.Count(content[:off], []byte{'\n'}) + 1
+			return fmt.Errorf("%w: %s:%d: the %s holds %s, %s", ErrVolatile, name, line, what, strconv.Quote(r.value), r.what)
+		}
+	}
+	return nil
+}
+
+// findPath finds path in content where it is a whole path or a path's
+// leading directories: /home/u/proj matches in "/home/u/proj/x" but not in
+// "/home/u/project2".
+func findPath(content, path []byte) int {
+	from := 0
+	for {
+		i := bytes.Index(content[from:], path)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(path)
+		if (i == 0 || !isNameByte(content[i-1])) && (end == len(content) || !isNameByte(content[end])) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+// isNameByte reports whether b can continue a file name.
+func isNameByte(b byte) bool {
+	return b == '.' || b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= 0x80
+}
