@@ -1,9 +1,7 @@
 package cassette_test
 
 import (
-	"errors"
 	"io"
-	"os"
 	"testing"
 	"time"
 
@@ -72,33 +70,9 @@ func BenchmarkRead(b *testing.B) {
 
 func bigCassette(b *testing.B) (string, int64) {
 	b.Helper()
-	dir := b.TempDir()
-	src, n, err := corpus.StreamJSONFile(dir, 100<<20)
+	path, n, err := corpus.CassetteFile(b.TempDir(), 100<<20)
 	if err != nil {
 		b.Skip(err)
 	}
-	in, err := os.Open(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer in.Close()
-	path := dir + "/big.cassette"
-	out, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer out.Close()
-	w, _ := cassette.NewWriter(out, realisticHeader())
-	buf := make([]byte, 64<<10)
-	for {
-		k, err := in.Read(buf)
-		if k > 0 {
-			w.WriteChunk(cassette.Stdout, time.Second, buf[:k])
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-	}
-	w.Close(cassette.Footer{})
 	return path, n
 }

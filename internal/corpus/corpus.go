@@ -14,6 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // ErrNoRealWorld is returned when the transcripts directory cannot be found.
@@ -117,4 +120,39 @@ func StreamJSONFile(dir string, size int64) (string, int64, error) {
 		err = cerr
 	}
 	return path, n, err
+}
+
+// CassetteFile writes a cassette of at least size bytes of stdout, the corpus
+// read in 64 KiB pieces as the recorder reads a fast agent, to a file in dir.
+func CassetteFile(dir string, size int64) (string, int64, error) {
+	path := filepath.Join(dir, "corpus"+cassette.Ext)
+	f, err := os.Create(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	w, err := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "--print", "--output-format", "stream-json"}})
+	if err != nil {
+		return "", 0, err
+	}
+	pr, pw := io.Pipe()
+	go func() { _, err := WriteStreamJSON(pw, size); pw.CloseWithError(err) }()
+	buf := make([]byte, 64<<10)
+	var n int64
+	for i := 0; ; i++ {
+		k, err := io.ReadFull(pr, buf)
+		if k > 0 {
+			if werr := w.WriteChunk(cassette.Stdout, time.Duration(i)*time.Millisecond, buf[:k]); werr != nil {
+				return "", 0, werr
+			}
+			n += int64(k)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return "", 0, err
+		}
+	}
+	return path, n, w.Close(cassette.Footer{})
 }
