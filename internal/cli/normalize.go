@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+func init() {
+	register(&command{
+		name:    "normalize",
+		usage:   "[--stderr] [--format auto|json|stream-json|text] [--cwd DIR] [--home DIR] [--tmp DIR] [--rules FILE] INPUT",
+		summary: "print the normalised stdout (or stderr) of a cassette, a raw output file or - (stdin)",
+		run:     runNormalize,
+	})
+}
+
+func runNormalize(env *Env, args []string) int {
+	const name = "agentvcr normalize"
+	fs := flag.NewFlagSet("normalize", flag.ContinueOnError)
+	stderr := fs.Bool("stderr", false, "normalise stderr instead of stdout")
+	format := fs.String("format", "auto", "stdout format: auto, json, stream-json or text")
+	cwd := fs.String("cwd", "", "the agent's working directory (default: a cassette's, else learned from the output)")
+	home := fs.String("home", "", "the agent's home directory (default: a cassette's)")
+	tmp := fs.String("tmp", "", "the agent's temp directory (default: a cassette's)")
+	rulesFile := fs.String("rules", "", "a file of rules added to the default profile")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if len(pos) != 1 {
+		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
+	}
+	f, err := normalize.ParseFormat(*format)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	var rules *normalize.Rules
+	if *rulesFile != "" {
+		if rules, err = normalize.LoadRules(*rulesFile); err != nil {
+			return fail(env, name, err)
+		}
+	}
+
+	in, err := openInput(env, pos[0])
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer in.Close()
+	opts := normalize.Options{Format: f, Cwd: *cwd, Home: *home, TempDir: *tmp, Rules: rules}
+	if in.Cassette {
+		h := normalize.ForHeader(in.Header)
+		if f == normalize.Auto {
+			opts.Format = h.Format
+		}
+		// Directories given on the command line win over the header's.
+		for _, d := range []struct{ flag, header *string }{
+			{&opts.Cwd, &h.Cwd}, {&opts.Home, &h.Home}, {&opts.TempDir, &h.TempDir},
+		} {
+			if *d.flag == "" {
+				*d.flag = *d.header
+			}
+		}
+	}
+	n := normalize.New(opts)
+
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	if *stderr {
+		// Identity spans both streams: stdout numbers the placeholders first,
+		// as it does when stdout is printed.
+		if err := copyStream(n, io.Discard, in, cassette.Stdout); err != nil {
+			return fail(env, name, err)
+		}
+		err = copyStream(n, out, in, cassette.Stderr)
+	} else {
+		err = copyStream(n, out, in, cassette.Stdout)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fail(env, name, err)
+	}
+	return ExitOK
+}
+
+func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream) error {
+	s, err := in.Open(which)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := n.Copy(w, s, which); err != nil {
+		if in.Cassette {
+			return err // cassette errors name the file and line
+		}
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package normalize
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// benchCwd is the cwd every transcript of the benchmark corpus is moved to,
+// so that paths are scrubbed as in a real recording.
+const benchCwd = "/home/bench/work/checkout"
+
+// benchCorpus returns the real transcripts, each perturbed eight ways (fresh
+// ids, clocks, durations and counts) and moved to benchCwd. Repeated, they
+// make a stream of any size whose distinct ids stay few, as in one long run.
+func benchCorpus(b *testing.B) [][]byte {
+	var parts [][]byte
+	files := realworld(b)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for seed := range uint64(8) {
+		p := newPerturber(seed + 100)
+		for _, name := range names {
+			d := recordingDirs(b, files[name])
+			d.home, d.newHome, d.newCwd = "", "", benchCwd
+			parts = append(parts, p.perturb(files[name], d))
+		}
+	}
+	return parts
+}
+
+// repeatReader reads parts over and over until size bytes have been read.
+type repeatReader struct {
+	parts [][]byte
+	left  int64
+	i     int
+	off   int
+}
+
+func newRepeatReader(parts [][]byte, size int64) *repeatReader {
+	return &repeatReader{parts: parts, left: size}
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && r.left > 0 {
+		part := r.parts[r.i][r.off:]
+		if int64(len(part)) > r.left {
+			part = part[:r.left]
+		}
+		k := copy(p[n:], part)
+		n, r.off, r.left = n+k, r.off+k, r.left-int64(k)
+		if r.off == len(r.parts[r.i]) {
+			r.i, r.off = (r.i+1)%len(r.parts), 0
+		}
+	}
+	return n, nil
+}
+
+// BenchmarkNormalize normalises a stream-json corpus of 100 MiB (and one of
+// 10 MiB, to show that memory does not grow with the input) built from the
+// real transcripts. Besides MB/s and allocations it reports:
+//   - x-vs-baseline: throughput over that of an encoding/json
+//     unmarshal-to-map, walk, marshal baseline run on the same input in the
+//     same benchmark (which loses key order and does less scrubbing);
+//   - peak-heap-KB: the most heap in use while normalising, above what was
+//     in use before.
+func BenchmarkNormalize(b *testing.B) {
+	parts := benchCorpus(b)
+	for _, size := range []int64{10 << 20, 100 << 20} {
+		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
+			opts := Options{Format: StreamJSON, Cwd: benchCwd}
+			baseStart := time.Now()
+			if err := baseline(io.Discard, newRepeatReader(parts, size)); err != nil {
+				b.Fatal(err)
+			}
+			baseMBs := float64(size) / 1e6 / time.Since(baseStart).Seconds()
+
+			b.SetBytes(size)
+			b.ReportAllocs()
+			peak := watchHeap()
+			for b.Loop() {
+				if err := New(opts).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
+					b.Fatal(err)
+				}
+			}
+			peakKB := float64(peak()) / 1024
+			ourMBs := float64(size) * float64(b.N) / 1e6 / b.Elapsed().Seconds()
+			b.ReportMetric(ourMBs/baseMBs, "x-vs-baseline")
+			b.ReportMetric(baseMBs, "baseline-MB/s")
+			b.ReportMetric(peakKB, "peak-heap-KB")
+		})
+	}
+}
+
+// BenchmarkNormalizeText normalises the same corpus as text, as stderr and
+// text output are.
+func BenchmarkNormalizeText(b *testing.B) {
+	parts := benchCorpus(b)
+	const size = 100 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := New(Options{Format: Text, Cwd: benchCwd}).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// watchHeap samples the heap in use until the returned func is called, which
+// reports the peak above the level at the start.
+func watchHeap() func() uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > base && v-base > peak.Load() {
+				peak.Store(v - base)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-stopped
+		return peak.Load()
+	}
+}
+
+// baseline is the straightforward way: each line through encoding/json into
+// a map, a walk that scrubs by member name, and back out with json.Marshal.
+func baseline(w io.Writer, r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriter(w)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var v any
+			if json.Unmarshal(line, &v) != nil {
+				bw.Write(line)
+			} else {
+				out, merr := json.Marshal(baselineWalk(v, ""))
+				if merr != nil {
+					return merr
+				}
+				bw.Write(out)
+				bw.WriteByte('\n')
+			}
+		}
+		if err == io.EOF {
+			return bw.Flush()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func baselineWalk(v any, key string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = baselineWalk(x, k)
+		}
+		return v
+	case []any:
+		for i, x := range v {
+			v[i] = baselineWalk(x, key)
+		}
+		return v
+	case string:
+		if _, ok := idKeys[key]; ok {
+			return "<ID>"
+		}
+		return strings.ReplaceAll(v, benchCwd, "$CWD")
+	case float64:
+		if measureClass(key) != keyPlain {
+			return 0.0
+		}
+	}
+	return v
+}

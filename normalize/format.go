@@ -1,0 +1,106 @@
+package normalize
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Format is the output format of the agent's stdout.
+type Format uint8
+
+const (
+	// Auto decides from the content: JSON when the first line that is neither
+	// blank nor a "#" comment starts with "{" or "[", text otherwise.
+	Auto Format = iota
+	// JSON is one JSON object (--output-format json).
+	JSON
+	// StreamJSON is one JSON object per line (--output-format stream-json).
+	StreamJSON
+	// Text is human-readable output (--output-format text); it is never parsed
+	// as JSON. Stderr is always normalised as Text.
+	Text
+)
+
+var formatNames = [...]string{Auto: "auto", JSON: "json", StreamJSON: "stream-json", Text: "text"}
+
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// ParseFormat parses a format name as the agent's --output-format takes it, or "auto".
+func ParseFormat(s string) (Format, error) {
+	for f, name := range formatNames {
+		if s == name {
+			return Format(f), nil
+		}
+	}
+	return Auto, fmt.Errorf("unknown format %q (want auto, json, stream-json or text)", s)
+}
+
+// DetectFormat reads the output format from an agent command line: the value
+// of --output-format (as "--output-format X" or "--output-format=X"), else
+// StreamJSON when the command line asks for print mode (--print or -p), the
+// documented default there, else Auto. Arguments after "--" are not options.
+func DetectFormat(argv []string) Format {
+	printMode := false
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+			i = len(argv)
+		case a == "--output-format" && i+1 < len(argv):
+			if f, err := ParseFormat(argv[i+1]); err == nil {
+				return f
+			}
+			i++
+		case strings.HasPrefix(a, "--output-format="):
+			if f, err := ParseFormat(strings.TrimPrefix(a, "--output-format=")); err == nil {
+				return f
+			}
+		case a == "--print" || a == "-p":
+			printMode = true
+		}
+	}
+	if printMode {
+		return StreamJSON
+	}
+	return Auto
+}
+
+// SniffFormat guesses the format of output that starts with head: Text unless
+// the first line that is neither blank nor a "#" comment starts with "{" or
+// "["; then StreamJSON when two or more lines start so (in their first
+// column), JSON otherwise.
+func SniffFormat(head []byte) Format {
+	objects, first := 0, true
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		trimmed := bytes.TrimLeft(line, " \t\r")
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		if first && trimmed[0] != '{' && trimmed[0] != '[' {
+			return Text
+		}
+		first = false
+		if line[0] == '{' || line[0] == '[' { // indented lines are inside a value
+			objects++
+		}
+	}
+	switch {
+	case objects >= 2:
+		return StreamJSON
+	case !first:
+		return JSON
+	}
+	return Text
+}

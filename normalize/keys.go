@@ -1,0 +1,161 @@
+package normalize
+
+import (
+	"path"
+	"strings"
+)
+
+// keyClass says what the default profile does with the value of a JSON member.
+type keyClass uint8
+
+const (
+	keyPlain    keyClass = iota // scrub as text
+	keyID                       // whole value is an identifier: numbered placeholder
+	keyDuration                 // run-time measure
+	keyClock                    // point in time
+	keyCounter                  // token or cost counter
+)
+
+// keyInfo is the cached decision for one member name. It is small: it is
+// copied for every value.
+type keyInfo struct {
+	class keyClass
+	kind  uint8  // placeholder namespace of a keyID value: index in idKinds
+	user  uint16 // 1 + index of the user key rule that applies, or 0
+	cwd   bool   // the member is named "cwd"
+	clean bool   // scrubbing the name itself changes nothing
+}
+
+// idKinds name the placeholders of id members.
+var idKinds = [...]string{"SESSION", "REQUEST", "CALL", "MODEL-CALL"}
+
+const (
+	kindSession uint8 = iota
+	kindRequest
+	kindCall
+	kindModelCall
+)
+
+// idKeys maps member names whose whole value is an identifier to the
+// placeholder kind it becomes.
+var idKeys = map[string]uint8{
+	"session_id":      kindSession,
+	"sessionId":       kindSession,
+	"conversationId":  kindSession,
+	"conversation_id": kindSession,
+	"chatId":          kindSession,
+	"chat_id":         kindSession,
+	"request_id":      kindRequest,
+	"requestId":       kindRequest,
+	"call_id":         kindCall,
+	"callId":          kindCall,
+	"toolCallId":      kindCall,
+	"tool_call_id":    kindCall,
+	"tool_use_id":     kindCall,
+	"toolUseId":       kindCall,
+	"model_call_id":   kindModelCall,
+	"modelCallId":     kindModelCall,
+}
+
+// placeholders written for string values of measure members; number values become 0.
+var measurePlaceholder = [...]string{
+	keyDuration: "<DURATION>",
+	keyClock:    "<TIMESTAMP>",
+	keyCounter:  "<COUNT>",
+}
+
+// maxKeyCache bounds the member-name cache: names are few in agent output, but
+// names that are themselves ids or paths would grow it without end.
+const maxKeyCache = 4096
+
+// classify decides, once per distinct member name, what happens to its value.
+func (n *Normalizer) classify(key []byte) keyInfo {
+	// A few dozen names make up nearly every event: a direct-mapped cache
+	// answers for them faster than the map.
+	h := 0
+	if len(key) > 0 {
+		h = (len(key)*7 + int(key[0])*31 + int(key[len(key)-1])*17 + int(key[len(key)/2])) & 255
+	}
+	slot := &n.names[h]
+	if slot.set && slot.name == string(key) {
+		return slot.info
+	}
+	if cached, ok := n.keyCache[string(key)]; ok {
+		*slot = cached // the cached name: no allocation
+		return cached.info
+	}
+	k := string(key)
+	info := n.classifyName(k)
+	// Names are scrubbed like any text; most are plain words, which this
+	// finds out once. (A name that holds an id is scrubbed every time, so
+	// that its placeholder is numbered where it first appears.)
+	st := scrubState{}
+	scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
+	info.clean = string(scrubbed) == k
+	n.nameBuf = scrubbed[:0]
+	*slot = nameSlot{set: true, name: k, info: info}
+	if len(n.keyCache) < maxKeyCache {
+		n.keyCache[k] = *slot
+	}
+	return info
+}
+
+func (n *Normalizer) classifyName(k string) keyInfo {
+	var info keyInfo
+	if strings.Contains(k, "<") {
+		// A name holding a placeholder was scrubbed by an earlier pass: judged
+		// by its placeholder ("<TIMESTAMP>") it would change class the second time.
+		return info
+	}
+	info.cwd = k == "cwd"
+	if n.rules != nil {
+		for i, r := range n.rules.keys {
+			if ok, _ := path.Match(r.glob, k); ok {
+				info.user = uint16(min(i+1, 1<<16-1))
+				break
+			}
+		}
+	}
+	if kind, ok := idKeys[k]; ok {
+		if !n.off[RuleIDKeys] {
+			info.class, info.kind = keyID, kind
+		}
+		return info
+	}
+	class := measureClass(k)
+	switch {
+	case class == keyDuration && n.off[RuleDurationKeys],
+		class == keyClock && n.off[RuleClockKeys],
+		class == keyCounter && n.off[RuleTokenKeys]:
+		class = keyPlain
+	}
+	info.class = class
+	return info
+}
+
+// measureClass recognises durations, clocks and counters by their names.
+func measureClass(k string) keyClass {
+	lower := strings.ToLower(k)
+	switch {
+	case strings.Contains(lower, "duration"), strings.Contains(lower, "elapsed"),
+		strings.Contains(lower, "latency"), strings.HasSuffix(lower, "executiontime"),
+		lower == "took" || lower == "took_ms":
+		return keyDuration
+	case strings.Contains(lower, "timestamp"),
+		strings.HasSuffix(k, "AtMs"), strings.HasSuffix(lower, "_at_ms"),
+		strings.HasSuffix(lower, "_at"), camelAt(k),
+		lower == "ts" || lower == "time" || lower == "datetime" || lower == "date" ||
+			lower == "mtime" || lower == "ctime" || lower == "atime":
+		return keyClock
+	case (strings.HasSuffix(lower, "tokens") || strings.HasSuffix(lower, "_token_count")) &&
+		!strings.HasPrefix(lower, "max") && !strings.HasPrefix(lower, "min"),
+		strings.Contains(lower, "cost") && !strings.HasPrefix(lower, "max"):
+		return keyCounter
+	}
+	return keyPlain
+}
+
+// camelAt reports names like createdAt or lastSeenAt (a lower-case letter, then "At").
+func camelAt(k string) bool {
+	return len(k) > 2 && strings.HasSuffix(k, "At") && k[len(k)-3] >= 'a' && k[len(k)-3] <= 'z'
+}

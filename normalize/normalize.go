@@ -1,0 +1,223 @@
+package normalize
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// Options configure a Normalizer. The zero value normalises output of unknown
+// format with the default profile, learning the cwd from the output itself.
+type Options struct {
+	// Format is the format of the agent's stdout; stderr is always Text.
+	Format Format
+	// Cwd, Home and TempDir are the agent's working, home and temp
+	// directories, as the agent saw them. Empty ones are not scrubbed (an
+	// empty Cwd is learned from the first top-level "cwd" member, as the
+	// stream-json init event carries it).
+	Cwd, Home, TempDir string
+	// Rules are user rules on top of the default profile; nil adds none.
+	Rules *Rules
+}
+
+// ForHeader returns the options for a recording with header h: its
+// directories, and the stdout format its argv asked for.
+func ForHeader(h cassette.Header) Options {
+	return Options{Format: DetectFormat(h.Argv), Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
+}
+
+// Normalizer scrubs the output of one recording. It holds the identity maps,
+// so that a value gets the same placeholder in stdout and stderr: normalise
+// both streams of a recording with one Normalizer, stdout first, and use a new
+// one for each recording. A Normalizer is not safe for concurrent use.
+type Normalizer struct {
+	opts   Options
+	rules  *Rules
+	off    map[string]bool
+	flags  flags
+	userRE *regexp.Regexp // all regex and literal rules, one group each
+	groups []int          // group index of each text rule in userRE
+
+	roots         rootSet
+	rootStart     [256]bool // roots starting with a separator
+	rootWordStart [256]bool // roots starting with a letter (drives, mangled cwd)
+	cwdKnown      bool
+
+	ids      map[string]string // canonical value → placeholder
+	counts   map[string]int    // placeholder kind → last number given
+	keyCache map[string]nameSlot
+	idCache  [64]idSlot
+	canon    []byte // scratch for canonical values
+	nameBuf  []byte // scratch for scrubbing member names
+	lazy     bool   // scrubDefault may leave an unchanged s uncopied
+	names    [256]nameSlot
+	// cleanValues remembers short string values that scrubbing left alone.
+	cleanValues [1024]cleanSlot
+}
+
+// maxCleanLen is the longest value cleanValues keeps.
+const maxCleanLen = 32
+
+type cleanSlot struct {
+	set   bool
+	value []byte
+}
+
+// nameSlot remembers what to do with the values of one member name.
+type nameSlot struct {
+	set  bool
+	name string
+	info keyInfo
+}
+
+// idSlot remembers the placeholder of one raw id value.
+type idSlot struct {
+	raw               []byte
+	kind, placeholder string
+}
+
+// flags are the default text rules that are on.
+type flags struct {
+	uuid, ids, durations, timestamps, dates, times, epoch, learnCwd bool
+}
+
+// New returns a Normalizer for one recording.
+func New(opts Options) *Normalizer {
+	n := &Normalizer{
+		opts:     opts,
+		rules:    opts.Rules,
+		ids:      map[string]string{},
+		counts:   map[string]int{},
+		keyCache: map[string]nameSlot{},
+	}
+	if opts.Rules != nil {
+		n.off = opts.Rules.off
+	}
+	on := func(name string) bool { return !n.off[name] }
+	n.flags = flags{
+		uuid: on(RuleUUID), ids: on(RuleIDs), durations: on(RuleDurations),
+		timestamps: on(RuleTimestamps), dates: on(RuleDates), times: on(RuleTimes),
+		epoch: on(RuleEpochMS), learnCwd: on(RuleCwdFromInit),
+	}
+	if opts.Cwd != "" {
+		n.addCwd(opts.Cwd)
+	}
+	if on(RuleHome) {
+		n.addRoot(opts.Home, placeHome)
+	}
+	if on(RuleTmp) {
+		n.addRoot(opts.TempDir, placeTmp)
+	}
+	n.compileUserRules()
+	return n
+}
+
+// addCwd registers the working directory, as given or as learned.
+func (n *Normalizer) addCwd(dir string) {
+	n.cwdKnown = true
+	if !n.off[RuleCwd] {
+		n.addRoot(dir, placeCwd)
+	}
+	if !n.off[RuleCwdMangled] && len(dir) <= maxRoot {
+		n.roots.addMangled(dir)
+		n.indexRoots()
+	}
+}
+
+func (n *Normalizer) addRoot(dir, repl string) {
+	if dir == "" || len(dir) > maxRoot {
+		return
+	}
+	n.roots.addRoot(dir, repl)
+	n.indexRoots()
+}
+
+func (n *Normalizer) indexRoots() {
+	clear(n.keyCache) // names found clean may hold the new root
+	n.names = [256]nameSlot{}
+	for i := range n.cleanValues { // values found clean may hold the new root
+		n.cleanValues[i].set = false
+	}
+	for c := range 256 {
+		has := len(n.roots.byFirst[c]) > 0
+		if byteClass[c] == clsWord {
+			n.rootWordStart[c] = has
+		} else {
+			n.rootStart[c] = has
+		}
+	}
+}
+
+func (n *Normalizer) compileUserRules() {
+	if n.rules == nil || len(n.rules.texts) == 0 {
+		return
+	}
+	var expr strings.Builder
+	group := 1
+	for i, r := range n.rules.texts {
+		if i > 0 {
+			expr.WriteByte('|')
+		}
+		expr.WriteString("(" + r.re.String() + ")")
+		n.groups = append(n.groups, group)
+		group += 1 + r.re.NumSubexp()
+	}
+	n.userRE = regexp.MustCompile(expr.String())
+}
+
+// identity returns the placeholder of a canonical value, numbering a new one
+// within its kind: <UUID-1>, <SESSION-2>, <CALL-3>.
+func (n *Normalizer) identity(kind string, canon []byte) string {
+	if p, ok := n.ids[string(canon)]; ok {
+		return p
+	}
+	n.counts[kind]++
+	p := "<" + kind + "-" + strconv.Itoa(n.counts[kind]) + ">"
+	n.ids[string(canon)] = p
+	return p
+}
+
+// ruleText returns what a user rule writes for the value canon.
+func (n *Normalizer) ruleText(r replacement, canon []byte) string {
+	if !r.numbered {
+		return r.text
+	}
+	key := r.kind + "\x00" + string(canon)
+	if p, ok := n.ids[key]; ok {
+		return p
+	}
+	n.counts[r.kind]++
+	p := strings.ReplaceAll(r.text, "#", strconv.Itoa(n.counts[r.kind]))
+	n.ids[key] = p
+	return p
+}
+
+// Copy writes the normalised form of src, one stream of the recording, to
+// dst: stdout (in the format of the options) or stderr (as text). It reads
+// and writes in pieces, whatever the length of lines, and returns the first
+// read or write error.
+func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) error {
+	f := n.opts.Format
+	if stream == cassette.Stderr {
+		f = Text
+	}
+	p := newProc(n, dst, src)
+	p.run(f)
+	return p.finish()
+}
+
+// Bytes returns the normalised form of one stream of the recording.
+func (n *Normalizer) Bytes(p []byte, stream cassette.Stream) []byte {
+	var out bytes.Buffer
+	n.Copy(&out, bytes.NewReader(p), stream) // reading and writing memory cannot fail
+	return out.Bytes()
+}
+
+// String normalises s as the stdout of a recording of its own.
+func String(s string, opts Options) string {
+	return string(New(opts).Bytes([]byte(s), cassette.Stdout))
+}

@@ -1,0 +1,199 @@
+package normalize
+
+import (
+	"slices"
+	"strings"
+)
+
+// Symbolic roots written in place of absolute directories.
+const (
+	placeCwd        = "$CWD"
+	placeHome       = "$HOME"
+	placeTmp        = "$TMP"
+	placeCwdMangled = "$CWD_MANGLED"
+)
+
+// spelling is one way a root directory can be written in the output.
+type spelling struct {
+	text    string
+	repl    string
+	fold    bool // compare ignoring ASCII case (Windows paths)
+	inJSON  bool // usable inside a JSON string (escapes complete)
+	inText  bool // usable in plain text
+	mangled bool // the ~/.cursor/projects/<name> form: only after "projects/"
+}
+
+// rootSet holds every spelling of the roots, longest first, indexed by first byte.
+type rootSet struct {
+	byFirst [256][]spelling
+	longest int
+}
+
+func (rs *rootSet) add(sp spelling) {
+	if len(sp.text) < 2 {
+		return
+	}
+	firsts := []byte{sp.text[0]}
+	if sp.fold {
+		firsts = []byte{lowerASCII(sp.text[0]), upperASCII(sp.text[0])}
+		if firsts[0] == firsts[1] {
+			firsts = firsts[:1]
+		}
+	}
+	for _, c := range firsts {
+		list := rs.byFirst[c]
+		if slices.ContainsFunc(list, func(o spelling) bool { return o.text == sp.text && o.inJSON == sp.inJSON && o.inText == sp.inText }) {
+			continue
+		}
+		list = append(list, sp)
+		slices.SortStableFunc(list, func(a, b spelling) int { return len(b.text) - len(a.text) })
+		rs.byFirst[c] = list
+	}
+	rs.longest = max(rs.longest, len(sp.text))
+}
+
+// addRoot registers every spelling of dir: as written, JSON-escaped, escaped
+// twice (JSON inside a JSON string), and for Windows paths with forward
+// slashes; on macOS temp paths also the /private twin.
+func (rs *rootSet) addRoot(dir, repl string) {
+	dir = cleanRoot(dir)
+	if dir == "" {
+		return
+	}
+	win := isWindowsPath(dir)
+	forms := []string{dir}
+	if win {
+		forms = append(forms, strings.ReplaceAll(dir, `\`, "/"))
+	} else if strings.HasPrefix(dir, "/private/") {
+		forms = append(forms, strings.TrimPrefix(dir, "/private"))
+	} else if strings.HasPrefix(dir, "/var/") || strings.HasPrefix(dir, "/tmp/") || dir == "/tmp" {
+		forms = append(forms, "/private"+dir)
+	}
+	for _, f := range forms {
+		esc := jsonEscape(f)
+		esc2 := jsonEscape(esc)
+		rawOK := esc == f // needs no escaping: fine inside JSON too
+		rs.add(spelling{text: f, repl: repl, fold: win, inText: true, inJSON: rawOK})
+		rs.add(spelling{text: esc, repl: repl, fold: win, inText: true, inJSON: true})
+		rs.add(spelling{text: esc2, repl: repl, fold: win, inText: true, inJSON: true})
+		if slashed := strings.ReplaceAll(esc, "/", `\/`); slashed != esc {
+			rs.add(spelling{text: slashed, repl: repl, fold: win, inText: true, inJSON: true})
+		}
+	}
+}
+
+// addMangled registers the name ~/.cursor/projects/ gives the directory dir:
+// the path without its leading separators, each separator turned into "-"
+// (a drive's colon dropped): /Users/you/proj is Users-you-proj, and
+// C:\Users\you\proj is C-Users-you-proj. Dots stay; spaces may become "-".
+func (rs *rootSet) addMangled(dir string) {
+	dir = cleanRoot(dir)
+	if dir == "" {
+		return
+	}
+	win := isWindowsPath(dir)
+	var forms []string
+	base := strings.TrimLeft(dir, `/\`)
+	if win && len(base) >= 2 && base[1] == ':' {
+		base = base[:1] + base[2:]
+	}
+	m := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' {
+			return '-'
+		}
+		return r
+	}, strings.TrimLeft(base, `/\`))
+	if !strings.Contains(m, "-") {
+		return // a one-level directory mangles to a plain word: too easy to mistake
+	}
+	forms = append(forms, m)
+	if strings.ContainsAny(m, " _") {
+		forms = append(forms, strings.NewReplacer(" ", "-", "_", "-").Replace(m))
+	}
+	for _, f := range forms {
+		esc := jsonEscape(f)
+		rs.add(spelling{text: f, repl: placeCwdMangled, fold: win, inText: true, inJSON: esc == f, mangled: true})
+		if esc != f {
+			rs.add(spelling{text: esc, repl: placeCwdMangled, fold: win, inJSON: true, mangled: true})
+		}
+	}
+}
+
+// cleanRoot drops trailing separators and refuses roots that would match too much.
+func cleanRoot(dir string) string {
+	for len(dir) > 1 && (dir[len(dir)-1] == '/' || dir[len(dir)-1] == '\\') {
+		dir = dir[:len(dir)-1]
+	}
+	if len(dir) < 2 || strings.HasPrefix(dir, "$") || strings.HasPrefix(dir, "<") {
+		return ""
+	}
+	if isWindowsPath(dir) && len(dir) <= 3 { // "C:" or "C:\" alone
+		return ""
+	}
+	return dir
+}
+
+// isWindowsPath reports a drive path (C:\x, C:/x) or a UNC path (\\host\x).
+func isWindowsPath(p string) bool {
+	if len(p) >= 2 && p[1] == ':' && isLetter(p[0]) {
+		return true
+	}
+	return strings.HasPrefix(p, `\\`)
+}
+
+// jsonEscape escapes s as it would appear inside a JSON string, without HTML escaping.
+func jsonEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20:
+			const hex = "0123456789abcdef"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+func upperASCII(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// hasPrefixFold is bytes.HasPrefix, ignoring ASCII case when fold is set.
+func hasPrefixFold(s []byte, prefix string, fold bool) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	if !fold {
+		return string(s[:len(prefix)]) == prefix
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lowerASCII(s[i]) != lowerASCII(prefix[i]) {
+			return false
+		}
+	}
+	return true
+}

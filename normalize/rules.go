@@ -1,0 +1,264 @@
+package normalize
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrRules is wrapped by every error about a rules file. Check with errors.Is.
+var ErrRules = errors.New("bad normalize rules")
+
+// Names of the default rules, as a rules file switches them off with "off NAME".
+const (
+	RuleUUID         = "uuid"          // uuids in any text, any letter case
+	RuleIDs          = "ids"           // id-shaped words: call_…, fc_…, toolu_…, msg_…, req_…
+	RuleIDKeys       = "id-keys"       // whole values of session_id, request_id, call_id, …
+	RuleDurationKeys = "duration-keys" // duration_ms, duration_api_ms, executionTime, …
+	RuleClockKeys    = "clock-keys"    // timestamp_ms, startedAtMs, createdAt, …
+	RuleTokenKeys    = "token-keys"    // usage.inputTokens and other token and cost counters
+	RuleDurations    = "durations"     // 1.2s, 350ms, 2m30s in text
+	RuleTimestamps   = "timestamps"    // ISO-8601 date-times in text
+	RuleDates        = "dates"         // bare dates (2026-05-10) in text
+	RuleTimes        = "times"         // bare clock times (14:03:59) in text
+	RuleEpochMS      = "epoch-ms"      // 13-digit epoch milliseconds in text and numbers
+	RuleCwd          = "cwd"           // the working directory
+	RuleHome         = "home"          // the home directory
+	RuleTmp          = "tmp"           // the temp directory
+	RuleCwdMangled   = "cwd-mangled"   // the cwd as ~/.cursor/projects/<name> spells it
+	RuleCwdFromInit  = "cwd-from-init" // learn the cwd from the first "cwd" member when none is given
+)
+
+// DefaultRules lists the names of the default rules.
+func DefaultRules() []string {
+	return []string{
+		RuleUUID, RuleIDs, RuleIDKeys, RuleDurationKeys, RuleClockKeys, RuleTokenKeys,
+		RuleDurations, RuleTimestamps, RuleDates, RuleTimes, RuleEpochMS,
+		RuleCwd, RuleHome, RuleTmp, RuleCwdMangled, RuleCwdFromInit,
+	}
+}
+
+// Rules are user rules applied on top of the default profile. The zero value
+// (and nil) adds nothing and switches nothing off.
+type Rules struct {
+	keys  []keyRule
+	paths []pathRule
+	texts []textRule
+	off   map[string]bool
+}
+
+// replacement is what a rule writes in place of a value: fixed text, or a
+// numbered placeholder keeping identity when the text has a "#".
+type replacement struct {
+	text     string
+	numbered bool   // "#" in text: numbered by identity
+	kind     string // identity namespace of a numbered placeholder
+}
+
+type keyRule struct {
+	glob string
+	replacement
+}
+
+type pathRule struct {
+	parts []string // globs; "**" matches any number of keys
+	replacement
+}
+
+type textRule struct {
+	re *regexp.Regexp
+	replacement
+}
+
+// Off reports whether the default rule name is switched off.
+func (r *Rules) Off(name string) bool { return r != nil && r.off[name] }
+
+// LoadRules reads a rules file.
+func LoadRules(file string) (*Rules, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseRules(f, file)
+}
+
+// ParseRules reads rules from r; name is used in error messages.
+func ParseRules(r io.Reader, name string) (*Rules, error) {
+	rules := &Rules{}
+	br := bufio.NewReader(r)
+	for lineno := 1; ; lineno++ {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			if perr := rules.parseLine(strings.TrimSpace(line)); perr != nil {
+				return nil, fmt.Errorf("%s:%d: %w: %v", name, lineno, ErrRules, perr)
+			}
+		}
+		if err == io.EOF {
+			return rules, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+}
+
+func (r *Rules) parseLine(line string) error {
+	if line == "" || line[0] == '#' {
+		return nil
+	}
+	fields, err := splitFields(line)
+	if err != nil {
+		return err
+	}
+	verb := fields[0]
+	if verb == "off" {
+		if len(fields) != 2 {
+			return errors.New(`want "off RULE"`)
+		}
+		if !slices.Contains(DefaultRules(), fields[1]) {
+			return fmt.Errorf("no default rule %q (rules: %s)", fields[1], strings.Join(DefaultRules(), ", "))
+		}
+		if r.off == nil {
+			r.off = map[string]bool{}
+		}
+		r.off[fields[1]] = true
+		return nil
+	}
+	if len(fields) != 3 {
+		return fmt.Errorf("want %q followed by a pattern and a placeholder", verb)
+	}
+	pattern := fields[1]
+	repl, err := parseReplacement(fields[2], len(r.keys)+len(r.paths)+len(r.texts))
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "key":
+		if _, err := path.Match(pattern, ""); err != nil {
+			return fmt.Errorf("bad key pattern %q: %v", pattern, err)
+		}
+		r.keys = append(r.keys, keyRule{glob: pattern, replacement: repl})
+	case "path":
+		parts, err := parsePath(pattern)
+		if err != nil {
+			return err
+		}
+		r.paths = append(r.paths, pathRule{parts: parts, replacement: repl})
+	case "regex", "literal":
+		expr := pattern
+		if verb == "literal" {
+			expr = regexp.QuoteMeta(pattern)
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return fmt.Errorf("bad regex: %v", err)
+		}
+		if re.MatchString("") {
+			return fmt.Errorf("pattern %q matches the empty string", pattern)
+		}
+		r.texts = append(r.texts, textRule{re: re, replacement: repl})
+	default:
+		return fmt.Errorf("unknown rule %q (want key, path, regex, literal or off)", verb)
+	}
+	return nil
+}
+
+// splitFields splits a line at spaces; a field may be a Go string literal,
+// "double-quoted" or `back-quoted`, to hold spaces.
+func splitFields(line string) ([]string, error) {
+	var fields []string
+	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+		if line[0] == '"' || line[0] == '`' {
+			lit, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				return nil, fmt.Errorf("bad quoted field: %s", line)
+			}
+			s, _ := strconv.Unquote(lit)
+			fields = append(fields, s)
+			line = line[len(lit):]
+			if line != "" && line[0] != ' ' && line[0] != '\t' {
+				return nil, fmt.Errorf("want a space after %s", lit)
+			}
+			continue
+		}
+		end := strings.IndexAny(line, " \t")
+		if end < 0 {
+			end = len(line)
+		}
+		fields = append(fields, line[:end])
+		line = line[end:]
+	}
+	return fields, nil
+}
+
+func parseReplacement(text string, index int) (replacement, error) {
+	if text == "" {
+		return replacement{}, errors.New("empty placeholder")
+	}
+	if !utf8.ValidString(text) {
+		return replacement{}, errors.New("placeholder is not UTF-8")
+	}
+	for _, c := range text {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return replacement{}, fmt.Errorf("placeholder %q must not hold quotes, backslashes or control characters", text)
+		}
+	}
+	repl := replacement{text: text}
+	if strings.Contains(text, "#") {
+		repl.numbered = true
+		// Each numbered rule counts on its own, whatever its spelling.
+		repl.kind = "rule" + strconv.Itoa(index) + ":" + text
+	}
+	return repl, nil
+}
+
+// parsePath parses "$.a.b.*" or "$.a.**.c" into key globs.
+func parsePath(p string) ([]string, error) {
+	if p != "$" && !strings.HasPrefix(p, "$.") {
+		return nil, fmt.Errorf("path %q must start with \"$.\"", p)
+	}
+	if p == "$" {
+		return nil, errors.New(`path "$" names no key`)
+	}
+	parts := strings.Split(p[2:], ".")
+	for _, part := range parts {
+		if part == "" {
+			return nil, fmt.Errorf("empty key in path %q", p)
+		}
+		if _, err := path.Match(part, ""); err != nil {
+			return nil, fmt.Errorf("bad key pattern %q in path %q: %v", part, p, err)
+		}
+	}
+	return parts, nil
+}
+
+// matchPath reports whether the key path keys matches the pattern parts.
+func matchPath(parts []string, keys []string) bool {
+	if len(parts) == 0 {
+		return len(keys) == 0
+	}
+	if parts[0] == "**" {
+		for i := 0; i <= len(keys); i++ {
+			if matchPath(parts[1:], keys[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(keys) == 0 {
+		return false
+	}
+	if ok, _ := path.Match(parts[0], keys[0]); !ok {
+		return false
+	}
+	return matchPath(parts[1:], keys[1:])
+}

@@ -1,0 +1,798 @@
+package normalize
+
+import (
+	"bytes"
+	"io"
+)
+
+// bufSize is the read buffer: a JSON string or a token that fits is
+// normalised whole; a longer one is scrubbed in windows as it streams by.
+const bufSize = 128 << 10
+
+// flushAt is how much output is gathered before it is written.
+const flushAt = 64 << 10
+
+// maxDepth bounds JSON nesting; deeper input is scrubbed as text.
+const maxDepth = 10000
+
+// proc runs one stream through a Normalizer. Input bytes between mark and pos
+// are passed through unchanged: they are copied out only when something is
+// replaced or more input is read.
+type proc struct {
+	n   *Normalizer
+	r   io.Reader
+	w   io.Writer
+	buf []byte
+	pos int // next byte to look at
+	end int // end of the data in buf
+	// mark is the first byte not yet copied to out.
+	mark int
+	eof  bool
+	rerr error
+	out  []byte
+	werr error
+
+	// JSON state
+	lineMode bool // stream-json: a newline ends any value
+	state    parseState
+	stack    []level
+	keys     []byte // member names of the open objects, end to end
+	path     []string
+}
+
+// level is an open object or array. keyStart:keyEnd is the member name the
+// values at this level belong to (an array's values belong to the array's name).
+type level struct {
+	open             byte
+	keyStart, keyEnd int
+	info             keyInfo // what the profile does with values of that name
+}
+
+type parseState uint8
+
+const (
+	stTop         parseState = iota // between top-level values
+	stValue                         // a value must follow
+	stObjectFirst                   // after "{": a name or "}"
+	stArrayFirst                    // after "[": a value or "]"
+	stKey                           // after "," in an object: a name
+	stColon                         // after a name
+	stNext                          // after a value in a container: "," or the close
+)
+
+func newProc(n *Normalizer, w io.Writer, r io.Reader) *proc {
+	return &proc{n: n, r: r, w: w, buf: make([]byte, bufSize), out: make([]byte, 0, flushAt+bufSize)}
+}
+
+func (p *proc) run(f Format) {
+	if f == Auto {
+		p.more()
+		f = SniffFormat(p.buf[p.pos:p.end])
+	}
+	switch f {
+	case Text:
+		p.runText()
+	default:
+		p.lineMode = f == StreamJSON
+		p.runJSON()
+	}
+}
+
+// finish writes what is left and reports the first error.
+func (p *proc) finish() error {
+	p.emit(p.end)
+	p.flush()
+	if p.rerr != nil {
+		return p.rerr
+	}
+	return p.werr
+}
+
+// emit copies the pass-through bytes before i to the output.
+func (p *proc) emit(i int) {
+	if i > p.mark {
+		p.out = append(p.out, p.buf[p.mark:i]...)
+		p.mark = i
+	}
+}
+
+func (p *proc) flush() {
+	if len(p.out) > 0 && p.werr == nil {
+		_, p.werr = p.w.Write(p.out)
+	}
+	p.out = p.out[:0]
+}
+
+// more reads more input behind buf[pos:end], moving that to the front of
+// buf first. It returns false at the end of the input or when buf is full.
+func (p *proc) more() bool {
+	if p.eof {
+		return false
+	}
+	p.emit(p.pos)
+	if len(p.out) >= flushAt {
+		p.flush()
+	}
+	if p.pos > 0 {
+		p.end = copy(p.buf, p.buf[p.pos:p.end])
+		p.pos, p.mark = 0, 0
+	}
+	if p.end == len(p.buf) {
+		return false
+	}
+	for empty := 0; empty < 100; empty++ {
+		n, err := p.r.Read(p.buf[p.end:])
+		p.end += n
+		if err != nil {
+			p.eof = true
+			if err != io.EOF {
+				p.rerr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	p.eof, p.rerr = true, io.ErrNoProgress
+	return false
+}
+
+// full reports that buf holds unconsumed input only: more cannot read.
+func (p *proc) full() bool { return p.pos == 0 && p.end == len(p.buf) }
+
+// runText scrubs the whole stream as text.
+func (p *proc) runText() {
+	var st scrubState
+	for {
+		if !p.eof && p.end-p.pos < len(p.buf)-window {
+			p.more()
+			continue
+		}
+		var used int
+		p.out, used = p.n.scrub(p.out, p.buf[p.pos:p.end], false, p.eof, &st)
+		p.pos += used
+		p.mark = p.pos
+		if p.eof && p.pos == p.end {
+			return
+		}
+		if len(p.out) >= flushAt {
+			p.flush()
+		}
+	}
+}
+
+// textLine scrubs input as text up to and including the next newline: a line
+// that is not JSON, or the rest of one that stopped being JSON.
+func (p *proc) textLine() {
+	var st scrubState
+	p.emit(p.pos)
+	searched := p.pos
+	for {
+		if k := bytes.IndexByte(p.buf[searched:p.end], '\n'); k >= 0 {
+			nl := searched + k
+			p.out, _ = p.n.scrub(p.out, p.buf[p.pos:nl+1], false, true, &st)
+			p.pos, p.mark = nl+1, nl+1
+			return
+		}
+		if p.eof {
+			p.out, _ = p.n.scrub(p.out, p.buf[p.pos:p.end], false, true, &st)
+			p.pos, p.mark = p.end, p.end
+			return
+		}
+		if p.end-p.pos > len(p.buf)/2 {
+			var used int
+			p.out, used = p.n.scrub(p.out, p.buf[p.pos:p.end], false, false, &st)
+			p.pos += used
+			p.mark = p.pos
+		}
+		off := p.end - p.pos
+		p.more()
+		searched = p.pos + off
+	}
+}
+
+// runJSON rewrites JSON values and scrubs any line that is not JSON as text.
+func (p *proc) runJSON() {
+	for {
+		if p.pos == p.end && !p.more() {
+			return
+		}
+		c := p.buf[p.pos]
+		if p.state == stTop {
+			switch c {
+			case ' ', '\t', '\r', '\n':
+				p.pos++
+			case '{', '[':
+				p.push(c)
+			case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+				p.topScalar(c)
+			default:
+				p.textLine()
+			}
+			continue
+		}
+		switch c {
+		case '\n':
+			if p.lineMode { // an event cut short: the next line starts afresh
+				p.reset()
+			}
+			p.pos++
+			continue
+		case ' ', '\t', '\r':
+			p.pos++
+			continue
+		}
+		switch p.state {
+		case stValue:
+			p.value(c)
+		case stArrayFirst:
+			if c == ']' {
+				p.pop()
+			} else {
+				p.value(c)
+			}
+		case stObjectFirst, stKey:
+			switch {
+			case c == '"':
+				p.str(true)
+			case c == '}' && p.state == stObjectFirst:
+				p.pop()
+			default:
+				p.fail()
+			}
+		case stColon:
+			if c != ':' {
+				p.fail()
+				continue
+			}
+			p.state = stValue
+			p.pos++
+		case stNext:
+			top := p.stack[len(p.stack)-1].open
+			switch {
+			case c == ',' && top == '{':
+				p.state = stKey
+				p.pos++
+			case c == ',':
+				p.state = stValue
+				p.pos++
+			case c == '}' && top == '{', c == ']' && top == '[':
+				p.pop()
+			default:
+				p.fail()
+			}
+		}
+	}
+}
+
+func (p *proc) value(c byte) {
+	switch {
+	case c == '"':
+		p.str(false)
+	case c == '{' || c == '[':
+		p.push(c)
+	case c == '-' || c >= '0' && c <= '9':
+		p.number()
+	case c == 't' || c == 'f' || c == 'n':
+		p.literal()
+	default:
+		p.fail()
+	}
+}
+
+func (p *proc) push(c byte) {
+	if len(p.stack) >= maxDepth {
+		p.fail()
+		return
+	}
+	lv := level{open: c, keyStart: len(p.keys), keyEnd: len(p.keys)}
+	if c == '[' && len(p.stack) > 0 {
+		top := p.stack[len(p.stack)-1]
+		lv.keyStart, lv.keyEnd, lv.info = top.keyStart, top.keyEnd, top.info
+	}
+	p.stack = append(p.stack, lv)
+	p.state = stObjectFirst
+	if c == '[' {
+		p.state = stArrayFirst
+	}
+	p.pos++
+}
+
+func (p *proc) pop() {
+	lv := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	if lv.open == '{' {
+		p.keys = p.keys[:lv.keyStart]
+	}
+	p.pos++
+	p.afterValue()
+}
+
+func (p *proc) afterValue() {
+	if len(p.stack) == 0 {
+		p.state = stTop
+	} else {
+		p.state = stNext
+	}
+}
+
+func (p *proc) reset() {
+	p.stack, p.keys, p.state = p.stack[:0], p.keys[:0], stTop
+}
+
+// fail handles input that is not JSON: the rest of the line is scrubbed as text.
+func (p *proc) fail() {
+	p.reset()
+	p.textLine()
+}
+
+// key returns what the profile does with the next value, from its member name.
+func (p *proc) key() keyInfo {
+	if len(p.stack) == 0 {
+		return keyInfo{}
+	}
+	return p.stack[len(p.stack)-1].info
+}
+
+// keyPath returns the names of the members enclosing the next value.
+func (p *proc) keyPath() []string {
+	p.path = p.path[:0]
+	for _, lv := range p.stack {
+		if lv.open == '{' && lv.keyEnd > lv.keyStart {
+			p.path = append(p.path, string(p.keys[lv.keyStart:lv.keyEnd]))
+		}
+	}
+	return p.path
+}
+
+// ensure tries to have n bytes after pos in buf.
+func (p *proc) ensure(n int) bool {
+	for p.end-p.pos < n {
+		if !p.more() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *proc) literal() {
+	p.ensure(5)
+	rest := p.buf[p.pos:p.end]
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(rest, []byte(lit)) {
+			p.pos += len(lit)
+			p.afterValue()
+			return
+		}
+	}
+	p.fail()
+}
+
+var numberByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789+-.eE") {
+		t[c] = true
+	}
+	return t
+}()
+
+func (p *proc) number() {
+	j := p.pos
+	for {
+		for j < p.end && numberByte[p.buf[j]] {
+			j++
+		}
+		if j < p.end || p.full() {
+			break
+		}
+		off := j - p.pos
+		read := p.more() // moves the data even when it reads nothing
+		j = p.pos + off
+		if !read {
+			break
+		}
+	}
+	tok := p.buf[p.pos:j]
+	if j == p.end && p.full() || !validNumber(tok) {
+		p.fail()
+		return
+	}
+	if repl, ok := p.numberReplacement(tok); ok {
+		p.emit(p.pos)
+		p.out = append(p.out, repl...)
+		p.mark = j
+	}
+	p.pos = j
+	p.afterValue()
+}
+
+// numberReplacement decides what a number becomes: measures and epoch
+// milliseconds become 0, so the output stays valid and keeps its types.
+func (p *proc) numberReplacement(tok []byte) (string, bool) {
+	n := p.n
+	info := p.key()
+	if r, ok := p.userRule(info); ok {
+		repl := n.ruleText(r, tok)
+		if validNumber([]byte(repl)) {
+			return repl, true
+		}
+		return `"` + repl + `"`, true
+	}
+	switch info.class {
+	case keyDuration, keyClock, keyCounter:
+		return "0", string(tok) != "0"
+	}
+	if n.flags.epoch && isEpoch(tok) {
+		return "0", true
+	}
+	return "", false
+}
+
+// userRule returns the user key or path rule for the next value, if any.
+func (p *proc) userRule(info keyInfo) (replacement, bool) {
+	rules := p.n.rules
+	if rules == nil {
+		return replacement{}, false
+	}
+	if info.user > 0 {
+		return rules.keys[info.user-1].replacement, true
+	}
+	if len(rules.paths) > 0 {
+		path := p.keyPath()
+		for _, r := range rules.paths {
+			if matchPath(r.parts, path) {
+				return r.replacement, true
+			}
+		}
+	}
+	return replacement{}, false
+}
+
+// validNumber checks the JSON number grammar.
+func validNumber(s []byte) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i += digitRun(s, i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		d := digitRun(s, i+1)
+		if d == 0 {
+			return false
+		}
+		i += 1 + d
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := digitRun(s, i)
+		if d == 0 {
+			return false
+		}
+		i += d
+	}
+	return i == len(s)
+}
+
+// str handles a JSON string at pos: a member name (isKey) or a value.
+func (p *proc) str(isKey bool) {
+	end, status := p.scanString(p.pos + 1)
+	switch status {
+	case strDone:
+		start := p.pos + 1
+		if isKey {
+			p.memberName(start, end)
+		} else {
+			p.stringValue(start, end)
+		}
+		p.pos = end + 1
+		if !isKey {
+			p.afterValue()
+		}
+	case strLong:
+		p.longString(isKey)
+	default: // a newline or the end of input inside the string: not JSON
+		p.fail()
+	}
+}
+
+// stringStop marks the bytes that end the plain run of a JSON string.
+var stringStop = [256]bool{'"': true, '\\': true, '\n': true}
+
+type strStatus uint8
+
+const (
+	strDone    strStatus = iota // closing quote found
+	strLong                     // buf is full and no closing quote yet
+	strNewline                  // a raw newline first: the string is not terminated
+	strEOF                      // input ended first
+)
+
+// scanString finds the closing quote of a string whose content starts at j.
+// It reads more input as needed, so positions shift: it returns an index into
+// buf as it is on return.
+func (p *proc) scanString(j int) (int, strStatus) {
+	// Most strings are short and plain: a byte loop finds their end sooner
+	// than the searches below.
+	for k, stop := j, min(p.end, j+32); k < stop; k++ {
+		if c := p.buf[k]; stringStop[c] {
+			if c == '"' {
+				return k, strDone
+			}
+			break
+		}
+	}
+	quote := -1 // cached index of the next '"' at or after j
+	for {
+		if quote < j {
+			if k := bytes.IndexByte(p.buf[j:p.end], '"'); k >= 0 {
+				quote = j + k
+			} else {
+				quote = p.end + 1 // none in buf: scan to the end
+			}
+		}
+		lim := min(quote, p.end)
+		seg := p.buf[j:lim]
+		if k := bytes.IndexByte(seg, '\\'); k >= 0 {
+			seg = seg[:k]
+		}
+		if k := bytes.IndexByte(seg, '\n'); k >= 0 {
+			return j + k, strNewline
+		}
+		j += len(seg)
+		switch {
+		case j == quote:
+			return j, strDone
+		case j+6 <= p.end || p.eof && j+1 < p.end:
+			// An escape; a raw newline may not hide in one.
+			if p.buf[j+1] == '\n' {
+				return j + 1, strNewline
+			}
+			j += escLen(p.buf[j:p.end])
+			continue
+		}
+		// out of data
+		if p.full() {
+			return j, strLong
+		}
+		off, qoff, none := j-p.pos, quote-p.pos, quote > p.end
+		read := p.more()
+		j, quote = p.pos+off, p.pos+qoff
+		if none {
+			quote = -1
+		}
+		if !read {
+			if p.full() {
+				return j, strLong
+			}
+			return p.end, strEOF
+		}
+	}
+}
+
+// memberName records the name of a member, buf[start:end], and scrubs it
+// (names can be uuids or paths too).
+func (p *proc) memberName(start, end int) {
+	name := p.buf[start:end]
+	top := &p.stack[len(p.stack)-1]
+	if p.n.rules != nil && len(p.n.rules.paths) > 0 { // only path rules need the names
+		p.keys = append(p.keys[:top.keyStart], name...)
+		top.keyEnd = len(p.keys)
+	}
+	top.info = p.n.classify(name)
+	if !top.info.clean {
+		p.scrubText(start, end)
+	}
+	p.state = stColon
+}
+
+// replace writes text in place of buf[start:end].
+func (p *proc) replace(start, end int, text string) {
+	p.emit(start)
+	p.out = append(p.out, text...)
+	p.mark = end
+}
+
+// scrubText scrubs the string content buf[start:end], leaving it to pass
+// through when nothing in it changes, and reports whether something did.
+func (p *proc) scrubText(start, end int) bool {
+	p.emit(start)
+	var changed bool
+	if p.out, changed = p.n.scrubString(p.out, p.buf[start:end]); changed {
+		p.mark = end
+	}
+	return changed
+}
+
+// stringValue writes the string value buf[start:end]: an identifier's whole
+// value becomes its placeholder, a measure's becomes a fixed one, anything
+// else is scrubbed.
+func (p *proc) stringValue(start, end int) {
+	n := p.n
+	v := p.buf[start:end]
+	info := p.key()
+	if r, ok := p.userRule(info); ok {
+		n.canon = unescapeJSON(n.canon[:0], v)
+		p.replace(start, end, n.ruleText(r, n.canon))
+		return
+	}
+	if len(v) > 0 && !isPlaceholder(v) {
+		switch info.class {
+		case keyID:
+			p.replace(start, end, n.idValue(idKinds[info.kind], v))
+			return
+		case keyDuration, keyClock, keyCounter:
+			p.replace(start, end, measurePlaceholder[info.class])
+			return
+		}
+	}
+	if info.cwd && len(p.stack) == 1 && !n.cwdKnown && n.flags.learnCwd {
+		n.learnCwd(v)
+	}
+	// Short values come back again and again (types, subtypes, tokens of
+	// streamed text); one that was clean is clean again.
+	var slot *cleanSlot
+	if len(v) <= maxCleanLen && len(v) > 0 {
+		slot = &n.cleanValues[(len(v)*7+int(v[0])*31+int(v[len(v)-1])*17+int(v[len(v)/2]))&(len(n.cleanValues)-1)]
+		if string(slot.value) == string(v) && slot.set {
+			return
+		}
+	}
+	if !p.scrubText(start, end) && slot != nil {
+		slot.value, slot.set = append(slot.value[:0], v...), true
+	}
+}
+
+// learnCwd takes the working directory from the output when none was given.
+func (n *Normalizer) learnCwd(v []byte) {
+	dir := string(unescapeJSON(nil, v))
+	if dir == "" || !(dir[0] == '/' || isWindowsPath(dir)) {
+		return
+	}
+	n.addCwd(dir)
+}
+
+// idValue returns the placeholder of the whole value v of an id member. The
+// same ids come back in every event (the session, a call's start and end):
+// a small cache of raw values saves working out their canonical form.
+func (n *Normalizer) idValue(kind string, v []byte) string {
+	slot := &n.idCache[(len(v)*31+int(v[len(v)-1])+int(v[0])*7)%len(n.idCache)]
+	if string(slot.raw) == string(v) && slot.kind == kind {
+		return slot.placeholder
+	}
+	n.canon = canonicalID(n.canon[:0], v)
+	p := n.identity(kind, n.canon)
+	slot.raw = append(slot.raw[:0], v...) // reuses the slot's bytes: no garbage per id
+	slot.kind, slot.placeholder = kind, p
+	return p
+}
+
+// canonicalID is the identity of an id value: its decoded text, with the
+// letters of a uuid (or of a uuid-based model call id) in lower case.
+func canonicalID(dst, v []byte) []byte {
+	if bytes.IndexByte(v, '\\') >= 0 {
+		dst = unescapeJSON(dst, v)
+	} else {
+		dst = append(dst, v...)
+	}
+	if m := uuidLen(dst, 0); m > 0 && (len(dst) == m || m+modelCallSuffix(dst, m) == len(dst)) {
+		for i, c := range dst {
+			dst[i] = lowerASCII(c)
+		}
+	}
+	return dst
+}
+
+// longString streams a string that does not fit in buf: it is scrubbed as
+// text in windows (whole-value rules need the whole value and do not apply).
+func (p *proc) longString(isKey bool) {
+	p.emit(p.pos + 1)
+	p.pos++
+	p.mark = p.pos
+	var st scrubState
+	for {
+		end, status := p.scanString(p.pos)
+		switch status {
+		case strDone:
+			p.out, _ = p.n.scrub(p.out, p.buf[p.pos:end], true, true, &st)
+			p.pos, p.mark = end+1, end
+			if isKey {
+				// The name is too long to be one a rule knows: record it as empty.
+				top := &p.stack[len(p.stack)-1]
+				p.keys = p.keys[:top.keyStart]
+				top.keyEnd, top.info = top.keyStart, keyInfo{}
+				p.state = stColon
+			} else {
+				p.afterValue()
+			}
+			return
+		case strLong:
+			var used int
+			p.out, used = p.n.scrub(p.out, p.buf[p.pos:end], true, false, &st)
+			p.pos += used
+			p.mark = p.pos
+			p.more()
+		default:
+			p.out, _ = p.n.scrub(p.out, p.buf[p.pos:end], true, true, &st)
+			p.pos, p.mark = end, end
+			p.fail()
+			return
+		}
+	}
+}
+
+// topScalar handles a line starting with a string or a number: it is a JSON
+// value when nothing but spaces follows it on the line, else the line is text
+// ("350ms elapsed", "2026-05-10 started"). Nothing of it has been copied out
+// yet, so deciding late costs nothing.
+func (p *proc) topScalar(c byte) {
+	var end int
+	if c == '"' {
+		q, status := p.scanString(p.pos + 1)
+		if status != strDone {
+			p.textLine()
+			return
+		}
+		end = q + 1
+	} else {
+		end = p.pos
+		for {
+			for end < p.end && numberByte[p.buf[end]] {
+				end++
+			}
+			if end < p.end || p.full() {
+				break
+			}
+			off := end - p.pos
+			read := p.more()
+			end = p.pos + off
+			if !read {
+				break
+			}
+		}
+		if !validNumber(p.buf[p.pos:end]) {
+			p.textLine()
+			return
+		}
+	}
+	if !p.restOfLineBlank(end) {
+		p.textLine()
+		return
+	}
+	if c == '"' {
+		p.str(false)
+	} else {
+		p.number()
+	}
+}
+
+// restOfLineBlank reports whether only spaces follow buf[i] up to a newline or
+// the end of input. It may read more input; i is kept relative to pos.
+func (p *proc) restOfLineBlank(i int) bool {
+	off := i - p.pos
+	for {
+		j := p.pos + off
+		for j < p.end && (p.buf[j] == ' ' || p.buf[j] == '\t' || p.buf[j] == '\r') {
+			j++
+		}
+		if j < p.end {
+			return p.buf[j] == '\n'
+		}
+		if p.eof || p.full() {
+			return p.eof
+		}
+		off = j - p.pos
+		if !p.more() {
+			return p.eof
+		}
+	}
+}
