@@ -26,7 +26,6 @@ func TestMain(m *testing.M) {
 //	AGENTVCR_MODE=record go test -run TestScript     re-record (see scripts/record.sh)
 func TestScript(t *testing.T) {
 	agentscript.Run(t, agentscript.Config{
-		Rules:        "testdata/normalize.rules",
 		Unreferenced: agentscript.Fail,
 	})
 }

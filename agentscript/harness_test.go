@@ -60,6 +60,7 @@ type fixture struct {
 	t         *testing.T
 	cassettes string
 	golden    string
+	rules     string // a normalize rules file, when set
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -127,7 +128,7 @@ func (f *fixture) run(script string) (log string, failed bool) {
 		f.t.Fatal(err)
 	}
 	ft := &fakeT{}
-	testscript.RunT(ft, agentscript.Params(agentscript.Config{Dir: dir, Cassettes: f.cassettes, Golden: f.golden}))
+	testscript.RunT(ft, agentscript.Params(agentscript.Config{Dir: dir, Cassettes: f.cassettes, Golden: f.golden, Rules: f.rules}))
 	return ft.log.String(), ft.failed
 }
 
@@ -189,6 +190,23 @@ func TestGoldenMatchesNormalisedOutput(t *testing.T) {
 	f.cassette(streamArgs, streamRun, "", 0)
 	f.writeGolden("run", streamGolden)
 	withUpdate(t, false, func() {
+		f.mustPass(execStream + "golden stdout run\n")
+	})
+}
+
+// TestRulesApplyToGoldens: a project's rules file scrubs what the default
+// profile keeps, in goldens as in the normalize command.
+func TestRulesApplyToGoldens(t *testing.T) {
+	f := newFixture(t)
+	run := strings.ReplaceAll(streamRun, "Hello from /home/dev/project/notes.", "Built #4711 in /home/dev/project/notes.")
+	f.cassette(streamArgs, run, "", 0)
+	f.writeGolden("run", strings.ReplaceAll(streamGolden, "Hello from $CWD/notes.", "Built <BUILD> in $CWD/notes."))
+	withUpdate(t, false, func() {
+		f.mustFail(execStream+"golden stdout run\n", "Built #4711")
+		f.rules = filepath.Join(t.TempDir(), "rules")
+		if err := os.WriteFile(f.rules, []byte("regex `#[0-9]+` <BUILD>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		f.mustPass(execStream + "golden stdout run\n")
 	})
 }

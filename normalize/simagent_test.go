@@ -3,6 +3,7 @@ package normalize
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,9 +87,8 @@ var simVolatile = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 func TestSimagentRecordTwice(t *testing.T) {
 	for _, args := range simCases() {
 		t.Run(strings.Join(args[2:], " "), func(t *testing.T) {
-			// Directory names of one length: see TestSimagentSizeFollowsPath.
-			a := simRecord(t, "shop-a1", args...)
-			b := simRecord(t, "work-b2", args...)
+			a := simRecord(t, "shop", args...)
+			b := simRecord(t, "a-much-longer-workspace-name", args...)
 			if a.code != b.code {
 				t.Fatalf("exit codes %d and %d", a.code, b.code)
 			}
@@ -153,28 +153,28 @@ func TestSimagentPerturbed(t *testing.T) {
 	}
 }
 
-// TestSimagentSizeFollowsPath shows a limit of value-level scrubbing: the
-// tools scenario writes its cwd into summary.txt, so the fileSize its write
-// reports grows with the length of the cwd. The default profile keeps sizes
-// (they mean something); a rule zeroes the one that follows the path.
-func TestSimagentSizeFollowsPath(t *testing.T) {
-	args := []string{"--print", "--output-format", "stream-json", "read the file and summarize it"}
-	a := simRecord(t, "shop", args...)
-	b := simRecord(t, "a-much-longer-workspace-name", args...)
-	outA, _ := a.normalize(a.options())
-	outB, _ := b.normalize(b.options())
-	if bytes.Equal(outA, outB) {
-		t.Fatal("the written file's size no longer depends on the cwd: this test has lost its point")
+// TestSizeFollowsPath shows a limit of value-level scrubbing: an agent that
+// writes its cwd into a file reports a fileSize that grows with the length of
+// the cwd. The default profile keeps sizes (they mean something); a rule
+// zeroes the one that follows the path.
+func TestSizeFollowsPath(t *testing.T) {
+	event := func(cwd string) []byte {
+		text := "source: " + cwd + "/README.md\n"
+		return []byte(fmt.Sprintf(`{"type":"tool_call","subtype":"completed","tool_call":{"writeToolCall":{"args":{"path":"notes.txt","fileText":%q},"result":{"success":{"path":"%s/notes.txt","fileSize":%d}}}}}`+"\n",
+			text, cwd, len(text)))
+	}
+	short, long := "/w/shop", "/home/ci/builds/a-much-longer-workspace-name"
+	norm := func(cwd string, rules *Rules) []byte {
+		return New(Options{Format: StreamJSON, Cwd: cwd, Rules: rules}).Bytes(event(cwd), cassette.Stdout)
+	}
+	if bytes.Equal(norm(short, nil), norm(long, nil)) {
+		t.Fatal("the sizes were scrubbed by default: this test has lost its point")
 	}
 	rules, err := ParseRules(strings.NewReader("path $.tool_call.writeToolCall.result.success.fileSize 0\n"), "rules")
 	if err != nil {
 		t.Fatal(err)
 	}
-	optsA, optsB := a.options(), b.options()
-	optsA.Rules, optsB.Rules = rules, rules
-	outA, _ = a.normalize(optsA)
-	outB, _ = b.normalize(optsB)
-	if !bytes.Equal(outA, outB) {
-		t.Errorf("with the rule, stdout still differs:\n%s", lineDiff(outA, outB))
+	if a, b := norm(short, rules), norm(long, rules); !bytes.Equal(a, b) {
+		t.Errorf("with the rule, stdout still differs:\n%s", lineDiff(a, b))
 	}
 }

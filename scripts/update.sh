@@ -12,10 +12,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# The packages with goldens: only their test binaries know goldie's -update.
-packages=$(find . -path '*/testdata/golden' -type d -not -path './.git/*' | sed 's#/testdata/golden$##' | sort)
-go test -count=1 -run '^TestScript$' $packages -update
-go test -count=1 -run '^TestScript$' $packages
+go test -count=1 ./... -update >/dev/null
+go test -count=1 ./...
 
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
 	exit 0
@@ -27,9 +25,16 @@ git diff --stat -- '*.golden' | sed 's/^/    /'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 go build -o "$tmp/agentvcr" ./cmd/agentvcr
-git diff --name-only -- '*.cassette' | while read -r file; do
+unchanged=0
+for file in $(git diff --name-only -- '*.cassette'); do
 	git show "HEAD:$file" >"$tmp/old.cassette" 2>/dev/null || continue
+	if "$tmp/agentvcr" diff "$tmp/old.cassette" "$file" >"$tmp/drift"; then
+		unchanged=$((unchanged + 1))
+		continue
+	fi
 	echo
 	echo "update.sh: drift in $file (committed vs new):"
-	"$tmp/agentvcr" diff "$tmp/old.cassette" "$file" | sed 's/^/    /' || true
+	sed 's/^/    /' "$tmp/drift"
 done
+echo
+echo "update.sh: $unchanged re-recorded cassettes are unchanged after normalisation."

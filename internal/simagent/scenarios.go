@@ -199,14 +199,17 @@ func (t *turn) pickSource() string {
 	return readme
 }
 
-// summaryText is what the tools scenario writes.
+// summaryText is what the tools scenario writes. It names the source by its
+// path relative to the workspace, as a person would in a note: the file's size
+// then does not depend on where the workspace is, and neither does the
+// fileSize that the write reports.
 func summaryText(read *fileRead, rel string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Résumé of %s\n\n", rel)
 	if read.err != nil {
-		fmt.Fprintf(&b, "- Source: %s (not readable)\n", read.path)
+		fmt.Fprintf(&b, "- Source: ./%s (not readable)\n", rel)
 	} else {
-		fmt.Fprintf(&b, "- Source: %s\n", read.path)
+		fmt.Fprintf(&b, "- Source: ./%s\n", rel)
 		fmt.Fprintf(&b, "- Size: %d bytes, %d lines\n", read.size, read.lines)
 		if title := firstLine(read.content); title != "" {
 			fmt.Fprintf(&b, "- Title: %s\n", title)

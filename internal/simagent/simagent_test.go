@@ -189,7 +189,7 @@ func TestToolsReallyActOnTheWorkspace(t *testing.T) {
 	if edit["afterFullFileContent"] != string(written) || !strings.Contains(string(written), reviewedLine) {
 		t.Errorf("file holds %q, edit says %q", written, edit["afterFullFileContent"])
 	}
-	if !strings.Contains(string(written), "Title: Demo project") || !strings.Contains(string(written), filepath.Join(dir, "README.md")) {
+	if !strings.Contains(string(written), "Title: Demo project") || !strings.Contains(string(written), "Source: ./README.md") {
 		t.Errorf("summary does not describe README.md: %q", written)
 	}
 	if stdout := results["shellToolCall"]["stdout"]; !regexp.MustCompile(`^\s*6 summary\.txt\n$`).MatchString(fmt.Sprint(stdout)) {
