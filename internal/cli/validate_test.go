@@ -245,6 +245,20 @@ func TestValidateJSONOutput(t *testing.T) {
 	}
 }
 
+// TestValidateExitCodeOverridesCassette: --exit-code replaces the recorded
+// status, to ask how the same output would fare had the run failed.
+func TestValidateExitCodeOverridesCassette(t *testing.T) {
+	dir := t.TempDir()
+	clean := writeCassette(t, dir, "ok.cassette", agentRun{argv: streamArgv, stdout: readRealworld(t, "wzj998__ChatCCC__tmp_cursor_1.jsonl")})
+	if r := run(t, nil, "validate", clean); r.code != 0 {
+		t.Fatalf("recorded status: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	r := run(t, nil, "validate", "--exit-code", "1", clean)
+	if r.code != 1 || !strings.Contains(r.stdout, clean+":stderr: exit status 1 but no error message on stderr") {
+		t.Errorf("with --exit-code 1: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestValidateBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := writeCassette(t, dir, "good.cassette", agentRun{argv: streamArgv, stdout: jsonResult})
@@ -263,7 +277,6 @@ func TestValidateBadInput(t *testing.T) {
 		{"two inputs", []string{"validate", good, good}, "want one INPUT"},
 		{"bad format", []string{"validate", "--format", "yaml", good}, `unknown output format "yaml"`},
 		{"bad exit code", []string{"validate", "--exit-code", "x", good}, `--exit-code "x"`},
-		{"exit code for a cassette", []string{"validate", "--exit-code", "1", good}, "a cassette records its exit status"},
 		{"unknown flag", []string{"validate", "--frobnicate", good}, "frobnicate"},
 		{"missing file", []string{"validate", filepath.Join(dir, "nope")}, "no such file"},
 		{"truncated cassette", []string{"validate", cut}, cut + ":"},
