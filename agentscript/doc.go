@@ -13,6 +13,10 @@
 // Non-goals: driving an agent interactively, matching calls on anything but
 // their arguments and piped stdin, and editing cassettes.
 //
+// This is test-support code, like testscript, goldie and net/http/httptest: it
+// imports testing (goldie compares through a testing.TB), and a project uses
+// it from its _test.go files only.
+//
 // # Set-up
 //
 // A project adds two functions to a test file:
