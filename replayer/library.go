@@ -2,12 +2,12 @@ package replayer
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -165,6 +165,10 @@ type Library struct {
 	Dir     string
 	entries []Entry
 	byKey   map[string]int
+	// index is the cached index's body ("KEY\tFILE\n" lines, after a first
+	// line), searched as it is: a call looks up one key, so building entries
+	// and a map for thousands of cassettes would cost more than the lookup.
+	index []byte
 	// Unreadable lists cassettes that could not be read while indexing.
 	Unreadable []error
 }
@@ -200,7 +204,7 @@ func (l *Library) scan() error {
 	if err != nil {
 		return err
 	}
-	l.entries, l.Unreadable = l.entries[:0], nil
+	l.entries, l.Unreadable, l.index = l.entries[:0], nil, nil
 	for _, f := range files {
 		h, err := readHeader(f)
 		if err != nil {
@@ -233,10 +237,31 @@ func readHeader(path string) (cassette.Header, error) {
 }
 
 // Entries lists the cassettes, sorted by file name.
-func (l *Library) Entries() []Entry { return l.entries }
+func (l *Library) Entries() []Entry {
+	l.materialise()
+	return l.entries
+}
+
+// materialise turns the cached index into entries (keys and files only).
+func (l *Library) materialise() {
+	if l.index == nil {
+		return
+	}
+	var entries []Entry
+	for line := range strings.Lines(string(l.index)) {
+		if key, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok {
+			entries = append(entries, Entry{File: filepath.Join(l.Dir, file), Key: key})
+		}
+	}
+	l.entries, l.index = entries, nil
+	l.reindex()
+}
 
 // Lookup finds the cassette recorded for inv.
 func (l *Library) Lookup(inv Invocation) (Entry, bool) {
+	if l.index != nil {
+		return l.searchIndex(inv.Key())
+	}
 	i, ok := l.byKey[inv.Key()]
 	if !ok {
 		return Entry{}, false
@@ -246,14 +271,32 @@ func (l *Library) Lookup(inv Invocation) (Entry, bool) {
 
 // Verify re-reads e's header and reports whether it still records inv.
 func Verify(e Entry, inv Invocation) bool {
-	h, err := readHeader(e.File)
-	return err == nil && HeaderInvocation(h).Key() == inv.Key()
+	_, f, ok := OpenVerified(e, inv)
+	if ok {
+		f.Close()
+	}
+	return ok
+}
+
+// OpenVerified opens e's cassette for replay if its header still records inv
+// (the index may be stale); the caller closes the file.
+func OpenVerified(e Entry, inv Invocation) (*cassette.Reader, *os.File, bool) {
+	rd, f, err := cassette.Open(e.File)
+	if err != nil {
+		return nil, nil, false
+	}
+	if HeaderInvocation(rd.Header()).Key() != inv.Key() {
+		f.Close()
+		return nil, nil, false
+	}
+	return rd, f, true
 }
 
 // Closest finds the cassette whose invocation differs least from inv, and
 // says how they differ, for a clear "no match" message. It reads every header
 // when the library came from the cached index.
 func (l *Library) Closest(inv Invocation) (Entry, string, bool) {
+	l.materialise()
 	if len(l.entries) > 0 && l.entries[0].Args == nil && l.entries[0].StdinSHA256 == "" {
 		l.scan()
 	}
@@ -363,31 +406,33 @@ const indexMagic = "agentvcr-index v2"
 
 // loadIndex reads a cached index made at the directory's current stamp.
 func (l *Library) loadIndex(path, stamp string) bool {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	first, err := br.ReadString('\n')
-	if err != nil || first != indexMagic+" "+stamp+"\n" {
+	first := indexMagic + " " + stamp + "\n"
+	body, ok := bytes.CutPrefix(data, []byte(first))
+	if !ok || (len(body) > 0 && body[len(body)-1] != '\n') {
 		return false
 	}
-	var entries []Entry
-	for {
-		line, err := br.ReadString('\n')
-		if err == io.EOF && line == "" {
-			break
-		}
-		key, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
-		if err != nil || !ok {
-			return false
-		}
-		entries = append(entries, Entry{File: filepath.Join(l.Dir, file), Key: key})
-	}
-	l.entries = entries
-	l.reindex()
+	l.entries, l.byKey, l.index = nil, nil, body
 	return true
+}
+
+// searchIndex finds key in the cached index's lines.
+func (l *Library) searchIndex(key string) (Entry, bool) {
+	at := -1
+	if bytes.HasPrefix(l.index, []byte(key+"\t")) {
+		at = 0
+	} else if i := bytes.Index(l.index, []byte("\n"+key+"\t")); i >= 0 {
+		at = i + 1
+	}
+	if at < 0 {
+		return Entry{}, false
+	}
+	line := l.index[at+len(key)+1:]
+	line = line[:bytes.IndexByte(line, '\n')]
+	return Entry{File: filepath.Join(l.Dir, string(line)), Key: key}, true
 }
 
 func (l *Library) saveIndex(path, stamp string) {

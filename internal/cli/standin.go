@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 )
@@ -88,8 +89,9 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 		return s.fail(err)
 	}
 	if lib != nil {
-		if e, ok := s.lookup(lib, inv); ok {
-			return replayFile(s.env, s.name, e.File, replayer.Options{})
+		if rd, f, ok := s.lookup(lib, inv); ok {
+			defer f.Close()
+			return replayReader(s.env, s.name, f.Name(), rd, replayer.Options{})
 		}
 	}
 	if s.mode == ModeOnce {
@@ -98,15 +100,22 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 	return s.fail(s.miss(lib, inv))
 }
 
-// lookup finds inv, verifying the hit and rescanning once on a miss or a stale index.
-func (s *standin) lookup(lib *replayer.Library, inv replayer.Invocation) (replayer.Entry, bool) {
-	if e, ok := lib.Lookup(inv); ok && replayer.Verify(e, inv) {
-		return e, true
+// lookup opens the cassette recorded for inv, rescanning once on a miss or a
+// stale index; the caller closes the file.
+func (s *standin) lookup(lib *replayer.Library, inv replayer.Invocation) (*cassette.Reader, *os.File, bool) {
+	if e, ok := lib.Lookup(inv); ok {
+		if rd, f, ok := replayer.OpenVerified(e, inv); ok {
+			return rd, f, true
+		}
 	}
 	if lib.Rescan() != nil {
-		return replayer.Entry{}, false
+		return nil, nil, false
 	}
-	return lib.Lookup(inv)
+	e, ok := lib.Lookup(inv)
+	if !ok {
+		return nil, nil, false
+	}
+	return replayer.OpenVerified(e, inv)
 }
 
 func (s *standin) miss(lib *replayer.Library, inv replayer.Invocation) error {
