@@ -22,7 +22,8 @@ type DiffOp struct {
 	// Fields lists the changed fields of a changed JSON event.
 	Fields []FieldChange
 	// Old and New are excerpts of a changed line that is not JSON, and of
-	// added or removed lines.
+	// added or removed lines. A long changed line is shown around its first
+	// difference, with the position of that byte: "…abc… (byte 9000 of 20000)".
 	Old, New string
 }
 
@@ -31,7 +32,8 @@ type FieldChange struct {
 	Op ChangeOp // Added, Removed or Changed (value)
 	// Path names the leaf: "message.content[0].text".
 	Path string
-	// Old and New are the raw JSON values (excerpts of long ones).
+	// Old and New are the raw JSON values; a long one is cut, a long changed
+	// one around its first difference (see DiffOp.Old).
 	Old, New string
 }
 
@@ -281,7 +283,7 @@ func (d *differ) changed(i, j int) error {
 	}
 	op := DiffOp{Op: Changed, LineA: i + 1, LineB: j + 1, LabelA: d.la[i].label, LabelB: d.lb[j].label}
 	if op.LabelA == "text" {
-		op.Old, op.New = excerpt(da, d.o.Excerpt), excerpt(db, d.o.Excerpt)
+		op.Old, op.New = excerptPair(da, db, d.o.Excerpt)
 	} else {
 		op.Fields = DiffFields(da, db, d.o.Excerpt)
 	}
@@ -290,7 +292,8 @@ func (d *differ) changed(i, j int) error {
 }
 
 // DiffFields compares two JSON documents value by value and lists what was
-// added, removed or changed, with values cut to max bytes (0: no limit). An
+// added, removed or changed, with values cut to about max bytes (0: no
+// limit), changed ones around their first difference. An
 // added or removed object or array is listed once, not leaf by leaf, and so
 // is a value whose type changed. Arrays are compared index by index.
 func DiffFields(a, b []byte, max int) []FieldChange {
@@ -313,7 +316,8 @@ func DiffFields(a, b []byte, max int) []FieldChange {
 			if !isScalar(n.kind) || !isScalar(na[i].kind) {
 				retyped[n.path] = true
 			}
-			out = append(out, FieldChange{Op: Changed, Path: n.path, Old: excerpt(na[i].raw, max), New: excerpt(n.raw, max)})
+			was, now := excerptPair(na[i].raw, n.raw, max)
+			out = append(out, FieldChange{Op: Changed, Path: n.path, Old: was, New: now})
 		}
 	}
 	for _, n := range na {
@@ -382,9 +386,51 @@ func excerpt(data []byte, max int) string {
 	if max <= 0 || len(data) <= max {
 		return string(data)
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(data[cut]) {
-		cut--
+	return fmt.Sprintf("%s…(%d bytes)", data[:runeStart(data, max)], len(data))
+}
+
+// excerptPair cuts two differing values to about max bytes each (0: no
+// limit). A value longer than that is shown from a little before the first
+// byte where the two differ, with that byte's 1-based position, so that a
+// change deep inside a long line or string stays visible.
+func excerptPair(a, b []byte, max int) (string, string) {
+	if max <= 0 || len(a) <= max && len(b) <= max {
+		return string(a), string(b)
 	}
-	return fmt.Sprintf("%s…(%d bytes)", data[:cut], len(data))
+	at := 0
+	for at < len(a) && at < len(b) && a[at] == b[at] {
+		at++
+	}
+	return window(a, at, max), window(b, at, max)
+}
+
+// window shows about max bytes of data around offset at: a quarter before
+// it, the rest after; "…" marks a cut.
+func window(data []byte, at, max int) string {
+	if len(data) <= max {
+		return string(data)
+	}
+	lo := runeStart(data, at-max/4)
+	hi := runeStart(data, lo+max)
+	var pre, post string
+	if lo > 0 {
+		pre = "…"
+	}
+	if hi < len(data) {
+		post = "…"
+	}
+	if at >= len(data) {
+		return fmt.Sprintf("%s%s%s (%d bytes, a prefix of the other)", pre, data[lo:hi], post, len(data))
+	}
+	return fmt.Sprintf("%s%s%s (byte %d of %d)", pre, data[lo:hi], post, at+1, len(data))
+}
+
+// runeStart clamps i to data and moves it back to the start of the UTF-8
+// sequence it falls in.
+func runeStart(data []byte, i int) int {
+	i = min(max(i, 0), len(data))
+	for i > 0 && i < len(data) && !utf8.RuneStart(data[i]) {
+		i--
+	}
+	return i
 }

@@ -68,8 +68,39 @@ func TestDiffLongLine(t *testing.T) {
 	if err != nil || len(ops) != 1 || len(ops[0].Fields) != 1 {
 		t.Fatalf("diff = %+v, %v", ops, err)
 	}
-	if f := ops[0].Fields[0]; len(f.New) > 200 || !strings.HasSuffix(f.New, "…(30003 bytes)") {
-		t.Errorf("long value not cut: %d bytes, ends %q", len(f.New), f.New[len(f.New)-20:])
+	// The change is at the end: the excerpts show it, and where it is.
+	f := ops[0].Fields[0]
+	if len(f.New) > 200 || !strings.HasPrefix(f.New, "…xxx") || !strings.HasSuffix(f.New, `xxxy" (byte 30002 of 30003)`) {
+		t.Errorf("long value not cut around its change: %d bytes, %q", len(f.New), f.New[:min(len(f.New), 300)])
+	}
+	if len(f.Old) > 200 || !strings.HasSuffix(f.Old, `xxx" (byte 30002 of 30002)`) {
+		t.Errorf("long old value not cut around the change: %d bytes, %q", len(f.Old), f.Old[:min(len(f.Old), 300)])
+	}
+}
+
+func TestExcerptPair(t *testing.T) {
+	pad := strings.Repeat("é", 100) // two bytes each: cuts must fall between runes
+	long := strings.Repeat("x", 300)
+	for _, tt := range []struct {
+		name, a, b   string
+		max          int
+		wantA, wantB string
+	}{
+		{"short values whole", "Done.", "Done!", 120, "Done.", "Done!"},
+		{"no limit", long + "a", long + "b", 0, long + "a", long + "b"},
+		{"change in the middle", pad + "old" + pad, pad + "new" + pad, 40,
+			"…éééééold" + strings.Repeat("é", 13) + "… (byte 201 of 403)",
+			"…ééééénew" + strings.Repeat("é", 13) + "… (byte 201 of 403)"},
+		{"a short side is whole", "hi", "h" + long, 40, "hi", "h" + long[:39] + "… (byte 2 of 301)"},
+		{"a prefix of the other", long, long + "more", 40,
+			"…" + long[:10] + " (300 bytes, a prefix of the other)", "…" + long[:10] + "more (byte 301 of 304)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := excerptPair([]byte(tt.a), []byte(tt.b), tt.max)
+			if a != tt.wantA || b != tt.wantB {
+				t.Errorf("excerptPair =\n%q\n%q\nwant\n%q\n%q", a, b, tt.wantA, tt.wantB)
+			}
+		})
 	}
 }
 
