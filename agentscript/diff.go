@@ -71,12 +71,17 @@ func (r *diffWriter) op(op contract.DiffOp) {
 		if op.LineB != op.LineA {
 			where = fmt.Sprintf("%s line %d, %s line %d", r.wantName, op.LineA, r.gotName, op.LineB)
 		}
-		fmt.Fprintf(&r.b, "%s: %s changed\n", where, noun(op.LabelA))
 		if op.Fields == nil {
+			how := "changed"
+			if op.LabelA != "text" {
+				how = "changed in layout only (spacing or member order)"
+			}
+			fmt.Fprintf(&r.b, "%s: %s %s\n", where, noun(op.LabelA), how)
 			// Quoted, so that a difference in spaces or control bytes shows.
 			r.pair("    ", strconv.Quote(op.Old), strconv.Quote(op.New))
 			return
 		}
+		fmt.Fprintf(&r.b, "%s: %s changed\n", where, noun(op.LabelA))
 		for i, f := range op.Fields {
 			if i == maxFieldChanges {
 				fmt.Fprintf(&r.b, "    ... and %d more changed fields\n", len(op.Fields)-i)

@@ -101,8 +101,9 @@
 // NAME, the file Config.Golden/NAME.golden (NAME may hold slashes), through
 // goldie: with go test's -update flag the snapshot is written instead. A
 // mismatch fails with a diff that names the golden file and each differing
-// line; a changed JSON event shows its changed fields, and a long line an
-// excerpt around the change with its column, never the whole line. The
+// line (the event diff of package contract); a changed JSON event shows its
+// changed fields, and a long line or value an excerpt around the change with
+// the change's byte position, never the whole line. The
 // golden itself is checked first: one that normalising would change, or
 // that holds the script's $WORK, the test machine's home directory or the
 // recorded directories, is reported as holding a volatile value (see

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -29,25 +30,17 @@ type cond struct {
 // them with -all. Negated, no event may satisfy them all.
 func (h *harness) cmdEvent(ts *testscript.TestScript, neg bool, args []string) {
 	count, all := -1, false
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch flag, val, hasVal := strings.Cut(args[0], "="); flag {
-		case "-all":
-			all, args = true, args[1:]
-		case "-count":
-			if !hasVal {
-				if len(args) < 2 {
-					fatalUsage(ts, eventUsage, "-count needs a number")
-				}
-				val, args = args[1], args[1:]
+	args, err := splitArgs(args, []cmdFlag{
+		{name: "all", set: func(string, string) error { all = true; return nil }},
+		{name: "count", value: "a number", set: func(flag, val string) (err error) {
+			if count, err = strconv.Atoi(val); err != nil || count < 0 {
+				return fmt.Errorf("%s %q: want a number ≥ 0", flag, val)
 			}
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 {
-				fatalUsage(ts, eventUsage, "-count %q: want a number ≥ 0", val)
-			}
-			count, args = n, args[1:]
-		default:
-			fatalUsage(ts, eventUsage, "unknown flag %s", args[0])
-		}
+			return nil
+		}},
+	})
+	if err != nil {
+		fatalUsage(ts, eventUsage, "%v", err)
 	}
 	switch {
 	case len(args) < 2:
@@ -156,7 +149,24 @@ func valueString(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return jsonText(v)
+	js, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(js)
+}
+
+// shortLine shows a line whole when short, else its head and its size.
+func shortLine(s string) string {
+	const most = 160
+	if len(s) <= most {
+		return s
+	}
+	cut := most - 40
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 // matchResult sums up which events satisfied the conditions.

@@ -218,8 +218,8 @@ func TestGoldenMismatchNamesFileAndEventLine(t *testing.T) {
 	withUpdate(t, false, func() {
 		log := f.mustFail(execStream+"golden stdout run\n",
 			"golden "+path+": ",
-			"line 3: event type=assistant changed",
-			".message.content[0].text:",
+			"line 3: assistant event changed\n",
+			"    message.content[0].text:\n",
 			`golden: "Hello from $CWD/notez."`,
 			`actual: "Hello from $CWD/notes."`,
 			"go test -run '.*/test' -update")
@@ -237,10 +237,11 @@ func TestGoldenDiffOfHugeLineStaysShort(t *testing.T) {
 	golden := strings.Replace(run, "X", "Y", 1)
 	golden = strings.Replace(golden, session, "<SESSION-1>", 1)
 	golden = strings.Replace(golden, `"duration_ms":1,"duration_api_ms":1`, `"duration_ms":0,"duration_api_ms":0`, 1)
-	f.writeGolden("big", golden)
+	path := f.writeGolden("big", golden)
 	withUpdate(t, false, func() {
 		log := f.mustFail("exec cursor-agent --print --output-format json big\ngolden stdout big\n",
-			"line 1: event type=result subtype=success changed", ".result:", "(col 1200001 of 2400001)")
+			"golden "+path+": ", "line 1: result/success event changed\n", "    result:\n",
+			"golden: …", "ipsum Ylorem ipsum", "actual: …", "ipsum Xlorem ipsum", "(byte 1200002 of 2400003)")
 		if i := strings.Index(log, "golden stdout big"); i < 0 || len(log[i:]) > 2000 {
 			t.Errorf("failure message is %d bytes long, want a short excerpt:\n%.3000s", len(log[i:]), log[i:])
 		}
@@ -279,7 +280,7 @@ func TestGoldenHoldingVolatileValue(t *testing.T) {
 	withUpdate(t, false, func() {
 		f.mustFail(execStream+"golden stdout run\n",
 			"volatile value in a golden snapshot", "normalising it changes it",
-			"line 2: event type=user changed", ".session_id:")
+			"line 2: user event changed\n", "    session_id:\n", `golden: "`+session+`"`, `normalised golden: "<SESSION-1>"`)
 	})
 	// A golden holding the recorded working directory.
 	f.writeGolden("run", strings.Replace(streamGolden, "$CWD/notes", recCwd+"/notes", 1))
@@ -354,6 +355,7 @@ func TestEventCommand(t *testing.T) {
 	f.mustPass(execStream + `event stdout type=system subtype=init
 event -count 1 stdout type=result is_error=false
 event -count=2 stdout 'message.content.0.text~^(hi|Hello)'
+event stdout type=result --count 1
 event -all stdout session_id=` + session + `
 event stdout message.role
 ! event stdout type=tool_call
@@ -383,6 +385,8 @@ func TestUsageErrors(t *testing.T) {
 		{"normalize --stderr stdout", "--stderr is for a cassette FILE"},
 		{"event stdout", "usage: event"},
 		{"event -count x stdout type=a", "usage: event"},
+		{"event -all=1 stdout type=a", "-all takes no value"},
+		{"event stdout type=a -count", "-count needs a number"},
 		{"event stdout =x", "usage: event"},
 		{"event stdout 'a~('", "usage: event"},
 		{"! event -count 1 stdout type=a", "usage: event"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -23,34 +22,15 @@ type normalizeArgs struct {
 
 func parseNormalizeArgs(args []string) (normalizeArgs, error) {
 	var na normalizeArgs
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch name, val, hasVal := strings.Cut(a, "="); name {
-		case "--stderr", "-stderr":
-			if hasVal {
-				return na, fmt.Errorf("%s takes no value", name)
-			}
-			na.stderr = true
-		case "--format", "-format":
-			if !hasVal {
-				if i+1 == len(args) {
-					return na, fmt.Errorf("%s needs a value", name)
-				}
-				i++
-				val = args[i]
-			}
-			f, err := normalize.ParseFormat(val)
-			if err != nil {
-				return na, err
-			}
-			na.format = f
-		default:
-			if strings.HasPrefix(a, "-") && a != "-" {
-				return na, fmt.Errorf("unknown flag %s", a)
-			}
-			pos = append(pos, a)
-		}
+	pos, err := splitArgs(args, []cmdFlag{
+		{name: "stderr", set: func(string, string) error { na.stderr = true; return nil }},
+		{name: "format", value: "a value", set: func(_, val string) (err error) {
+			na.format, err = normalize.ParseFormat(val)
+			return err
+		}},
+	})
+	if err != nil {
+		return na, err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return na, fmt.Errorf("want FILE and at most one OUT, got %d arguments", len(pos))

@@ -26,43 +26,20 @@ type validateArgs struct {
 
 func parseValidateArgs(args []string) (validateArgs, error) {
 	va := validateArgs{exitCode: -1}
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch name, val, hasVal := strings.Cut(a, "="); name {
-		case "--exit-code", "-exit-code":
-			if !hasVal {
-				if i+1 == len(args) {
-					return va, fmt.Errorf("%s needs a number", name)
-				}
-				i++
-				val = args[i]
-			}
+	pos, err := splitArgs(args, []cmdFlag{
+		{name: "exit-code", value: "a number", set: func(flag, val string) error {
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 0 || n > 255 {
-				return va, fmt.Errorf("%s %q: want 0 to 255", name, val)
+				return fmt.Errorf("%s %q: want 0 to 255", flag, val)
 			}
 			va.exitCode = n
-		case "--expect", "-expect":
-			if !hasVal {
-				if i+1 == len(args) {
-					return va, fmt.Errorf("%s needs a file", name)
-				}
-				i++
-				val = args[i]
-			}
-			va.expect = val
-		case "--skip-comments", "-skip-comments":
-			if hasVal {
-				return va, fmt.Errorf("%s takes no value", name)
-			}
-			va.skipComments = true
-		default:
-			if strings.HasPrefix(a, "-") && a != "-" {
-				return va, fmt.Errorf("unknown flag %s", a)
-			}
-			pos = append(pos, a)
-		}
+			return nil
+		}},
+		{name: "expect", value: "a file", set: func(_, val string) error { va.expect = val; return nil }},
+		{name: "skip-comments", set: func(string, string) error { va.skipComments = true; return nil }},
+	})
+	if err != nil {
+		return va, err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return va, fmt.Errorf("want FORMAT and at most one FILE, got %d arguments", len(pos))

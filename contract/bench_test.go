@@ -89,54 +89,51 @@ func reportCPU(b *testing.B, start time.Duration, bytesPerOp int64) {
 	b.ReportMetric(float64(bytesPerOp)*float64(b.N)/1e6/used, "cpu-MB/s")
 }
 
-// BenchmarkValidate measures validation throughput over a ≥ 100 MiB
-// stream-json corpus, one run at a time, each conforming.
-func BenchmarkValidate(b *testing.B) {
+// benchCorpusOp runs op over the whole corpus once per iteration and reports
+// throughput per second of wall clock and of processor time.
+func benchCorpusOp(b *testing.B, op func(runs [][]byte)) {
 	runs, size := benchCorpus(b)
-	opts := Options{SkipComments: true}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := cpuTime()
 	for b.Loop() {
+		op(runs)
+	}
+	reportCPU(b, start, size)
+}
+
+// BenchmarkValidate measures validation throughput over a ≥ 100 MiB
+// stream-json corpus, one run at a time, each conforming.
+func BenchmarkValidate(b *testing.B) {
+	opts := Options{SkipComments: true}
+	benchCorpusOp(b, func(runs [][]byte) {
 		for _, run := range runs {
 			r, err := opts.ValidateRun(bytes.NewReader(run), nil, 0, StreamJSON)
 			if err != nil || !r.OK() {
 				b.Fatalf("run does not validate: %v %v", err, r.Problems)
 			}
 		}
-	}
-	reportCPU(b, start, size)
+	})
 }
 
 // BenchmarkNormalizeCorpus normalises the same corpus, for comparison:
 // validation should be no slower than normalisation.
 func BenchmarkNormalizeCorpus(b *testing.B) {
-	runs, size := benchCorpus(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
+	benchCorpusOp(b, func(runs [][]byte) {
 		for _, run := range runs {
 			n := normalize.New(normalize.Options{Format: normalize.StreamJSON})
 			if err := n.Copy(io.Discard, bytes.NewReader(run), cassette.Stdout); err != nil {
 				b.Fatal(err)
 			}
 		}
-	}
-	reportCPU(b, start, size)
+	})
 }
 
 // BenchmarkNormalizeStream normalises the corpus as one stream, the
 // normaliser's best case (one Normalizer, one buffer).
 func BenchmarkNormalizeStream(b *testing.B) {
-	runs, size := benchCorpus(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
+	benchCorpusOp(b, func(runs [][]byte) {
 		n := normalize.New(normalize.Options{Format: normalize.StreamJSON})
 		rs := make([]io.Reader, len(runs))
 		for i, run := range runs {
@@ -145,8 +142,7 @@ func BenchmarkNormalizeStream(b *testing.B) {
 		if err := n.Copy(io.Discard, io.MultiReader(rs...), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}
-	}
-	reportCPU(b, start, size)
+	})
 }
 
 // BenchmarkValidateLongRun validates one run of ≥ 100 MiB, generated on the

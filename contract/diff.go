@@ -21,9 +21,11 @@ type DiffOp struct {
 	LabelA, LabelB string
 	// Fields lists the changed fields of a changed JSON event.
 	Fields []FieldChange
-	// Old and New are excerpts of a changed line that is not JSON, and of
-	// added or removed lines. A long changed line is shown around its first
-	// difference, with the position of that byte: "…abc… (byte 9000 of 20000)".
+	// Old and New are excerpts of added or removed lines, and of a changed
+	// line that is not JSON or whose values are all alike (it differs in
+	// spacing or member order only; Fields is then empty). A long changed
+	// line is shown around its first difference, with the position of that
+	// byte: "…abc… (byte 9000 of 20000)".
 	Old, New string
 }
 
@@ -91,18 +93,10 @@ type lineRef struct {
 
 // indexLines hashes every line of r and labels events.
 func indexLines(r io.ReaderAt, seed maphash.Seed) ([]lineRef, error) {
-	lr := newLineReader(io.NewSectionReader(r, 0, 1<<62))
 	var refs []lineRef
 	var off int64
 	labels := map[string]string{}
-	for {
-		line, nl, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return refs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	_, err := eachLine(io.NewSectionReader(r, 0, 1<<62), func(_ int, line []byte, nl bool) {
 		l := lineLabel(line)
 		if s, ok := labels[l]; ok {
 			l = s
@@ -114,8 +108,11 @@ func indexLines(r io.ReaderAt, seed maphash.Seed) ([]lineRef, error) {
 		if nl {
 			off++
 		}
-		lr.shrink()
+	})
+	if err != nil {
+		return nil, err
 	}
+	return refs, nil
 }
 
 func lineLabel(line []byte) string {
@@ -204,43 +201,44 @@ func (d *differ) hunk(ai, aj, bi, bj int) error {
 	return nil
 }
 
-// pairByLabel aligns two runs of lines on their labels (longest common
-// subsequence; in order for long runs) and returns the matched index pairs.
+// pairByLabel aligns two runs of lines on their labels, as align does lines,
+// and returns the matched index pairs. When the runs are too far apart for
+// align, lines of one label are paired position by position.
 func pairByLabel(a, b []lineRef) [][2]int {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
-	if len(a)*len(b) > 1<<20 {
-		var out [][2]int
-		for i := 0; i < min(len(a), len(b)); i++ {
-			if a[i].label == b[i].label {
-				out = append(out, [2]int{i, i})
+	ids := map[string]uint64{}
+	labelIDs := func(refs []lineRef) []uint64 {
+		out := make([]uint64, len(refs))
+		for i, r := range refs {
+			id, ok := ids[r.label]
+			if !ok {
+				id = uint64(len(ids))
+				ids[r.label] = id
 			}
+			out[i] = id
 		}
 		return out
 	}
-	// lcs[i][j] is the LCS length of a[i:] and b[j:].
-	w := len(b) + 1
-	lcs := make([]int32, (len(a)+1)*w)
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i].label == b[j].label {
-				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-			} else {
-				lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
-			}
-		}
-	}
 	var out [][2]int
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i].label == b[j].label:
+	i, j := 0, 0
+	for _, op := range align(labelIDs(a), labelIDs(b)) {
+		switch op {
+		case opEqual:
 			out = append(out, [2]int{i, j})
 			i, j = i+1, j+1
-		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+		case opDelete:
 			i++
 		default:
 			j++
+		}
+	}
+	if out == nil {
+		for i := range min(len(a), len(b)) {
+			if a[i].label == b[i].label {
+				out = append(out, [2]int{i, i})
+			}
 		}
 	}
 	return out
@@ -284,8 +282,9 @@ func (d *differ) changed(i, j int) error {
 	op := DiffOp{Op: Changed, LineA: i + 1, LineB: j + 1, LabelA: d.la[i].label, LabelB: d.lb[j].label}
 	if op.LabelA == "text" {
 		op.Old, op.New = excerptPair(da, db, d.o.Excerpt)
-	} else {
-		op.Fields = DiffFields(da, db, d.o.Excerpt)
+	} else if op.Fields = DiffFields(da, db, d.o.Excerpt); op.Fields == nil {
+		// Alike value by value: spacing or member order differ.
+		op.Old, op.New = excerptPair(da, db, d.o.Excerpt)
 	}
 	d.out = append(d.out, op)
 	return nil
@@ -293,9 +292,9 @@ func (d *differ) changed(i, j int) error {
 
 // DiffFields compares two JSON documents value by value and lists what was
 // added, removed or changed, with values cut to about max bytes (0: no
-// limit), changed ones around their first difference. An
-// added or removed object or array is listed once, not leaf by leaf, and so
-// is a value whose type changed. Arrays are compared index by index.
+// limit), changed ones around their first difference. An added or removed
+// object or array is listed once, not leaf by leaf, and so is a value whose
+// type changed. Arrays are compared index by index.
 func DiffFields(a, b []byte, max int) []FieldChange {
 	na, nb := flatten(a), flatten(b)
 	ia, ib := indexNodes(na), indexNodes(nb)

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,6 +77,20 @@ func TestDiffLongLine(t *testing.T) {
 	}
 	if len(f.Old) > 200 || !strings.HasSuffix(f.Old, `xxx" (byte 30002 of 30002)`) {
 		t.Errorf("long old value not cut around the change: %d bytes, %q", len(f.Old), f.Old[:min(len(f.Old), 300)])
+	}
+}
+
+// TestDiffLayoutOnly: an event whose values are all alike but whose bytes
+// differ shows both lines, as there is no field to name.
+func TestDiffLayoutOnly(t *testing.T) {
+	a, b := `{"type":"x","a":1,"b":2}`+"\n", `{"type":"x","b":2, "a":1}`+"\n"
+	ops, err := DiffEvents(strings.NewReader(a), strings.NewReader(b))
+	if err != nil || len(ops) != 1 {
+		t.Fatalf("diff = %+v, %v", ops, err)
+	}
+	op := ops[0]
+	if op.Op != Changed || op.Fields != nil || op.Old != a[:len(a)-1] || op.New != b[:len(b)-1] {
+		t.Errorf("diff = %+v, want a change showing both lines", op)
 	}
 }
 
@@ -160,4 +176,56 @@ func lcsLen(a, b string) int {
 		}
 	}
 	return dp[0][0]
+}
+
+// TestDiffEveryLineChanged: when every line of a long stream changed, the
+// lines cannot be aligned within maxEditDistance, but each event is still
+// paired with its counterpart and shows its changed field.
+func TestDiffEveryLineChanged(t *testing.T) {
+	var a, b strings.Builder
+	const n = 3000
+	for i := range n {
+		fmt.Fprintf(&a, `{"type":"thinking","subtype":"delta","text":"a%d"}`+"\n", i)
+		fmt.Fprintf(&b, `{"type":"thinking","subtype":"delta","text":"b%d"}`+"\n", i)
+	}
+	ops, err := DiffEvents(strings.NewReader(a.String()), strings.NewReader(b.String()))
+	if err != nil || len(ops) != n {
+		t.Fatalf("%d ops, %v; want %d", len(ops), err, n)
+	}
+	for i, op := range ops {
+		if op.Op != Changed || op.LineA != i+1 || op.LineB != i+1 || len(op.Fields) != 1 || op.Fields[0].Path != "text" {
+			t.Fatalf("op %d = %+v, want line %d changed in text", i, op, i+1)
+		}
+	}
+}
+
+func TestPairByLabel(t *testing.T) {
+	refs := func(labels ...string) []lineRef {
+		out := make([]lineRef, len(labels))
+		for i, l := range labels {
+			out[i].label = l
+		}
+		return out
+	}
+	got := pairByLabel(refs("x", "y", "z", "y"), refs("y", "z", "w", "y"))
+	if want := [][2]int{{1, 0}, {2, 1}, {3, 3}}; !slices.Equal(got, want) {
+		t.Errorf("pairs = %v, want %v", got, want)
+	}
+	// Too far apart to align: lines of one label pair position by position.
+	rng := rand.New(rand.NewPCG(1, 2))
+	var la, lb []string
+	for range 6000 {
+		la = append(la, strconv.Itoa(rng.IntN(4)))
+		lb = append(lb, strconv.Itoa(rng.IntN(4)))
+	}
+	got = pairByLabel(refs(la...), refs(lb...))
+	var want [][2]int
+	for i := range la {
+		if la[i] == lb[i] {
+			want = append(want, [2]int{i, i})
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("%d pairs, want the %d positional ones", len(got), len(want))
+	}
 }

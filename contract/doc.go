@@ -92,5 +92,6 @@
 // differs between two shapes, leaving out what a larger change implies (the
 // fields of a new tool kind, the sub-fields of a removed object).
 // [DiffEvents] compares two streams event by event; a changed event shows
-// only its changed fields ([DiffFields]).
+// only its changed fields ([DiffFields]), and a long changed line or value
+// an excerpt around its first difference.
 package contract

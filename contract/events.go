@@ -184,53 +184,23 @@ func (c *eventChecker) collect(d []byte, i int) (int, error) {
 	others := f.others[:0]
 	*f = eventFields{first: -1}
 	c.dups = c.dups[:0]
-	defer func() { f.others = others }()
-	i = skipWS(d, i+1)
-	if i < len(d) && d[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(d) || d[i] != '"' {
-			return i, expected(d, i, "a string key")
-		}
-		kend, err := scanString(d, i)
-		if err != nil {
-			return kend, err
-		}
-		key := d[i+1 : kend-1]
-		i = skipWS(d, kend)
-		if i >= len(d) || d[i] != ':' {
-			return i, expected(d, i, "':'")
-		}
-		i = skipWS(d, i+1)
-		vstart := i
-		var k Kind
-		if k, i, err = scanValue(d, i, 0); err != nil {
-			return i, err
-		}
+	end, err := scanMembers(d, i, 1, func(key []byte, k Kind, vstart, vend int) {
 		if f.first < 0 {
 			f.first = vstart
 		}
 		dst, bit := f.slot(key)
 		if dst == nil {
 			others = append(others, keyAt{key, vstart})
-		} else {
-			if dst.present() {
-				c.dups = append(c.dups, keyAt{key, vstart})
-			}
-			*dst = field{d[vstart:i], k, vstart}
-			f.present |= bit
+			return
 		}
-		i = skipWS(d, i)
-		if i < len(d) && d[i] == ',' {
-			i = skipWS(d, i+1)
-			continue
+		if dst.present() {
+			c.dups = append(c.dups, keyAt{key, vstart})
 		}
-		if i < len(d) && d[i] == '}' {
-			return i + 1, nil
-		}
-		return i, expected(d, i, "',' or '}'")
-	}
+		*dst = field{d[vstart:vend], k, vstart}
+		f.present |= bit
+	})
+	f.others = others
+	return end, err
 }
 
 // slots names the documented members an event can have, in bit order.
@@ -597,7 +567,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 	info.text = emptySum()
 	el := newElements(content.raw)
 	for el.next() {
-		off := content.off + el.i - len(el.Val)
+		off := content.off + el.Off
 		if el.K != Object {
 			c.report(off, RuleFields, fmt.Sprintf("%s content item is %s, want an object", who, el.K.a()))
 			continue

@@ -245,6 +245,12 @@ func scanNumber(d []byte, i int) (int, error) {
 }
 
 func scanObject(d []byte, i, depth int) (int, error) {
+	return scanMembers(d, i, depth, nil)
+}
+
+// scanMembers validates the object at d[i] and, unless each is nil, passes
+// it every member as it goes: the raw key and the value's kind and span.
+func scanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, end int)) (int, error) {
 	if depth > maxDepth {
 		return i, &syntaxError{i, "nested too deeply"}
 	}
@@ -256,17 +262,23 @@ func scanObject(d []byte, i, depth int) (int, error) {
 		if i >= len(d) || d[i] != '"' {
 			return i, expected(d, i, "a string key")
 		}
-		end, err := scanString(d, i)
+		kend, err := scanString(d, i)
 		if err != nil {
-			return end, err
+			return kend, err
 		}
-		i = skipWS(d, end)
+		key := d[i+1 : kend-1]
+		i = skipWS(d, kend)
 		if i >= len(d) || d[i] != ':' {
 			return i, expected(d, i, "':'")
 		}
 		i = skipWS(d, i+1)
-		if _, i, err = scanValue(d, i, depth); err != nil {
+		vstart := i
+		var k Kind
+		if k, i, err = scanValue(d, i, depth); err != nil {
 			return i, err
+		}
+		if each != nil {
+			each(key, k, vstart, i)
 		}
 		i = skipWS(d, i)
 		if i < len(d) && d[i] == ',' {
@@ -395,59 +407,43 @@ func kindAt(c byte) Kind {
 	return Number
 }
 
-// members iterates over the members of a validated object.
-type members struct {
-	d   []byte
-	i   int
-	Key []byte // raw key bytes between the quotes, escapes not decoded
-	Val []byte // the raw value
-	K   Kind
+// items iterates over the members of a validated object or the elements of
+// a validated array: one walk serves both, an object's member only adding
+// its key.
+type items struct {
+	d      []byte
+	i      int
+	object bool
+	Key    []byte // an object member's raw key between the quotes, escapes not decoded
+	Val    []byte // the raw value
+	K      Kind
 	// Off is the offset of Val in the iterated data.
 	Off int
 }
 
 // newMembers starts iterating the object obj (valid JSON).
-func newMembers(obj []byte) members { return members{d: obj, i: 1} }
+func newMembers(obj []byte) items { return items{d: obj, i: 1, object: true} }
 
-func (m *members) next() bool {
-	i := skipWS(m.d, m.i)
-	if i >= len(m.d) || m.d[i] == '}' {
+// newElements starts iterating the array arr (valid JSON).
+func newElements(arr []byte) items { return items{d: arr, i: 1} }
+
+func (it *items) next() bool {
+	i := skipWS(it.d, it.i)
+	if i >= len(it.d) || it.d[i] == '}' || it.d[i] == ']' {
 		return false
 	}
-	if m.d[i] == ',' {
-		i = skipWS(m.d, i+1)
+	if it.d[i] == ',' {
+		i = skipWS(it.d, i+1)
 	}
-	kend := skipString(m.d, i)
-	m.Key = m.d[i+1 : kend-1]
-	i = skipWS(m.d, kend)
-	i = skipWS(m.d, i+1) // ':'
-	end := skipValue(m.d, i)
-	m.Val, m.K, m.Off = m.d[i:end], kindAt(m.d[i]), i
-	m.i = end
-	return true
-}
-
-// elements iterates over the elements of a validated array.
-type elements struct {
-	d   []byte
-	i   int
-	Val []byte
-	K   Kind
-}
-
-func newElements(arr []byte) elements { return elements{d: arr, i: 1} }
-
-func (e *elements) next() bool {
-	i := skipWS(e.d, e.i)
-	if i >= len(e.d) || e.d[i] == ']' {
-		return false
+	if it.object {
+		kend := skipString(it.d, i)
+		it.Key = it.d[i+1 : kend-1]
+		i = skipWS(it.d, kend)
+		i = skipWS(it.d, i+1) // ':'
 	}
-	if e.d[i] == ',' {
-		i = skipWS(e.d, i+1)
-	}
-	end := skipValue(e.d, i)
-	e.Val, e.K = e.d[i:end], kindAt(e.d[i])
-	e.i = end
+	end := skipValue(it.d, i)
+	it.Val, it.K, it.Off = it.d[i:end], kindAt(it.d[i]), i
+	it.i = end
 	return true
 }
 

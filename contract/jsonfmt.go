@@ -3,9 +3,7 @@ package contract
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 )
 
 // jsonState is what the json format rules learn from stdout. Which rules
@@ -22,7 +20,6 @@ type jsonState struct {
 // readJSON checks the json format: one object (possibly pretty-printed) and
 // one newline on success.
 func (v *Validator) readJSON(br *bufio.Reader) error {
-	lr := newLineReader(br)
 	v.json.collect = true
 	defer func() { v.json.collect = false }()
 	var (
@@ -35,18 +32,10 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 		blanks  int // blank lines after the value
 		extraAt int
 	)
-	for {
-		line, nl, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		n := lr.n
+	lines, err := eachLine(br, func(n int, line []byte, nl bool) {
 		switch {
 		case v.skippable(n, line):
-			continue
+			return
 		case done:
 			if len(bytes.TrimSpace(line)) == 0 {
 				blanks++
@@ -59,10 +48,10 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 			if extraAt == 0 {
 				extraAt = n
 			}
-			continue
+			return
 		case start == 0 && len(bytes.TrimSpace(line)) == 0:
 			v.add(Problem{Line: n, Rule: RuleSingleJSON, Msg: "blank line before the JSON object"})
-			continue
+			return
 		case start == 0:
 			start = n
 		default:
@@ -75,8 +64,11 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 			v.jsonValue(start, buf, lastNL)
 			buf = nil
 		}
+	})
+	if err != nil {
+		return err
 	}
-	v.lines = lr.n
+	v.lines = lines
 	if !done && start > 0 {
 		v.jsonValue(start, buf, lastNL)
 	}
@@ -167,25 +159,19 @@ func (t *depthTracker) feed(line []byte) bool {
 
 // text checks the text format: no JSON events on stdout.
 func (v *Validator) text(br *bufio.Reader) error {
-	lr := newLineReader(br)
-	for {
-		line, _, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if v.skippable(lr.n, line) {
-			continue
+	n, err := eachLine(br, func(n int, line []byte, _ bool) {
+		if v.skippable(n, line) {
+			return
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '{' {
 			if k, _, _, err := scanDocument(t); err == nil && k == Object {
-				v.add(Problem{Line: lr.n, Rule: RuleTextNoJSON, Msg: "JSON event in text output"})
+				v.add(Problem{Line: n, Rule: RuleTextNoJSON, Msg: "JSON event in text output"})
 			}
 		}
-		lr.shrink()
+	})
+	if err != nil {
+		return err
 	}
-	v.lines = lr.n
+	v.lines = n
 	return nil
 }

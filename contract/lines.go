@@ -79,3 +79,21 @@ func (r *lineReader) shrink() {
 		r.long = nil
 	}
 }
+
+// eachLine calls f with every line of r, numbered from 1, without its
+// newline and valid only during the call, and whether it ended in one. It
+// returns the number of lines.
+func eachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
+	lr := newLineReader(r)
+	for {
+		line, nl, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return lr.n, nil
+		}
+		if err != nil {
+			return lr.n, err
+		}
+		f(lr.n, line, nl)
+		lr.shrink()
+	}
+}

@@ -3,9 +3,7 @@ package contract
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 )
@@ -56,19 +54,11 @@ func (s *streamState) reset() {
 
 // streamJSON checks the stream-json format line by line.
 func (v *Validator) streamJSON(br *bufio.Reader) error {
-	lr := newLineReader(br)
-	for {
-		line, nl, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		v.streamLine(lr.n, line, nl)
-		lr.shrink()
+	n, err := eachLine(br, v.streamLine)
+	if err != nil {
+		return err
 	}
-	v.lines = lr.n
+	v.lines = n
 	return nil
 }
 
