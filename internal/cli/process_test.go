@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -49,16 +50,7 @@ echo '{"type":"result"}'`)
 	path := filepath.Join(dir, "killed.cassette")
 	env := vcrtest.Env(t, "GATE="+gate.Path, "PIDFILE="+pidFile)
 	cmd := vcrtest.Command(t, env, "agentvcr", "record", "-o", path, "--", agent)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	live := bufio.NewReader(stdout)
+	live, _ := startPiped(t, cmd)
 	var seen strings.Builder
 	for range 3 {
 		seen.WriteString(readLine(t, live))
@@ -96,17 +88,8 @@ func TestRecorderForwardsSignals(t *testing.T) {
 			agent := vcrtest.Script(t, dir, "fake-agent", `echo ready; read _ < "$GATE"; echo not reached`)
 			path := filepath.Join(dir, "signalled.cassette")
 			cmd := vcrtest.Command(t, vcrtest.Env(t, "GATE="+gate.Path), "agentvcr", "record", "-o", path, "--", agent)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var errb bytes.Buffer
-			cmd.Stderr = &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			live, errb := startPiped(t, cmd)
 			defer cmd.Process.Kill()
-			live := bufio.NewReader(stdout)
 			if line := readLine(t, live); line != "ready\n" {
 				t.Fatalf("live %q", line)
 			}
@@ -192,7 +175,7 @@ func TestReplayBrokenPipe(t *testing.T) {
 	f.Close()
 
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", path)
-	stdout, err := cmd.StdoutPipe()
+	stdout, err := cmd.StdoutPipe() // raw, to close it like `| head -c 10` does
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +188,7 @@ func TestReplayBrokenPipe(t *testing.T) {
 	if _, err := io.ReadFull(stdout, head); err != nil || string(head) != "xxxxxxxxxx" {
 		t.Fatalf("read %q, %v", head, err)
 	}
-	stdout.Close() // like `| head -c 10`
+	stdout.Close()
 	code := vcrtest.ExitCode(cmd, cmd.Wait())
 	if code != replayer.BrokenPipeCode || errb.Len() != 0 {
 		t.Errorf("exit %d, stderr %q; want %d and nothing", code, errb.String(), replayer.BrokenPipeCode)
@@ -223,13 +206,7 @@ func TestReplayStallUntilKilled(t *testing.T) {
 	f.Close()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--stall", "--stop-after-events", "1", path)
-		stdout, _ := cmd.StdoutPipe()
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		live := bufio.NewReader(stdout)
+		live, errb := startPiped(t, cmd)
 		if line := readLine(t, live); line != "{\"type\":\"system\"}\n" {
 			t.Fatalf("live %q", line)
 		}
@@ -248,4 +225,20 @@ func TestReplayStallUntilKilled(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want %d", sig, code, errb.String(), 128+int(sig))
 		}
 	}
+}
+
+// startPiped starts cmd with its stdout readable as it comes and its stderr
+// collected.
+func startPiped(t *testing.T, cmd *exec.Cmd) (*bufio.Reader, *bytes.Buffer) {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return bufio.NewReader(stdout), &errb
 }
