@@ -222,8 +222,12 @@ func (r *run) drain(wg *sync.WaitGroup, pipes ...*os.File) {
 }
 
 // pump copies one stream to the live writer and the cassette, chunk by chunk.
-func (r *run) pump(f *os.File, s cassette.Stream, live io.Writer) {
+func (r *run) pump(f *os.File, s cassette.Stream, w io.Writer) {
 	red := &streamRedactor{s: r.secrets}
+	var live io.Writer
+	if w != nil {
+		live = &liveWriter{w: w}
+	}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)
@@ -268,7 +272,7 @@ func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamReda
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if live != nil {
-		live.Write(p) // a consumer gone away must not stop the recording
+		live.Write(p) // errors end the live view only: see liveWriter
 	}
 	r.res.Bytes[s] += int64(len(p))
 	r.res.Chunks++
@@ -276,6 +280,23 @@ func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamReda
 		r.res.Lines += int64(bytes.Count(p, []byte{'\n'}))
 	}
 	r.store(s, red.write(p))
+}
+
+// liveWriter shows the agent's output until the first write error: a
+// consumer that went away (a closed pipe) must not stop the recording.
+type liveWriter struct {
+	w    io.Writer
+	gone bool
+}
+
+func (l *liveWriter) Write(p []byte) (int, error) {
+	if l.gone {
+		return len(p), nil
+	}
+	if _, err := l.w.Write(p); err != nil {
+		l.gone = true
+	}
+	return len(p), nil
 }
 
 func (r *run) store(s cassette.Stream, p []byte) {

@@ -242,3 +242,36 @@ func startPiped(t *testing.T, cmd *exec.Cmd) (*bufio.Reader, *bytes.Buffer) {
 	}
 	return bufio.NewReader(stdout), &errb
 }
+
+// A consumer that stops reading the live output (`agentvcr record ... | head -1`)
+// does not stop the recording: the agent runs to its end, the cassette holds
+// everything and is complete, and record exits with the agent's status.
+func TestRecordOutlivesItsConsumer(t *testing.T) {
+	dir := t.TempDir()
+	gate := vcrtest.NewGate(t)
+	agent := vcrtest.Script(t, dir, "fake-agent", `echo first
+read _ < "$GATE"
+i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done
+echo bye >&2; exit 5`)
+	path := filepath.Join(dir, "consumer-gone.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t, "GATE="+gate.Path), "agentvcr", "record", "--quiet", "-o", path, "--", agent)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line := readLine(t, bufio.NewReader(stdout)); line != "first\n" {
+		t.Fatalf("live %q", line)
+	}
+	stdout.Close() // the consumer goes away before the agent writes the rest
+	gate.Open()
+	if code := vcrtest.ExitCode(cmd, cmd.Wait()); code != 5 {
+		t.Errorf("record exit %d, want the agent's 5", code)
+	}
+	r := subprocess(t, vcrtest.Env(t), nil, "replay", path)
+	if r.code != 5 || r.stderr != "bye\n" || strings.Count(r.stdout, "\n") != 2001 || !strings.HasSuffix(r.stdout, "line 1999\n") {
+		t.Errorf("replay: exit %d, stderr %q, %d stdout lines", r.code, r.stderr, strings.Count(r.stdout, "\n"))
+	}
+}

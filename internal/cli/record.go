@@ -79,6 +79,7 @@ func recordWithSignals(opts recorder.Options, w io.Writer) (recorder.Result, err
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	defer catchBrokenPipe()()
 	opts.Signals = sigs
 	return recorder.Record(context.Background(), w, opts)
 }
@@ -121,4 +122,14 @@ func pipedStdin(stdin io.Reader) io.Reader {
 func isKnownAgent(argv0 string) bool {
 	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
 	return base == "cursor-agent" || base == "agent" || base == "cursor-agent-sim"
+}
+
+// catchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE
+// instead of killing the process, and returns the function that undoes it. It
+// installs a handler rather than ignoring the signal: an ignored SIGPIPE would
+// be inherited by the agent across exec, a handler is not.
+func catchBrokenPipe() (undo func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGPIPE)
+	return func() { signal.Stop(c) }
 }

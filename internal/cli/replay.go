@@ -65,7 +65,7 @@ func replayFile(env *Env, name, path string, opts replayer.Options) int {
 // replayReader plays an opened cassette to env's streams and returns the exit status.
 func replayReader(env *Env, name, path string, rd *cassette.Reader, opts replayer.Options) int {
 	opts.Stdout, opts.Stderr = env.Stdout, env.Stderr
-	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes an error we end on quietly
+	defer catchBrokenPipe()() // a closed pipe becomes an error we end on quietly
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	sigs := make(chan os.Signal, 1)
