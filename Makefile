@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test demo bench record update fuzz lint clean
+.PHONY: all build test race demo bench record update fuzz lint clean
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
 test: lint
 	$(GO) test -count=1 $(PKGS)
+
+# The suite under the race detector (needs cgo; about a minute on 2 cores).
+race:
+	$(GO) test -race -count=1 $(PKGS)
 
 lint:
 	@out=$$(gofmt -l . 2>&1); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
