@@ -20,14 +20,14 @@ import (
 // transcripts, repeated with fresh session ids.
 const corpusSize = 100 << 20
 
-var corpus struct {
+var benchRuns struct {
 	once sync.Once
 	runs [][]byte
 	size int64
 }
 
 func benchCorpus(b *testing.B) ([][]byte, int64) {
-	corpus.once.Do(func() {
+	benchRuns.once.Do(func() {
 		edited := map[string]bool{
 			"reifying__cursor-hack__full_session.jsonl":                    true,
 			"imshaikot__browsentic__2026.09.18-shell-denied.jsonl":         true,
@@ -45,15 +45,15 @@ func benchCorpus(b *testing.B) ([][]byte, int64) {
 			originals = append(originals, data)
 		}
 		rng := rand.New(rand.NewPCG(7, 7))
-		for corpus.size < corpusSize {
+		for benchRuns.size < corpusSize {
 			for _, data := range originals {
 				run := freshSession(data, rng)
-				corpus.runs = append(corpus.runs, run)
-				corpus.size += int64(len(run))
+				benchRuns.runs = append(benchRuns.runs, run)
+				benchRuns.size += int64(len(run))
 			}
 		}
 	})
-	return corpus.runs, corpus.size
+	return benchRuns.runs, benchRuns.size
 }
 
 // freshSession gives a run a new session id everywhere it appears.

@@ -106,7 +106,7 @@ func TestDriftCollapses(t *testing.T) {
 // TestDriftOfRealRuns: a run has no drift against itself; two builds do.
 func TestDriftOfRealRuns(t *testing.T) {
 	read := func(name string) *Shape {
-		data, err := os.ReadFile(filepath.Join("testdata", "realworld", name))
+		data, err := os.ReadFile(filepath.Join(realWorldDir(t), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestDriftOfRealRuns(t *testing.T) {
 }
 
 func TestShapeWriterMatchesShapeOf(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "realworld", "sandbox-technologies__inspector-template__small_trace.ndjson"))
+	data, err := os.ReadFile(filepath.Join(realWorldDir(t), "sandbox-technologies__inspector-template__small_trace.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

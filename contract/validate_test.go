@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
+	"github.com/agentvcr/agentvcr/internal/corpus"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,7 +172,7 @@ func TestEditedTranscripts(t *testing.T) {
 		},
 	}
 	for name, want := range tests {
-		data, err := os.ReadFile(filepath.Join("testdata", "realworld", name))
+		data, err := os.ReadFile(filepath.Join(realWorldDir(t), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,8 +187,25 @@ func TestEditedTranscripts(t *testing.T) {
 	}
 }
 
+// realWorldDir is where the real transcripts are: beside the project (see
+// internal/corpus, and its SOURCES.md for their origin and edits). Tests
+// that need them skip when they are not there.
+func realWorldDir(t testing.TB) string {
+	t.Helper()
+	dir, err := corpus.RealWorldDir()
+	if errors.Is(err, corpus.ErrNoRealWorld) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func realWorldFiles(t testing.TB) []string {
-	files, err := filepath.Glob("testdata/realworld/*.*json*")
+	t.Helper()
+	realWorldDir(t)
+	files, err := corpus.Transcripts()
 	if err != nil {
 		t.Fatal(err)
 	}

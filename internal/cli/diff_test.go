@@ -90,7 +90,7 @@ func initCwd(stdout string) string {
 // TestDiffRerecorded: every real transcript against its re-recording, in
 // another directory with fresh volatile values, is equal after normalisation.
 func TestDiffRerecorded(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(realworld, "*.*json*"))
+	files, err := filepath.Glob(filepath.Join(realworld(t), "*.*json*"))
 	if err != nil || len(files) != 15 {
 		t.Fatalf("found %d transcripts: %v", len(files), err)
 	}

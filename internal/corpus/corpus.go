@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ var ErrNoRealWorld = errors.New("real-world transcripts not found (set AGENTVCR_
 // beside the module root (the directory holding go.mod, found upwards from cwd).
 func RealWorldDir() (string, error) {
 	if d := os.Getenv("AGENTVCR_REALWORLD"); d != "" {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("%w: $AGENTVCR_REALWORLD=%s is not a directory", ErrNoRealWorld, d)
+		}
 		return d, nil
 	}
 	dir, err := os.Getwd()
