@@ -19,28 +19,43 @@ import (
 // maxStdinText is the largest stdin kept as text in the header, for reviewers.
 const maxStdinText = 64 << 10
 
-// spoolStdin copies opts.Stdin to an unlinked temporary file while hashing it,
-// and returns the file, rewound, for the agent to read.
-func (r *run) spoolStdin() (*os.File, *cassette.Stdin, error) {
-	if r.opts.Stdin == nil {
-		return nil, nil, nil
-	}
-	f, err := os.CreateTemp("", "agentvcr-stdin-*")
+// Spool copies r to an unlinked temporary file while hashing it, and returns
+// the file, rewound, with the size and hex SHA-256 of what was read: piped stdin
+// read to its end before an agent starts, for its digest. also, when not nil,
+// sees the bytes too. The caller closes the file.
+func Spool(r io.Reader, also io.Writer) (f *os.File, size int64, sha string, err error) {
+	f, err = os.CreateTemp("", "agentvcr-stdin-*")
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, "", err
 	}
 	os.Remove(f.Name()) // gone when closed, whatever happens
 	h := sha256.New()
-	var head prefixBuffer
-	n, err := io.Copy(io.MultiWriter(f, h, &head), r.opts.Stdin)
+	w := io.MultiWriter(f, h)
+	if also != nil {
+		w = io.MultiWriter(f, h, also)
+	}
+	size, err = io.Copy(w, r)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
 		f.Close()
+		return nil, 0, "", err
+	}
+	return f, size, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// spoolStdin spools opts.Stdin for the agent and describes it for the header.
+func (r *run) spoolStdin() (*os.File, *cassette.Stdin, error) {
+	if r.opts.Stdin == nil {
+		return nil, nil, nil
+	}
+	var head prefixBuffer
+	f, n, sha, err := Spool(r.opts.Stdin, &head)
+	if err != nil {
 		return nil, nil, err
 	}
-	in := &cassette.Stdin{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	in := &cassette.Stdin{Size: n, SHA256: sha}
 	if n <= maxStdinText && utf8.Valid(head.b) {
 		in.Text = r.secrets.String(string(head.b))
 	}

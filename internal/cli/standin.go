@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -217,27 +215,13 @@ func (s *standin) fail(err error) int {
 	return ExitUsage
 }
 
-// spoolInput copies piped stdin to an unlinked temporary file while hashing it;
-// nil in, nil out.
+// spoolInput spools piped stdin and returns it with its digest; nil in, nil out.
 func spoolInput(r io.Reader) (*os.File, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
-	f, err := os.CreateTemp("", "agentvcr-stdin-*")
-	if err != nil {
-		return nil, "", err
-	}
-	os.Remove(f.Name())
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), r); err != nil {
-		f.Close()
-		return nil, "", err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, "", err
-	}
-	return f, hex.EncodeToString(h.Sum(nil)), nil
+	f, _, sha, err := recorder.Spool(r, nil)
+	return f, sha, err
 }
 
 func quoteArgs(args []string) string {
