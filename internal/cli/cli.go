@@ -140,6 +140,3 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 }
-
-// command name prefixed for messages.
-func cmdName(name string) string { return "agentvcr " + name }

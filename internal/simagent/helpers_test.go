@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -342,6 +341,3 @@ func checkResult(t *testing.T, e event) {
 		}
 	}
 }
-
-// seeded returns a deterministic random source.
-func seeded(n uint64) *rand.Rand { return rand.New(rand.NewPCG(n, n^0x9e3779b97f4a7c15)) }
