@@ -1,4 +1,4 @@
-package contract
+package contract_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/corpus"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -34,7 +36,11 @@ func benchCorpus(b *testing.B) ([][]byte, int64) {
 			"sandbox-technologies__inspector-template__small_trace.ndjson": true,
 		}
 		var originals [][]byte
-		for _, f := range realWorldFiles(b) {
+		files, err := corpus.Transcripts()
+		if err != nil {
+			b.Skip(err)
+		}
+		for _, f := range files {
 			if edited[filepath.Base(f)] {
 				continue
 			}
@@ -58,7 +64,7 @@ func benchCorpus(b *testing.B) ([][]byte, int64) {
 
 // freshSession gives a run a new session id everywhere it appears.
 func freshSession(run []byte, rng *rand.Rand) []byte {
-	ev, err := ParseEvent(firstEvent(run))
+	ev, err := contract.ParseEvent(firstEvent(run))
 	if err != nil || ev.SessionID == "" {
 		return bytes.Clone(run)
 	}
@@ -106,10 +112,10 @@ func benchCorpusOp(b *testing.B, op func(runs [][]byte)) {
 // BenchmarkValidate measures validation throughput over a ≥ 100 MiB
 // stream-json corpus, one run at a time, each conforming.
 func BenchmarkValidate(b *testing.B) {
-	opts := Options{SkipComments: true}
+	opts := contract.Options{SkipComments: true}
 	benchCorpusOp(b, func(runs [][]byte) {
 		for _, run := range runs {
-			r, err := opts.ValidateRun(bytes.NewReader(run), nil, 0, StreamJSON)
+			r, err := opts.ValidateRun(bytes.NewReader(run), nil, 0, contract.StreamJSON)
 			if err != nil || !r.OK() {
 				b.Fatalf("run does not validate: %v %v", err, r.Problems)
 			}
@@ -153,7 +159,7 @@ func BenchmarkValidateLongRun(b *testing.B) {
 	start := cpuTime()
 	for b.Loop() {
 		g := &longRun{target: corpusSize}
-		r, err := Options{}.ValidateRun(g, nil, 0, StreamJSON)
+		r, err := contract.Options{}.ValidateRun(g, nil, 0, contract.StreamJSON)
 		if err != nil || !r.OK() {
 			b.Fatalf("long run does not validate: %v %v", err, r.Problems)
 		}

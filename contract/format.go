@@ -31,32 +31,33 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // FormatFromArgv reports the output format an agent command line asks for:
-// the value of --output-format X or --output-format=X, else stream-json (the
-// documented default) when the command runs in print mode (--print or -p).
-// ok is false when argv says neither.
+// the value of --output-format X or --output-format=X (the last valid one, as
+// a repeated option overrides; values that are not formats are passed over),
+// else stream-json (the documented default) when the command runs in print
+// mode (--print or -p). ok is false when argv says neither. Arguments after
+// "--" are not options.
 func FormatFromArgv(argv []string) (f Format, ok bool) {
 	printMode := false
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
-		if a == "--" {
-			break
-		}
-		if v, found := strings.CutPrefix(a, "--output-format="); found {
-			f, err := ParseFormat(v)
-			return f, err == nil
-		}
-		if a == "--output-format" && i+1 < len(argv) {
-			f, err := ParseFormat(argv[i+1])
-			return f, err == nil
-		}
-		if a == "--print" || a == "-p" {
+		value, isFormat := strings.CutPrefix(a, "--output-format=")
+		switch {
+		case a == "--":
+			i = len(argv)
+		case a == "--output-format" && i+1 < len(argv):
+			value, isFormat = argv[i+1], true
+			i++
+		case a == "--print" || a == "-p":
 			printMode = true
 		}
+		if v, err := ParseFormat(value); isFormat && err == nil {
+			f, ok = v, true
+		}
 	}
-	if printMode {
+	if !ok && printMode {
 		return StreamJSON, true
 	}
-	return "", false
+	return f, ok
 }
 
 // sniffSize is how much output Sniff looks at.

@@ -251,6 +251,8 @@ func TestFormatFromArgv(t *testing.T) {
 		{[]string{"cursor-agent", "hi"}, "", false},
 		{[]string{"cursor-agent", "--output-format", "yaml"}, "", false},
 		{[]string{"cursor-agent", "--", "--print"}, "", false},
+		{[]string{"cursor-agent", "--output-format", "json", "--output-format=text"}, Text, true},
+		{[]string{"cursor-agent", "-p", "--output-format", "yaml"}, StreamJSON, true},
 	}
 	for _, tt := range tests {
 		got, ok := FormatFromArgv(tt.argv)

@@ -3,7 +3,7 @@ package normalize
 import (
 	"bytes"
 	"fmt"
-	"strings"
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 // Format is the output format of the agent's stdout.
@@ -41,34 +41,19 @@ func ParseFormat(s string) (Format, error) {
 	return Auto, fmt.Errorf("unknown format %q (want auto, json, stream-json or text)", s)
 }
 
-// DetectFormat reads the output format from an agent command line: the value
-// of --output-format (as "--output-format X" or "--output-format=X"), else
-// StreamJSON when the command line asks for print mode (--print or -p), the
-// documented default there, else Auto. Arguments after "--" are not options.
+// DetectFormat reads the output format from an agent command line, by the
+// agent's own rules (see contract.FormatFromArgv): the value of
+// --output-format, else stream-json in print mode, else Auto.
 func DetectFormat(argv []string) Format {
-	printMode := false
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case a == "--":
-			i = len(argv)
-		case a == "--output-format" && i+1 < len(argv):
-			if f, err := ParseFormat(argv[i+1]); err == nil {
-				return f
-			}
-			i++
-		case strings.HasPrefix(a, "--output-format="):
-			if f, err := ParseFormat(strings.TrimPrefix(a, "--output-format=")); err == nil {
-				return f
-			}
-		case a == "--print" || a == "-p":
-			printMode = true
-		}
+	f, ok := contract.FormatFromArgv(argv)
+	if !ok {
+		return Auto
 	}
-	if printMode {
-		return StreamJSON
+	got, err := ParseFormat(string(f))
+	if err != nil {
+		return Auto
 	}
-	return Auto
+	return got
 }
 
 // SniffFormat guesses the format of output that starts with head: Text unless
