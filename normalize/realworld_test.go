@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/sebdah/goldie/v2"
 )
 
 // realworld returns every real transcript (../shared/realworld from the
@@ -59,16 +58,6 @@ func realworld(t testing.TB) map[string][]byte {
 func realOptions(t *testing.T, data []byte) Options {
 	d := recordingDirs(t, data)
 	return Options{Cwd: d.cwd, Home: d.home}
-}
-
-// TestRealWorldGolden keeps the normalised form of every real transcript
-// under testdata/realworld: a reviewer sees what the normaliser does.
-func TestRealWorldGolden(t *testing.T) {
-	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join("testdata", "realworld")), goldie.WithNameSuffix(".golden"))
-	for name, data := range realworld(t) {
-		got := New(realOptions(t, data)).Bytes(data, cassette.Stdout)
-		g.Assert(t, strings.TrimSuffix(name, filepath.Ext(name)), got)
-	}
 }
 
 // TestRealWorldIdempotent: normalising normalised output changes nothing.
