@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 var jsonCases = []string{
@@ -63,7 +65,7 @@ func checkDecode(t *testing.T, d []byte) {
 
 // TestMembersWalk: walking members of real events finds what encoding/json finds.
 func TestMembersWalk(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(realWorldDir(t), "reifying__cursor-hack__parallel-sleep.jsonl"))
+	data, err := os.ReadFile(filepath.Join(vcrtest.RealWorld(t), "reifying__cursor-hack__parallel-sleep.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

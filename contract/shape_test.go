@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 func shapeOf(t *testing.T, s string, f Format) *Shape {
@@ -106,7 +108,7 @@ func TestDriftCollapses(t *testing.T) {
 // TestDriftOfRealRuns: a run has no drift against itself; two builds do.
 func TestDriftOfRealRuns(t *testing.T) {
 	read := func(name string) *Shape {
-		data, err := os.ReadFile(filepath.Join(realWorldDir(t), name))
+		data, err := os.ReadFile(filepath.Join(vcrtest.RealWorld(t), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +133,7 @@ func TestDriftOfRealRuns(t *testing.T) {
 }
 
 func TestShapeWriterMatchesShapeOf(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(realWorldDir(t), "sandbox-technologies__inspector-template__small_trace.ndjson"))
+	data, err := os.ReadFile(filepath.Join(vcrtest.RealWorld(t), "sandbox-technologies__inspector-template__small_trace.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

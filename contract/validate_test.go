@@ -1,9 +1,7 @@
 package contract
 
 import (
-	"errors"
 	"fmt"
-	"github.com/agentvcr/agentvcr/internal/corpus"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 // brief lists problems as "POS rule" for comparison.
@@ -172,7 +173,7 @@ func TestEditedTranscripts(t *testing.T) {
 		},
 	}
 	for name, want := range tests {
-		data, err := os.ReadFile(filepath.Join(realWorldDir(t), name))
+		data, err := os.ReadFile(filepath.Join(vcrtest.RealWorld(t), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,24 +188,9 @@ func TestEditedTranscripts(t *testing.T) {
 	}
 }
 
-// realWorldDir is where the real transcripts are: beside the project (see
-// internal/corpus, and its SOURCES.md for their origin and edits). Tests
-// that need them skip when they are not there.
-func realWorldDir(t testing.TB) string {
-	t.Helper()
-	dir, err := corpus.RealWorldDir()
-	if errors.Is(err, corpus.ErrNoRealWorld) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func realWorldFiles(t testing.TB) []string {
 	t.Helper()
-	realWorldDir(t)
+	vcrtest.RealWorld(t) // their origin and edits: SOURCES.md there
 	files, err := corpus.Transcripts()
 	if err != nil {
 		t.Fatal(err)

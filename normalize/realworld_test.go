@@ -3,10 +3,8 @@ package normalize
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 // realworld returns every real transcript (../shared/realworld from the
@@ -23,17 +21,8 @@ import (
 // they are not there (the package vendored elsewhere).
 func realworld(t testing.TB) map[string][]byte {
 	t.Helper()
-	dir, err := corpus.RealWorldDir()
-	if errors.Is(err, corpus.ErrNoRealWorld) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := vcrtest.RealWorld(t)
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

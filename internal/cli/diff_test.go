@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 // rerecord returns stdout as another run of the same prompt in another
@@ -90,7 +92,7 @@ func initCwd(stdout string) string {
 // TestDiffRerecorded: every real transcript against its re-recording, in
 // another directory with fresh volatile values, is equal after normalisation.
 func TestDiffRerecorded(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(realworld(t), "*.*json*"))
+	files, err := filepath.Glob(filepath.Join(vcrtest.RealWorld(t), "*.*json*"))
 	if err != nil || len(files) != 15 {
 		t.Fatalf("found %d transcripts: %v", len(files), err)
 	}

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,26 +9,12 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
-
-// realworld is where the real transcripts are: beside the project (see
-// internal/corpus); tests that need them skip when they are not there.
-func realworld(t testing.TB) string {
-	t.Helper()
-	dir, err := corpus.RealWorldDir()
-	if errors.Is(err, corpus.ErrNoRealWorld) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func readRealworld(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(realworld(t), name))
+	data, err := os.ReadFile(filepath.Join(vcrtest.RealWorld(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +139,7 @@ func TestValidateRealWorld(t *testing.T) {
 		"imshaikot__browsentic__2026.09.18-shell-denied.jsonl":         ":4: ",
 		"sandbox-technologies__inspector-template__small_trace.ndjson": ":1: ",
 	}
-	files, err := filepath.Glob(filepath.Join(realworld(t), "*.*json*"))
+	files, err := filepath.Glob(filepath.Join(vcrtest.RealWorld(t), "*.*json*"))
 	if err != nil || len(files) != 15 {
 		t.Fatalf("found %d transcripts: %v", len(files), err)
 	}

@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/corpus"
 )
 
 // EnvMain is set in the environment of a test binary started by [Command]: it
@@ -244,4 +245,18 @@ func KillAtEnd(t testing.TB, pidFile string) {
 			}
 		}
 	})
+}
+
+// RealWorld returns the directory of the real transcripts beside the project
+// (see corpus.RealWorldDir); the test is skipped when they are not there.
+func RealWorld(t testing.TB) string {
+	t.Helper()
+	dir, err := corpus.RealWorldDir()
+	if errors.Is(err, corpus.ErrNoRealWorld) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
