@@ -107,8 +107,9 @@ type Header struct {
 // Stdin describes the bytes the agent read on its standard input.
 type Stdin struct {
 	Size int64 `json:"size"`
-	// SHA256 is the hex digest of the bytes as they were piped, before redaction,
-	// so that a replay can match what its caller pipes.
+	// SHA256 is the hex digest of the bytes as they were piped, after redaction
+	// (a digest of a secret would let it be guessed); a replay redacts what its
+	// caller pipes the same way before it compares.
 	SHA256 string `json:"sha256"`
 	// Text is the redacted content, kept when it is short valid UTF-8, for reviewers.
 	Text string `json:"text,omitempty"`
@@ -138,6 +139,21 @@ type Footer struct {
 	Duration time.Duration `json:"-"`
 	// DurationMS mirrors Duration in the file.
 	DurationMS int64 `json:"duration_ms"`
+	// TimedOut is set when the recorder ended the agent at its --timeout.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Redactions reports what the recorder redacted, by rule and field, never
+	// the values.
+	Redactions []Redaction `json:"redactions,omitempty"`
+}
+
+// Redaction counts the secrets one rule replaced in one field of the run.
+type Redaction struct {
+	// Rule is what found the secret: "env:NAME", "flag:--api-key", "--secret",
+	// "shape:github", "argv:url-password".
+	Rule string `json:"rule"`
+	// Field is where: argv, env, header, stdin, stdout, stderr.
+	Field string `json:"field"`
+	Count int    `json:"count"`
 }
 
 // Error is a problem at a place in a cassette file.

@@ -45,21 +45,59 @@ func Spool(r io.Reader, also io.Writer) (f *os.File, size int64, sha string, err
 	return f, size, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// spoolStdin spools opts.Stdin for the agent and describes it for the header.
-func (r *run) spoolStdin() (*os.File, *cassette.Stdin, error) {
+// SpoolStdin spools piped stdin for an agent: the raw bytes go to an unlinked
+// temporary file, rewound, for the agent to read; the description for the header
+// is of the redacted bytes (their digest, and their text when short). A
+// stand-in computes the same digest of what its caller pipes, to match.
+func SpoolStdin(r io.Reader, red *Redactor) (*os.File, *cassette.Stdin, error) {
+	h := sha256.New()
+	var head prefixBuffer
+	rw := red.Writer(FieldStdin, io.MultiWriter(h, &head))
+	f, n, _, err := Spool(r, rw)
+	if err == nil {
+		err = rw.Close()
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return nil, nil, err
+	}
+	in := &cassette.Stdin{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	if len(head.b) <= maxStdinText && utf8.Valid(head.b) {
+		in.Text = string(head.b)
+	}
+	return f, in, nil
+}
+
+// spoolStdinInterruptibly spools opts.Stdin, but gives up on a signal: a
+// signal meant for a recording that has not started must not reach the agent
+// later.
+func (r *run) spoolStdinInterruptibly() (*os.File, *cassette.Stdin, error) {
 	if r.opts.Stdin == nil {
 		return nil, nil, nil
 	}
-	var head prefixBuffer
-	f, n, sha, err := Spool(r.opts.Stdin, &head)
-	if err != nil {
-		return nil, nil, err
+	type spooled struct {
+		f   *os.File
+		in  *cassette.Stdin
+		err error
 	}
-	in := &cassette.Stdin{Size: n, SHA256: sha}
-	if n <= maxStdinText && utf8.Valid(head.b) {
-		in.Text = r.secrets.String(string(head.b))
+	done := make(chan spooled, 1)
+	go func() {
+		f, in, err := SpoolStdin(r.opts.Stdin, r.red)
+		done <- spooled{f, in, err}
+	}()
+	select {
+	case s := <-done:
+		return s.f, s.in, s.err
+	case sig := <-r.opts.Signals:
+		go func() { // close the spool file whenever the read ends
+			if s := <-done; s.f != nil {
+				s.f.Close()
+			}
+		}()
+		return nil, nil, &InterruptedError{Signal: sig}
 	}
-	return f, in, nil
 }
 
 // prefixBuffer keeps the first maxStdinText+1 bytes written to it.
@@ -72,13 +110,15 @@ func (p *prefixBuffer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// header describes the run, every field through the redactor: a token can
+// stand in a path (a CI workspace named after a branch) as well as in argv.
 func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
 	h := cassette.Header{Stdin: stdin, Cwd: r.opts.Dir}
 	if h.Cwd == "" {
 		h.Cwd, _ = os.Getwd()
 	}
 	for _, a := range r.opts.Argv {
-		h.Argv = append(h.Argv, r.secrets.String(a))
+		h.Argv = append(h.Argv, r.red.String(FieldArgv, a))
 	}
 	allow := append(append([]string(nil), DefaultEnvAllow...), r.opts.EnvAllow...)
 	for _, kv := range env {
@@ -96,16 +136,21 @@ func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
 			h.Env = map[string]string{}
 		}
 		if LooksSecret(k) && v != "" {
-			v = Placeholder
+			h.Env[k] = Placeholder
+			r.red.counts[[2]string{"env:" + k, FieldEnv}]++
+			continue
 		}
-		h.Env[k] = r.secrets.String(v)
+		h.Env[k] = r.red.String(FieldEnv, v)
 	}
 	if h.TempDir == "" {
 		h.TempDir = os.TempDir()
 	}
-	h.Redacted = redactedNames(env, r.opts.Argv, len(r.opts.Secrets))
+	h.Cwd = r.red.String(FieldHeader, h.Cwd)
+	h.Home = r.red.String(FieldHeader, h.Home)
+	h.TempDir = r.red.String(FieldHeader, h.TempDir)
+	h.Redacted = r.red.rules()
 	if r.opts.AskVersion {
-		h.AgentVersion = r.secrets.String(askVersion(r.opts.Argv[0], r.opts.Dir, env))
+		h.AgentVersion = r.red.String(FieldHeader, askVersion(r.opts.Argv[0], r.opts.Dir, env))
 	}
 	return h
 }
@@ -117,26 +162,6 @@ func allowed(allow []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// redactedNames says which secrets were looked for, never their values.
-func redactedNames(env, argv []string, given int) []string {
-	var names []string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if LooksSecret(k) && len(v) >= minEnvSecret {
-			names = append(names, "env:"+k)
-		}
-	}
-	for _, a := range argv {
-		if a == "--api-key" || strings.HasPrefix(a, "--api-key=") {
-			names = append(names, "flag:--api-key")
-		}
-	}
-	if given > 0 {
-		names = append(names, "--secret")
-	}
-	return names
 }
 
 // askVersion runs "agent --version" briefly and keeps its first line.

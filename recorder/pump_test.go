@@ -25,7 +25,7 @@ func TestPumpTakesLeftoverAtDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{secrets: newSecrets(nil), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
+	r := &run{red: NewRedactor(RedactOptions{}), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
 	last := strings.Repeat("z", 100<<10) // more than one read's worth
 	pw.WriteString("the agent's last words ")
 	go pw.WriteString(last) // does not fit the pipe at once

@@ -21,10 +21,18 @@
 // recorded in either order, as with any capture on two pipes; the replayer then
 // reproduces exactly the recorded order.
 //
-// Secrets (see [Options.Secrets], [LooksSecret] and the --api-key flag) are replaced
-// by [Placeholder] in the header and in both streams before anything is written,
-// also when a secret is split across two reads. The live output is not redacted: it
-// goes where the agent's output would have gone anyway.
+// Secrets (see [Redactor]: [Options.Secrets], secret-looking environment
+// variables, the --api-key flag, URL passwords and token shapes) are replaced by
+// [Placeholder] in every header field, in the stdin text and digest and in both
+// streams before anything is written, raw or JSON-escaped, also when a secret is
+// split across two reads. The live output is not redacted: it goes where the
+// agent's output would have gone anyway.
+//
+// The agent runs in its own process group. On Linux it gets SIGKILL when the
+// recorder dies (a parent-death signal), so a recorder killed by SIGKILL leaves
+// no agent behind; elsewhere such an agent runs on to its end. With
+// [Options.Timeout] the agent's group gets SIGTERM at the deadline and SIGKILL
+// after [Options.KillGrace]; the footer says it timed out.
 package recorder
 
 import (
@@ -35,7 +43,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -58,6 +65,8 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Secrets are extra values to redact, besides those found in Env and Argv.
 	Secrets []string
+	// AllowShapes names token shapes not to redact (see [Shapes]).
+	AllowShapes []string
 	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
 	// the header; see DefaultEnvAllow.
 	EnvAllow []string
@@ -68,6 +77,12 @@ type Options struct {
 	// Grace is how long to keep reading after the agent exits, for output still in
 	// flight or held by processes it left behind; 0 means 2 s.
 	Grace time.Duration
+	// Timeout ends the agent after this long (SIGTERM to its process group);
+	// 0 means no limit.
+	Timeout time.Duration
+	// KillGrace is how long an agent may take to exit after the timeout's
+	// SIGTERM before it gets SIGKILL; 0 means 5 s.
+	KillGrace time.Duration
 }
 
 // DefaultEnvAllow lists the environment variables kept in a cassette header.
@@ -81,10 +96,26 @@ type Result struct {
 	Chunks int
 	// Lines counts stdout lines: for json and stream-json, the events.
 	Lines int64
+	// Ran is set when the agent ran to its end (Footer is then its status),
+	// even if the cassette could not be written.
+	Ran bool
+	// ShortSecrets names secret-looking environment variables whose values were
+	// too short to search for in the output (see [MinEnvSecret]).
+	ShortSecrets []string
 }
 
 // ErrStart wraps a failure to start the agent (not found, not executable).
 var ErrStart = errors.New("cannot start agent")
+
+// ErrInterrupted wraps a signal that arrived before the agent started (while
+// piped stdin was still being read): the agent is not started.
+var ErrInterrupted = errors.New("interrupted before the agent started")
+
+// InterruptedError is the error Record returns for ErrInterrupted.
+type InterruptedError struct{ Signal os.Signal }
+
+func (e *InterruptedError) Error() string { return fmt.Sprintf("%s: %v", ErrInterrupted, e.Signal) }
+func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 
 // Record runs the agent described by opts and writes its cassette to w.
 // The cassette is complete when Record returns with a nil error; if the process
@@ -99,7 +130,7 @@ func Record(ctx context.Context, w io.Writer, opts Options) (Result, error) {
 
 type run struct {
 	opts    Options
-	secrets *secrets
+	red     *Redactor
 	res     Result
 	started time.Time
 
@@ -113,8 +144,9 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	r.secrets = newSecrets(secretValues(env, r.opts.Argv, r.opts.Secrets))
-	stdin, hdrStdin, err := r.spoolStdin()
+	r.red = NewRedactor(RedactOptions{Env: env, Argv: r.opts.Argv, Secrets: r.opts.Secrets, AllowShapes: r.opts.AllowShapes})
+	r.res.ShortSecrets = r.red.Short()
+	stdin, hdrStdin, err := r.spoolStdinInterruptibly()
 	if err != nil {
 		return r.res, err
 	}
@@ -140,10 +172,13 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); r.pump(p.f, p.s, p.w) }()
 	}
-	state := r.wait(cmd)
+	state, timedOut := r.wait(cmd)
 	end := time.Now()
 	r.drain(&wg, outR, errR)
 	r.res.Footer = footer(state, end.Sub(r.started))
+	r.res.Footer.TimedOut = timedOut
+	r.res.Ran = true
+	r.res.Footer.Redactions = r.red.Report()
 	if r.err != nil {
 		return r.res, r.err
 	}
@@ -168,7 +203,7 @@ func (r *run) start(ctx context.Context, env []string, stdin *os.File) (*exec.Cm
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	r.started = time.Now()
 	err = cmd.Start()
 	outW.Close() // the child has its copies; EOF comes when every holder closes
@@ -181,14 +216,36 @@ func (r *run) start(ctx context.Context, env []string, stdin *os.File) (*exec.Cm
 	return cmd, outR, errR, nil
 }
 
-// wait waits for the agent, forwarding signals meanwhile.
-func (r *run) wait(cmd *exec.Cmd) *os.ProcessState {
+// wait waits for the agent, forwarding signals and enforcing the timeout
+// meanwhile; timedOut says whether the timeout ended it.
+func (r *run) wait(cmd *exec.Cmd) (state *os.ProcessState, timedOut bool) {
 	done := make(chan struct{})
+	var deadline, kill <-chan time.Time
+	if r.opts.Timeout > 0 {
+		t := time.NewTimer(r.opts.Timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	fired := make(chan bool, 1)
 	go func() {
+		timed := false
+		defer func() { fired <- timed }()
 		for {
 			select {
 			case sig := <-r.opts.Signals:
 				cmd.Process.Signal(sig)
+			case <-deadline:
+				timed = true
+				signalGroup(cmd, syscall.SIGTERM)
+				grace := r.opts.KillGrace
+				if grace == 0 {
+					grace = 5 * time.Second
+				}
+				t := time.NewTimer(grace)
+				defer t.Stop()
+				kill = t.C
+			case <-kill:
+				signalGroup(cmd, syscall.SIGKILL)
 			case <-done:
 				return
 			}
@@ -196,7 +253,14 @@ func (r *run) wait(cmd *exec.Cmd) *os.ProcessState {
 	}()
 	cmd.Wait() // the exit status is in ProcessState; Wait's error repeats it
 	close(done)
-	return cmd.ProcessState
+	return cmd.ProcessState, <-fired
+}
+
+// signalGroup signals the agent's whole process group: what it started too.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+		cmd.Process.Signal(sig)
+	}
 }
 
 // drain waits for the readers to reach EOF, but no longer than the grace period
@@ -223,7 +287,7 @@ func (r *run) drain(wg *sync.WaitGroup, pipes ...*os.File) {
 
 // pump copies one stream to the live writer and the cassette, chunk by chunk.
 func (r *run) pump(f *os.File, s cassette.Stream, w io.Writer) {
-	red := &streamRedactor{s: r.secrets}
+	red := r.red.Writer(s.String(), nil)
 	var live io.Writer
 	if w != nil {
 		live = &liveWriter{w: w}
@@ -243,14 +307,14 @@ func (r *run) pump(f *os.File, s cassette.Stream, w io.Writer) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.store(s, red.flush())
+	r.store(s, red.Flush())
 }
 
 // leftover takes what is already in the pipe when the grace period ends: a
 // deadline fails a read without looking at the pipe, and the agent's last
 // bytes may be waiting there. It reads without blocking, and at most a few
 // pipe buffers, as a process left behind may be writing still.
-func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte, red *streamRedactor) {
+func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte, red *RedactWriter) {
 	rc, err := f.SyscallConn()
 	if err != nil || f.SetReadDeadline(time.Time{}) != nil {
 		return
@@ -268,7 +332,7 @@ func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte
 	}
 }
 
-func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamRedactor) {
+func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *RedactWriter) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if live != nil {
@@ -279,7 +343,8 @@ func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *streamReda
 	if s == cassette.Stdout {
 		r.res.Lines += int64(bytes.Count(p, []byte{'\n'}))
 	}
-	r.store(s, red.write(p))
+	out, _ := red.Redact(p)
+	r.store(s, out)
 }
 
 // liveWriter shows the agent's output until the first write error: a
@@ -320,25 +385,4 @@ func footer(st *os.ProcessState, d time.Duration) cassette.Footer {
 func killWait(cmd *exec.Cmd) {
 	cmd.Process.Kill()
 	cmd.Wait()
-}
-
-// secretValues gathers the values to redact: those given, the --api-key value in
-// argv, and the values of secret-looking environment variables.
-func secretValues(env, argv, given []string) []string {
-	vals := append([]string(nil), given...)
-	for i, a := range argv {
-		if a == "--api-key" && i+1 < len(argv) {
-			vals = append(vals, argv[i+1])
-		}
-		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
-			vals = append(vals, v)
-		}
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if LooksSecret(k) && len(v) >= minEnvSecret {
-			vals = append(vals, v)
-		}
-	}
-	return vals
 }

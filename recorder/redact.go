@@ -1,149 +1,489 @@
 package recorder
 
 import (
-	"bytes"
+	"io"
+	"net/url"
 	"slices"
+	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // Placeholder replaces every secret in a cassette.
 const Placeholder = "<REDACTED>"
 
-// minEnvSecret is the shortest environment value treated as a secret: shorter
+// MinEnvSecret is the shortest environment value treated as a secret: shorter
 // values ("1", "true") would match by chance all over the output, and are not
-// credentials anyway. Values given with --secret count at any length.
-const minEnvSecret = 6
+// credentials anyway. A shorter value of a secret-looking variable is kept out
+// of the header but not searched for in the output, and the recorder warns
+// about it (see [Redactor.Short]). Values given with --secret count at any length.
+const MinEnvSecret = 6
 
-// LooksSecret reports whether an environment variable name looks like it holds a
-// credential: *API_KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*,
-// *PRIVATE_KEY*, *AUTH* (case-insensitive), but not socket paths (*_SOCK).
+// The places a redaction can happen, as the report names them.
+const (
+	FieldArgv   = "argv"
+	FieldEnv    = "env"
+	FieldHeader = "header" // cwd, home, tmp, agent version
+	FieldStdin  = "stdin"
+	FieldStdout = "stdout"
+	FieldStderr = "stderr"
+)
+
+// secretWords are the words of an environment variable name that make it
+// secret-looking, wherever they stand in the name.
+var secretWords = map[string]bool{
+	"TOKEN": true, "TOKENS": true, "SECRET": true, "SECRETS": true, "PASSWORD": true,
+	"PASSWD": true, "PASSPHRASE": true, "CREDENTIAL": true, "CREDENTIALS": true,
+	"CREDS": true, "APIKEY": true, "AUTH": true, "PAT": true, "PRIVATE": true,
+}
+
+// notSecretLast are last words that make a name a reference to a secret (a
+// socket, a file, a directory), not the secret itself.
+var notSecretLast = map[string]bool{"SOCK": true, "SOCKET": true, "PATH": true, "DIR": true, "FILE": true}
+
+// LooksSecret reports whether an environment variable name looks like it holds
+// a credential. The name is split into words at "_", "-" and "."
+// (case-insensitive). It looks secret when one of its words is TOKEN(S),
+// SECRET(S), PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S), CREDS, APIKEY, AUTH,
+// PAT or PRIVATE, or when its last word is KEY (OPENAI_KEY, API_KEY); or when a
+// word merely contains APIKEY, TOKEN, SECRET, PASSWORD or PASSPHRASE
+// (ANTHROPIC_APIKEY, GHTOKEN). It does not when its last word is SOCK, SOCKET,
+// PATH, DIR or FILE: those name where a secret is, not the secret
+// (SSH_AUTH_SOCK). Words are whole: GIT_AUTHOR_NAME and KEYBOARD are not secret.
 func LooksSecret(name string) bool {
-	n := strings.ToUpper(name)
-	if strings.HasSuffix(n, "_SOCK") { // SSH_AUTH_SOCK is a socket path, not a credential
+	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
 		return false
 	}
-	for _, s := range []string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "AUTH"} {
-		if strings.Contains(n, s) {
+	if words[len(words)-1] == "KEY" {
+		return true
+	}
+	for _, w := range words {
+		if secretWords[w] {
 			return true
+		}
+		for _, part := range []string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSPHRASE"} {
+			if strings.Contains(w, part) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// secrets is the set of values to replace, longest first so that a secret that
-// contains another is replaced whole.
-type secrets struct {
-	values [][]byte
-	maxLen int
+// RedactOptions says what a [Redactor] looks for.
+type RedactOptions struct {
+	// Env is the agent's environment: the values of secret-looking variables
+	// (see [LooksSecret]) of at least [MinEnvSecret] bytes are secrets, and so
+	// is the password of any URL with userinfo in any variable's value.
+	Env []string
+	// Argv is the agent's command line: the value of --api-key is a secret, and
+	// so is the password of a URL with userinfo.
+	Argv []string
+	// Secrets are more values to redact, at any length.
+	Secrets []string
+	// AllowShapes names token shapes not to redact (see [Shapes]); default none.
+	AllowShapes []string
 }
 
-func newSecrets(vals []string) *secrets {
-	s := &secrets{}
+// Redactor replaces secrets by [Placeholder]: the values it was given, in
+// their raw form and in every form a JSON encoder may print them (\" \\ \/
+// \n..., \uXXXX for any character with upper- or lower-case hex, surrogate
+// pairs), and values that have the shape of a well-known token (see [Shapes])
+// even when nothing named them. It counts what it replaced, by rule and field,
+// for the cassette's redaction report; never the values.
+//
+// What it cannot find: a secret the agent transformed (base64, hex, reversed,
+// cut in two by other text, case-changed), and a value shorter than
+// [MinEnvSecret] taken from the environment. A Redactor is not safe for
+// concurrent use by several goroutines, except through separate [Redactor.Writer]s
+// serialised by the caller.
+type Redactor struct {
+	secrets []secret // longest first
+	shapes  []Shape
+	short   []string
+	starts  [256]bool // bytes that can start a match
+	counts  map[[2]string]int
+}
+
+type secret struct {
+	rule  string
+	runes []rune
+	raw   string
+}
+
+// NewRedactor gathers the secrets opts names.
+func NewRedactor(opts RedactOptions) *Redactor {
+	r := &Redactor{counts: map[[2]string]int{}}
 	seen := map[string]bool{}
-	for _, v := range vals {
+	add := func(rule, v string) {
 		if v == "" || seen[v] {
-			continue
+			return
 		}
 		seen[v] = true
-		s.values = append(s.values, []byte(v))
-		s.maxLen = max(s.maxLen, len(v))
+		r.secrets = append(r.secrets, secret{rule: rule, runes: []rune(v), raw: v})
 	}
-	slices.SortFunc(s.values, func(a, b []byte) int { return len(b) - len(a) })
-	return s
-}
-
-func (s *secrets) String(v string) string {
-	if len(s.values) == 0 {
-		return v
+	for _, v := range opts.Secrets {
+		add("--secret", v)
 	}
-	return string(s.replace(nil, []byte(v)))
-}
-
-// replace appends p to dst with every secret replaced.
-func (s *secrets) replace(dst, p []byte) []byte {
-	for len(p) > 0 {
-		i, n := s.first(p)
-		if i < 0 {
-			return append(dst, p...)
+	for i, a := range opts.Argv {
+		if a == "--api-key" && i+1 < len(opts.Argv) {
+			add("flag:--api-key", opts.Argv[i+1])
 		}
-		dst = append(dst, p[:i]...)
+		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
+			add("flag:--api-key", v)
+		}
+		if pw := urlPassword(a); pw != "" {
+			add("argv:url-password", pw)
+		}
+	}
+	for _, kv := range opts.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if pw := urlPassword(v); pw != "" {
+			add("env:"+k, pw)
+		}
+		if !LooksSecret(k) || v == "" {
+			continue
+		}
+		if len(v) < MinEnvSecret {
+			r.short = append(r.short, k)
+			continue
+		}
+		add("env:"+k, v)
+	}
+	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i].raw) > len(r.secrets[j].raw) })
+	for _, s := range Shapes {
+		if !slices.Contains(opts.AllowShapes, s.Name) {
+			r.shapes = append(r.shapes, s)
+		}
+	}
+	for _, s := range r.secrets {
+		r.starts[s.raw[0]] = true
+		r.starts['\\'] = true // any character may come JSON-escaped
+	}
+	for _, s := range r.shapes {
+		for _, p := range s.prefixes {
+			r.starts[p[0]] = true
+		}
+	}
+	return r
+}
+
+// urlPassword returns the password of s when s is a URL with one.
+func urlPassword(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return pw
+}
+
+// rules names the value rules looked for, once each, in order: never values.
+func (r *Redactor) rules() []string {
+	var names []string
+	for _, s := range r.secrets {
+		if !slices.Contains(names, s.rule) {
+			names = append(names, s.rule)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Short names the secret-looking environment variables whose values were too
+// short to search for; the recorder warns about them.
+func (r *Redactor) Short() []string { return r.short }
+
+// Active reports whether the redactor has anything to look for.
+func (r *Redactor) Active() bool { return len(r.secrets)+len(r.shapes) > 0 }
+
+// String returns s redacted, counting replacements under field.
+func (r *Redactor) String(field, s string) string {
+	if !r.Active() {
+		return s
+	}
+	out, _ := r.process(nil, []byte(s), 0, true, field, [2]byte{})
+	return string(out)
+}
+
+// Report lists what was replaced, by rule and field, sorted.
+func (r *Redactor) Report() []cassette.Redaction {
+	var rep []cassette.Redaction
+	for k, n := range r.counts {
+		rep = append(rep, cassette.Redaction{Rule: k[0], Field: k[1], Count: n})
+	}
+	slices.SortFunc(rep, func(a, b cassette.Redaction) int {
+		if c := strings.Compare(a.Field, b.Field); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rule, b.Rule)
+	})
+	return rep
+}
+
+// match is what stands at one position: n bytes from it are a secret (of
+// which the first keep bytes stay), or more bytes are needed to tell.
+type match struct {
+	n, keep int
+	rule    string
+	partial bool
+}
+
+// process appends p[from:] to dst redacted. Unless atEOF, it stops where a
+// match may continue past the end of p and returns that position; otherwise it
+// returns len(p). prev holds the two bytes before p[0], for word boundaries.
+func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, prev [2]byte) ([]byte, int) {
+	last := from
+	for i := from; i < len(p); i++ {
+		if !r.starts[p[i]] {
+			continue
+		}
+		m := r.matchAt(p, i, atEOF, prev)
+		if m.partial {
+			return append(dst, p[last:i]...), i
+		}
+		if m.n == 0 {
+			continue
+		}
+		dst = append(dst, p[last:i+m.keep]...)
 		dst = append(dst, Placeholder...)
-		p = p[i+n:]
+		r.counts[[2]string{m.rule, field}]++
+		i += m.n - 1
+		last = i + 1
 	}
-	return dst
+	return append(dst, p[last:]...), len(p)
 }
 
-// first finds the earliest secret in p (the longest one at that position).
-func (s *secrets) first(p []byte) (at, n int) {
-	at = -1
-	for _, v := range s.values {
-		i := bytes.Index(p, v)
-		if i >= 0 && (at < 0 || i < at) {
-			at, n = i, len(v)
+// matchAt picks the longest match at p[i]; partial when any rule needs more bytes.
+func (r *Redactor) matchAt(p []byte, i int, atEOF bool, prev [2]byte) match {
+	var best match
+	for _, s := range r.secrets {
+		n, partial := s.matchAt(p, i, atEOF)
+		if partial {
+			return match{partial: true}
+		}
+		if n > best.n {
+			best = match{n: n, rule: s.rule}
 		}
 	}
-	return at, n
+	before := func(k int) byte { // the byte k positions before p[i]
+		if i-k >= 0 {
+			return p[i-k]
+		}
+		return prev[2-(k-i)]
+	}
+	for _, s := range r.shapes {
+		if !s.startsHere(p[i]) {
+			continue
+		}
+		n, keep, partial := s.match(p[i:], atEOF, before)
+		if partial {
+			return match{partial: true}
+		}
+		if n > best.n {
+			best = match{n: n, keep: keep, rule: "shape:" + s.Name}
+		}
+	}
+	return best
 }
 
-// heldBack is how many bytes at the end of p could be the start of a secret that
-// the next chunk completes; they must wait for that chunk.
-func (s *secrets) heldBack(p []byte) int {
-	for k := min(s.maxLen-1, len(p)); k > 0; k-- {
-		tail := p[len(p)-k:]
-		for _, v := range s.values {
-			if len(v) > k && bytes.HasPrefix(v, tail) {
-				return k
+// matchAt matches the secret at p[i] raw, or else JSON-encoded: in JSON a
+// backslash always starts an escape, and any character may be escaped.
+func (s secret) matchAt(p []byte, i int, atEOF bool) (n int, partial bool) {
+	if n, partial = s.matchRaw(p, i, atEOF); n > 0 || partial {
+		return n, partial
+	}
+	return s.matchJSON(p, i, atEOF)
+}
+
+func (s secret) matchRaw(p []byte, i int, atEOF bool) (int, bool) {
+	rest := p[i:]
+	if len(rest) < len(s.raw) {
+		return 0, !atEOF && string(rest) == s.raw[:len(rest)]
+	}
+	if string(rest[:len(s.raw)]) == s.raw {
+		return len(s.raw), false
+	}
+	return 0, false
+}
+
+func (s secret) matchJSON(p []byte, i int, atEOF bool) (n int, partial bool) {
+	j := i
+	var enc [utf8.UTFMax]byte
+	for _, c := range s.runes {
+		if j >= len(p) {
+			return 0, !atEOF
+		}
+		if p[j] == '\\' {
+			k, ok, more := escapedRune(p[j:], c)
+			if more && !atEOF {
+				return 0, true
+			}
+			if !ok {
+				return 0, false
+			}
+			j += k
+			continue
+		}
+		if c == '"' || c == '\\' || c < 0x20 {
+			return 0, false // JSON escapes these
+		}
+		w := utf8.EncodeRune(enc[:], c)
+		for b := range w {
+			if j+b >= len(p) {
+				return 0, !atEOF
+			}
+			if p[j+b] != enc[b] {
+				return 0, false
 			}
 		}
+		j += w
 	}
-	return 0
+	return j - i, false
 }
 
-// cut moves a cut point back so that no secret occurring in p spans it: the
-// bytes before the cut can then be redacted on their own.
-func (s *secrets) cut(p []byte, at int) int {
-	for moved := true; moved; {
-		moved = false
-		for _, v := range s.values {
-			from := max(0, at-len(v)+1)
-			if i := bytes.Index(p[from:], v); i >= 0 && from+i < at && from+i+len(v) > at {
-				at, moved = from+i, true
-			}
+// escapedRune matches the JSON escape at the start of p against c: its length,
+// whether it is c, and whether more bytes are needed to tell.
+func escapedRune(p []byte, c rune) (n int, ok, more bool) {
+	if len(p) < 2 {
+		return 0, false, true
+	}
+	switch e := p[1]; e {
+	case '"', '\\', '/':
+		return 2, c == rune(e), false
+	case 'n', 't', 'r', 'b', 'f':
+		return 2, c == rune(map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}[e]), false
+	case 'u':
+	default:
+		return 0, false, false
+	}
+	u, ok, more := hex4(p[2:])
+	if !ok {
+		return 0, false, more
+	}
+	if c <= 0xFFFF {
+		return 6, rune(u) == c, false
+	}
+	// Beyond the BMP: a surrogate pair, \uD8xx\uDCxx.
+	hi, lo := utf16Pair(c)
+	if u != hi {
+		return 0, false, false
+	}
+	if len(p) < 8 {
+		return 0, false, true
+	}
+	if p[6] != '\\' || p[7] != 'u' {
+		return 0, false, false
+	}
+	u2, ok, more := hex4(p[8:])
+	if !ok {
+		return 0, false, more
+	}
+	return 12, u2 == lo, false
+}
+
+func hex4(p []byte) (v uint16, ok, more bool) {
+	for k := range 4 {
+		if k >= len(p) {
+			return 0, false, true
 		}
+		c := p[k]
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false, false
+		}
+		v = v<<4 | uint16(d)
 	}
-	return at
+	return v, true, false
 }
 
-// streamRedactor redacts one output stream chunk by chunk, holding back a tail
-// that may be the first part of a secret split across two reads.
-type streamRedactor struct {
-	s       *secrets
+func utf16Pair(c rune) (hi, lo uint16) {
+	c -= 0x10000
+	return uint16(0xD800 + (c>>10)&0x3FF), uint16(0xDC00 + c&0x3FF)
+}
+
+// Writer returns a writer that redacts what passes through it into w,
+// counting under field. Bytes that may begin a secret are held back until the
+// next write tells; Close writes them out (it does not close w).
+func (r *Redactor) Writer(field string, w io.Writer) *RedactWriter {
+	return &RedactWriter{r: r, field: field, w: w}
+}
+
+// RedactWriter is a streaming [Redactor]: a secret split across writes is
+// redacted as if the stream had come in one piece.
+type RedactWriter struct {
+	r       *Redactor
+	field   string
+	w       io.Writer
 	pending []byte
 	out     []byte
+	prev    [2]byte // the two raw bytes before pending
 }
 
-// write returns the redacted bytes that are safe to store now.
-func (r *streamRedactor) write(p []byte) []byte {
-	if len(r.s.values) == 0 {
-		return p
+// Write redacts p and writes what is safe to write now.
+func (rw *RedactWriter) Write(p []byte) (int, error) {
+	out, err := rw.Redact(p)
+	if err == nil && len(out) > 0 {
+		_, err = rw.w.Write(out)
+	}
+	return len(p), err
+}
+
+// Redact takes p and returns the redacted bytes that are safe to pass on now,
+// valid until the next call; it does not write to the underlying writer.
+func (rw *RedactWriter) Redact(p []byte) ([]byte, error) {
+	if !rw.r.Active() {
+		return p, nil
 	}
 	buf := p
-	if len(r.pending) > 0 {
-		buf = append(r.pending, p...)
+	if len(rw.pending) > 0 {
+		buf = append(rw.pending, p...)
 	}
-	safe := r.s.cut(buf, len(buf)-r.s.heldBack(buf))
-	out := buf[:safe]
-	if at, _ := r.s.first(out); at >= 0 {
-		r.out = r.s.replace(r.out[:0], out)
-		out = r.out
+	var stop int
+	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev)
+	rw.advance(buf, stop)
+	return rw.out, nil
+}
+
+// advance keeps buf[stop:] for the next call.
+func (rw *RedactWriter) advance(buf []byte, stop int) {
+	switch {
+	case stop >= 2:
+		rw.prev = [2]byte{buf[stop-2], buf[stop-1]}
+	case stop == 1:
+		rw.prev = [2]byte{rw.prev[1], buf[0]}
 	}
-	r.pending = append(r.pending[:0:0], buf[safe:]...)
+	rw.pending = append(rw.pending[:0:0], buf[stop:]...)
+}
+
+// Flush returns what was held back, redacted: the end of the stream.
+func (rw *RedactWriter) Flush() []byte {
+	if len(rw.pending) == 0 {
+		return nil
+	}
+	out, _ := rw.r.process(nil, rw.pending, 0, true, rw.field, rw.prev)
+	rw.pending = nil
 	return out
 }
 
-// flush returns what was held back, at the end of the stream.
-func (r *streamRedactor) flush() []byte {
-	out := r.s.replace(nil, r.pending)
-	r.pending = nil
-	return out
+// Close writes out what was held back.
+func (rw *RedactWriter) Close() error {
+	if out := rw.Flush(); len(out) > 0 {
+		_, err := rw.w.Write(out)
+		return err
+	}
+	return nil
 }

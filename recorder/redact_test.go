@@ -2,38 +2,56 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func TestLooksSecret(t *testing.T) {
 	for _, name := range []string{"CURSOR_API_KEY", "OPENAI_API_KEY", "cursor_api_key", "GITHUB_TOKEN", "TOKEN", "MY_SECRET",
-		"DB_PASSWORD", "PASSWD", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_PRIVATE_KEY", "AUTH_HEADER", "ANTHROPIC_APIKEY"} {
+		"DB_PASSWORD", "PASSWD", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_PRIVATE_KEY", "AUTH_HEADER", "ANTHROPIC_APIKEY",
+		"OPENAI_KEY", "GH_PAT", "AWS_SECRET_ACCESS_KEY", "GPG_PASSPHRASE", "NPM_AUTH", "DOCKER_CREDS", "GHTOKEN", "api-key"} {
 		if !LooksSecret(name) {
 			t.Errorf("LooksSecret(%q) = false", name)
 		}
 	}
-	for _, name := range []string{"HOME", "PATH", "CURSOR_MODEL", "LANG", "KEYBOARD", "TERM", "PASS_ENV", "SSH_AUTH_SOCK"} {
+	for _, name := range []string{"HOME", "PATH", "CURSOR_MODEL", "LANG", "KEYBOARD", "TERM", "PASS_ENV", "SSH_AUTH_SOCK",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "AUTHOR", "PATTERN", "KEY_PATH", "TOKEN_FILE", "MONKEY", "PWD", "OLDPWD", "DISPLAY"} {
 		if LooksSecret(name) {
 			t.Errorf("LooksSecret(%q) = true", name)
 		}
 	}
 }
 
-func TestSecretValues(t *testing.T) {
-	env := []string{"CURSOR_API_KEY=envsecret", "SHORT_TOKEN=abc", "HOME=/home/u", "EMPTY_TOKEN=", "GH_TOKEN=a=b=c=d"}
-	argv := []string{"agent", "--api-key", "flagsecret", "--api-key=eqsecret", "-p", "hi", "--api-key"}
-	got := secretValues(env, argv, []string{"s"})
-	want := []string{"s", "flagsecret", "eqsecret", "envsecret", "a=b=c=d"}
+func TestRedactorGathersSecrets(t *testing.T) {
+	env := []string{"CURSOR_API_KEY=envsecret", "SHORT_TOKEN=abc", "HOME=/home/u", "EMPTY_TOKEN=", "GH_TOKEN=a=b=c=d",
+		"DATABASE_URL=postgres://user:dbpassw0rd@db:5432/x", "GIT_AUTHOR_NAME=Ada Lovelace"}
+	argv := []string{"agent", "--api-key", "flagsecret", "--api-key=eqsecret", "-p", "redis://:argpass@h", "--api-key"}
+	r := NewRedactor(RedactOptions{Env: env, Argv: argv, Secrets: []string{"s"}})
+	var got []string
+	for _, s := range r.secrets {
+		got = append(got, s.rule+"="+s.raw)
+	}
+	slices.Sort(got)
+	want := []string{"--secret=s", "argv:url-password=argpass", "env:CURSOR_API_KEY=envsecret", "env:DATABASE_URL=dbpassw0rd",
+		"env:GH_TOKEN=a=b=c=d", "flag:--api-key=eqsecret", "flag:--api-key=flagsecret"}
 	if !slices.Equal(got, want) {
-		t.Errorf("secretValues = %q, want %q", got, want)
+		t.Errorf("secrets = %q, want %q", got, want)
+	}
+	if !slices.Equal(r.Short(), []string{"SHORT_TOKEN"}) {
+		t.Errorf("Short() = %q", r.Short())
+	}
+	if out := r.String(FieldStdout, "by Ada Lovelace"); out != "by Ada Lovelace" {
+		t.Errorf("an author's name was redacted: %q", out)
 	}
 }
 
 func TestReplace(t *testing.T) {
-	s := newSecrets([]string{"abc", "abcdef", "", "abc", "xyz"})
+	r := NewRedactor(RedactOptions{Secrets: []string{"abc", "abcdef", "", "abc", "xyz"}})
 	tests := map[string]string{
 		"":                 "",
 		"nothing":          "nothing",
@@ -44,46 +62,168 @@ func TestReplace(t *testing.T) {
 		"abcabc":           Placeholder + Placeholder,
 	}
 	for in, want := range tests {
-		if got := s.String(in); got != want {
+		if got := r.String(FieldStdout, in); got != want {
 			t.Errorf("replace(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := newSecrets(nil).String("abc"); got != "abc" {
+	if got := NewRedactor(RedactOptions{AllowShapes: shapeNames()}).String(FieldStdout, "abc"); got != "abc" {
 		t.Errorf("no secrets: %q", got)
 	}
 }
 
-// redactChunks runs p through a stream redactor in the given pieces.
-func redactChunks(s *secrets, pieces [][]byte) []byte {
-	r := &streamRedactor{s: s}
-	var out []byte
-	for _, p := range pieces {
-		out = append(out, r.write(p)...)
+func shapeNames() []string {
+	var names []string
+	for _, s := range Shapes {
+		names = append(names, s.Name)
 	}
-	return append(out, r.flush()...)
+	return names
+}
+
+// escapes returns the forms JSON encoders print s in: Go's (\u003c for <, >
+// and &), JavaScript's (non-ASCII raw), Python's ensure_ascii (\uXXXX, lower
+// case) and upper-case hex, and with / escaped as PHP does.
+func escapes(s string) []string {
+	goForm, _ := json.Marshal(s)
+	var js, py, upper, slash strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			for _, b := range []*strings.Builder{&js, &py, &upper, &slash} {
+				b.WriteString(`\` + string(c))
+			}
+			continue
+		case c == '\n':
+			for _, b := range []*strings.Builder{&js, &py, &upper, &slash} {
+				b.WriteString(`\n`)
+			}
+			continue
+		}
+		js.WriteRune(c)
+		if c == '/' {
+			slash.WriteString(`\/`)
+		} else {
+			slash.WriteRune(c)
+		}
+		if c < 0x80 {
+			py.WriteRune(c)
+			upper.WriteRune(c)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{c}) {
+			fmt.Fprintf(&py, `\u%04x`, u)
+			fmt.Fprintf(&upper, `\u%04X`, u)
+		}
+	}
+	g := string(goForm[1 : len(goForm)-1])
+	return []string{g, js.String(), py.String(), upper.String(), slash.String()}
+}
+
+// A secret with characters a JSON encoder escapes is redacted in every
+// escaped form, as a whole value and split across writes.
+func TestRedactsJSONEscapedForms(t *testing.T) {
+	for _, secret := range []string{`hunter2"pass\word`, "sk-live/abc<>&x", "pässwörd-ü", "emoji-🔑-key", "line\nbreak-secret"} {
+		r := NewRedactor(RedactOptions{Secrets: []string{secret}, AllowShapes: shapeNames()})
+		for _, form := range append(escapes(secret), secret) {
+			text := `{"result":"the key is ` + form + ` ok"}` + "\n"
+			got := string(redactChunks(r, splitEvery([]byte(text), 3)))
+			want := `{"result":"the key is ` + Placeholder + ` ok"}` + "\n"
+			if got != want {
+				t.Errorf("secret %q in form %q:\n got %q\nwant %q", secret, form, got, want)
+			}
+		}
+	}
+}
+
+func splitEvery(p []byte, n int) [][]byte {
+	var out [][]byte
+	for len(p) > n {
+		out = append(out, p[:n])
+		p = p[n:]
+	}
+	return append(out, p)
+}
+
+func TestRedactsTokenShapes(t *testing.T) {
+	tokens := map[string]string{
+		"github":      "ghp_" + strings.Repeat("aB3", 12),
+		"github-pat":  "github_pat_11ABCDEFG0" + strings.Repeat("x", 60),
+		"openai":      "sk-proj-" + strings.Repeat("Ab1_", 10),
+		"openai-old":  "sk-" + strings.Repeat("a1B2", 12),
+		"anthropic":   "sk-ant-api03-" + strings.Repeat("Zz9-", 20),
+		"aws":         "AKIAIOSFODNN7EXAMPLE",
+		"slack":       "xoxb-123456789012-abcdefABCDEF",
+		"google":      "AIza" + strings.Repeat("Sy0_-", 7),
+		"private-key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+	}
+	r := NewRedactor(RedactOptions{})
+	for name, tok := range tokens {
+		for _, form := range []string{tok, strings.ReplaceAll(tok, "\n", `\n`)} {
+			text := "before " + form + " after"
+			got := string(redactChunks(r, splitEvery([]byte(text), 5)))
+			if got != "before "+Placeholder+" after" {
+				t.Errorf("%s: %q became %q", name, text, got)
+			}
+		}
+	}
+	url := "postgres://admin:s3cr3t-pw@db.internal:5432/app"
+	if got := r.String(FieldStdout, url); got != "postgres://admin:"+Placeholder+"@db.internal:5432/app" {
+		t.Errorf("url password: %q", got)
+	}
+	// Not tokens: prose, words that merely contain a prefix, short values.
+	for _, text := range []string{
+		"the disk-usage-monitoring-dashboard-panel is slow", "sk-this-is-just-a-long-slug-name",
+		"task-1234567890abcdefghij", "ghp_short", "AKIA123", "see https://example.com/a:b@c", "a://b@c",
+		"xoxb-1", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+	} {
+		if got := r.String(FieldStdout, text); got != text {
+			t.Errorf("redacted prose: %q became %q", text, got)
+		}
+	}
+	// A shape can be switched off.
+	off := NewRedactor(RedactOptions{AllowShapes: []string{"aws"}})
+	if got := off.String(FieldStdout, tokens["aws"]); got != tokens["aws"] {
+		t.Errorf("allow-shape aws: %q", got)
+	}
+	rep := r.Report()
+	if len(rep) == 0 || rep[0].Field != FieldStdout || !strings.HasPrefix(rep[0].Rule, "shape:") {
+		t.Errorf("report: %+v", rep)
+	}
+	for _, e := range rep {
+		for _, tok := range tokens {
+			if strings.Contains(e.Rule, tok) {
+				t.Errorf("report holds a value: %+v", e)
+			}
+		}
+	}
+}
+
+// redactChunks runs the pieces through a stream redactor and flushes it.
+func redactChunks(r *Redactor, pieces [][]byte) []byte {
+	var out bytes.Buffer
+	w := r.Writer(FieldStdout, &out)
+	for _, p := range pieces {
+		w.Write(p)
+	}
+	w.Close()
+	return out.Bytes()
 }
 
 func TestStreamRedactorSplits(t *testing.T) {
-	s := newSecrets([]string{"sk-12345", "hunter2"})
+	r := NewRedactor(RedactOptions{Secrets: []string{"sk-12345", "hunter2"}})
 	text := "key sk-12345 pass hunter2 end"
 	want := "key " + Placeholder + " pass " + Placeholder + " end"
 	// Every way of cutting the text in two, then in three.
 	for i := 0; i <= len(text); i++ {
-		if got := redactChunks(s, [][]byte{[]byte(text[:i]), []byte(text[i:])}); string(got) != want {
+		if got := redactChunks(r, [][]byte{[]byte(text[:i]), []byte(text[i:])}); string(got) != want {
 			t.Errorf("cut at %d: %q", i, got)
 		}
 		for j := i; j <= len(text); j++ {
-			if got := redactChunks(s, [][]byte{[]byte(text[:i]), []byte(text[i:j]), []byte(text[j:])}); string(got) != want {
+			if got := redactChunks(r, [][]byte{[]byte(text[:i]), []byte(text[i:j]), []byte(text[j:])}); string(got) != want {
 				t.Errorf("cut at %d and %d: %q", i, j, got)
 			}
 		}
 	}
-	// A byte at a time.
-	var bytewise [][]byte
-	for i := range len(text) {
-		bytewise = append(bytewise, []byte{text[i]})
-	}
-	if got := redactChunks(s, bytewise); string(got) != want {
+	if got := redactChunks(r, splitEvery([]byte(text), 1)); string(got) != want {
 		t.Errorf("byte by byte: %q", got)
 	}
 }
@@ -91,20 +231,17 @@ func TestStreamRedactorSplits(t *testing.T) {
 // What could start a secret is held back until the next chunk says whether it
 // does; the rest goes out at once.
 func TestStreamRedactorHoldsBackOnlyPrefixes(t *testing.T) {
-	r := &streamRedactor{s: newSecrets([]string{"secret-value"})}
-	if got := string(r.write([]byte("hello sec"))); got != "hello " {
-		t.Errorf("first write gave %q", got)
+	r := NewRedactor(RedactOptions{Secrets: []string{"secret-value"}, AllowShapes: shapeNames()})
+	w := r.Writer(FieldStdout, nil)
+	for _, step := range []struct{ in, out string }{
+		{"hello sec", "hello "}, {"ond line\n", "second line\n"}, {"no prefix here\n", "no prefix here\n"},
+		{"ends with secret-valu", "ends with "},
+	} {
+		if got, _ := w.Redact([]byte(step.in)); string(got) != step.out {
+			t.Errorf("write %q gave %q, want %q", step.in, got, step.out)
+		}
 	}
-	if got := string(r.write([]byte("ond line\n"))); got != "second line\n" {
-		t.Errorf("second write gave %q", got)
-	}
-	if got := string(r.write([]byte("no prefix here\n"))); got != "no prefix here\n" {
-		t.Errorf("third write gave %q", got)
-	}
-	if got := string(r.write([]byte("ends with secret-valu"))); got != "ends with " {
-		t.Errorf("fourth write gave %q", got)
-	}
-	if got := string(r.flush()); got != "secret-valu" {
+	if got := string(w.Flush()); got != "secret-valu" {
 		t.Errorf("flush gave %q", got)
 	}
 }
@@ -113,7 +250,7 @@ func TestStreamRedactorHoldsBackOnlyPrefixes(t *testing.T) {
 // whole text redacted at once, and holds no secret.
 func TestStreamRedactorProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "abc-"
+	const alphabet = `abc-\"u0`
 	randStr := func(n int) string {
 		b := make([]byte, n)
 		for i := range b {
@@ -130,12 +267,15 @@ func TestStreamRedactorProperty(t *testing.T) {
 		for range 1 + rng.IntN(3) {
 			vals = append(vals, randStr(2+rng.IntN(5)))
 		}
-		s := newSecrets(vals)
 		var text strings.Builder
 		for range rng.IntN(12) {
-			if rng.IntN(2) == 0 {
+			switch rng.IntN(3) {
+			case 0:
 				text.WriteString(vals[rng.IntN(len(vals))])
-			} else {
+			case 1:
+				forms := escapes(vals[rng.IntN(len(vals))])
+				text.WriteString(forms[rng.IntN(len(forms))])
+			default:
 				text.WriteString(randStr(rng.IntN(6)))
 			}
 		}
@@ -146,22 +286,41 @@ func TestStreamRedactorProperty(t *testing.T) {
 			pieces = append(pieces, []byte(rest[:n]))
 			rest = rest[n:]
 		}
-		got := redactChunks(s, pieces)
-		if want := s.replace(nil, []byte(in)); !bytes.Equal(got, want) {
-			t.Fatalf("secrets %q, text %q in pieces %q:\n got %q\nwant %q", vals, in, pieces, got, want)
-		}
-		for _, v := range vals {
-			if bytes.Contains(got, []byte(v)) {
-				t.Fatalf("secrets %q, text %q in pieces %q: %q left in %q", vals, in, pieces, v, got)
-			}
+		checkChunkedEqualsWhole(t, vals, in, pieces)
+	}
+}
+
+func checkChunkedEqualsWhole(t *testing.T, vals []string, in string, pieces [][]byte) {
+	t.Helper()
+	got := redactChunks(NewRedactor(RedactOptions{Secrets: vals}), pieces)
+	want := NewRedactor(RedactOptions{Secrets: vals}).String(FieldStdout, in)
+	if string(got) != want {
+		t.Fatalf("secrets %q, text %q in pieces %q:\n got %q\nwant %q", vals, in, pieces, got, want)
+	}
+	for _, v := range vals {
+		if slices.ContainsFunc(strings.Split(string(got), Placeholder), func(s string) bool { return strings.Contains(s, v) }) {
+			t.Fatalf("secrets %q, text %q in pieces %q: %q left in %q", vals, in, pieces, v, got)
 		}
 	}
 }
 
-func TestRedactedNames(t *testing.T) {
-	got := redactedNames([]string{"CURSOR_API_KEY=longenough", "GH_TOKEN=abc", "HOME=/h"}, []string{"a", "--api-key", "k", "--api-key=x"}, 2)
-	want := []string{"env:CURSOR_API_KEY", "flag:--api-key", "flag:--api-key", "--secret"}
-	if !slices.Equal(got, want) {
-		t.Errorf("redactedNames = %q, want %q", got, want)
-	}
+// FuzzRedactChunks: redacting in chunks equals redacting whole, with secrets
+// that overlap and forms that are escaped, and no secret is left raw.
+func FuzzRedactChunks(f *testing.F) {
+	f.Add("abc", "bcd", `x abc \u0062cd abcd ab\"c`, uint8(3))
+	f.Add(`p"w`, "pw", `{"k":"p\"w pw"}`, uint8(1))
+	f.Add("sk-ant", "key", "sk-ant-api03-"+strings.Repeat("a1", 20)+" key", uint8(7))
+	f.Add("-----BEGIN", "END", "-----BEGIN RSA PRIVATE KEY-----\\nMII\\n-----END RSA PRIVATE KEY-----", uint8(4))
+	f.Fuzz(func(t *testing.T, s1, s2, text string, cut uint8) {
+		var vals []string
+		for _, v := range []string{s1, s2} {
+			if v != "" && utf8Valid(v) && len(v) < 64 {
+				vals = append(vals, v)
+			}
+		}
+		n := int(cut)%16 + 1
+		checkChunkedEqualsWhole(t, vals, text, splitEvery([]byte(text), n))
+	})
 }
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
