@@ -122,7 +122,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("chunks:\n got %v\nwant %v", got, tc.pieces)
 			}
 			foot.DurationMS = 1500
-			if gotF != foot {
+			if !reflect.DeepEqual(gotF, foot) {
 				t.Errorf("footer %+v, want %+v", gotF, foot)
 			}
 		})
@@ -157,7 +157,7 @@ func TestSignalFooter(t *testing.T) {
 	}
 	_, _, got, ok := readAll(t, file)
 	foot.DurationMS = 42
-	if !ok || got != foot {
+	if !ok || !reflect.DeepEqual(got, foot) {
 		t.Errorf("footer %+v %v, want %+v", got, ok, foot)
 	}
 }
@@ -341,7 +341,7 @@ func TestIncompleteFile(t *testing.T) {
 	pieces := []piece{{cassette.Stdout, 0, "line 1\n"}, {cassette.Stderr, time.Millisecond, "oops"}}
 	file := write(t, cassette.Header{Argv: []string{"a"}}, pieces, nil)
 	_, got, f, ok := readAll(t, file)
-	if ok || f != (cassette.Footer{}) {
+	if ok || !reflect.DeepEqual(f, cassette.Footer{}) {
 		t.Errorf("footer %+v ok=%v on an incomplete file", f, ok)
 	}
 	if !reflect.DeepEqual(got, pieces) {

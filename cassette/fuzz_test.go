@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func FuzzReader(f *testing.F) {
 				t.Errorf("chunk %d: %v %v %q, after rewriting %v %v %q", i, a.Stream, a.Offset, a.Data, b.Stream, b.Offset, b.Data)
 			}
 		}
-		if complete != complete2 || foot != foot2 {
+		if complete != complete2 || !reflect.DeepEqual(foot, foot2) {
 			t.Errorf("footer %+v %v, after rewriting %+v %v", foot, complete, foot2, complete2)
 		}
 	})

@@ -20,9 +20,13 @@ const maxPiece = 64 << 10
 // maxMS is the largest time in milliseconds that a time.Duration holds.
 const maxMS = int64(1<<63-1) / int64(time.Millisecond)
 
-// maxMetaLine bounds header, frame and footer lines (not the agent's output,
-// which is counted, never scanned for a newline).
-const maxMetaLine = 256 << 20
+// Bounds on the lines the reader must hold whole (the agent's output is
+// counted, never scanned for a newline, and comment lines are skipped as they
+// stream by): a hostile cassette cannot make it hold more.
+const (
+	maxHeaderLine = 8 << 20  // argv (at most a few MiB on any OS) and a 64 KiB stdin text
+	maxFrameLine  = 64 << 10 // frame and exit lines; the exit line's redaction report is short
+)
 
 // Reader reads a cassette frame by frame.
 type Reader struct {
@@ -45,7 +49,7 @@ type Reader struct {
 // NewReader reads the format line and the header from r. name is used in errors.
 func NewReader(r io.Reader, name string) (*Reader, error) {
 	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece)}
-	magic, err := rd.metaLine()
+	magic, err := rd.metaLine(maxFrameLine)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, rd.errf(ErrTruncated, "empty file, want %q", Magic)
@@ -55,7 +59,7 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if err := rd.checkMagic(magic); err != nil {
 		return nil, err
 	}
-	hdr, err := rd.metaLine()
+	hdr, err := rd.metaLine(maxHeaderLine)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, rd.errNext(ErrTruncated, "missing header line")
@@ -88,9 +92,10 @@ func (r *Reader) checkMagic(line []byte) error {
 	if !ok {
 		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want %q", s, fmt.Sprintf("%s v%d", Magic, Version))
 	}
+	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)
-	if err != nil {
-		return r.errf(ErrFormat, "bad version %q", rest)
+	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
+		return r.errf(ErrFormat, "bad version %.20q, want v%d", rest, Version)
 	}
 	if v != Version {
 		return r.errf(ErrVersion, "file is v%d, this build reads v%d", v, Version)
@@ -182,7 +187,16 @@ func (r *Reader) nextFrame() error {
 		if r.done {
 			return r.trailing()
 		}
-		line, err := r.metaLine()
+		if skipped, err := r.skipComment(); err != nil || skipped {
+			if errors.Is(err, io.EOF) {
+				r.done = true
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		line, err := r.metaLine(maxFrameLine)
 		if errors.Is(err, io.EOF) {
 			r.done = true
 			return io.EOF // no footer: incomplete
@@ -190,7 +204,7 @@ func (r *Reader) nextFrame() error {
 		if err != nil {
 			return err
 		}
-		if len(line) == 0 || line[0] == '#' {
+		if len(line) == 0 {
 			continue
 		}
 		if rest, ok := bytes.CutPrefix(line, []byte("exit ")); ok {
@@ -213,6 +227,12 @@ func (r *Reader) readFooter(js []byte) error {
 	if f.DurationMS > maxMS || f.DurationMS < -maxMS {
 		return r.errf(ErrFormat, "bad exit line: duration_ms %d out of range", f.DurationMS)
 	}
+	if f.Code < 0 || f.Code > 255 {
+		return r.errf(ErrFormat, "bad exit line: code %d is not an exit status (0 to 255)", f.Code)
+	}
+	if f.Signum < 0 || f.Signum > 127 {
+		return r.errf(ErrFormat, "bad exit line: signum %d out of range", f.Signum)
+	}
 	f.Duration = time.Duration(f.DurationMS) * time.Millisecond
 	r.footer = &f
 	r.done = true
@@ -222,14 +242,20 @@ func (r *Reader) readFooter(js []byte) error {
 // trailing accepts only blank lines and comments after the footer.
 func (r *Reader) trailing() error {
 	for {
-		line, err := r.metaLine()
+		if skipped, err := r.skipComment(); err != nil || skipped {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		line, err := r.metaLine(maxFrameLine)
 		if errors.Is(err, io.EOF) {
 			return io.EOF
 		}
 		if err != nil {
 			return err
 		}
-		if len(line) != 0 && line[0] != '#' {
+		if len(line) != 0 {
 			return r.errf(ErrFormat, "unexpected %.40q after the exit line", line)
 		}
 	}
@@ -251,12 +277,46 @@ func (r *Reader) parseFrame(line []byte) error {
 	return nil
 }
 
-// metaLine reads one newline-terminated line without its newline.
-func (r *Reader) metaLine() ([]byte, error) {
+// skipComment skips a comment line ("#...") without holding it: a comment
+// may be of any length. It returns io.EOF at the end of the file.
+func (r *Reader) skipComment() (bool, error) {
+	c, err := r.br.Peek(1)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, io.EOF
+		}
+		return false, &Error{File: r.name, Line: r.line + 1, Msg: err.Error(), Err: err}
+	}
+	if c[0] != '#' {
+		return false, nil
+	}
+	for {
+		_, err := r.br.ReadSlice('\n')
+		if err == nil {
+			r.line++
+			return true, nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			r.line++
+			return false, r.errf(ErrTruncated, "last line has no newline")
+		}
+		return false, &Error{File: r.name, Line: r.line + 1, Msg: err.Error(), Err: err}
+	}
+}
+
+// metaLine reads one newline-terminated line without its newline; a line
+// longer than limit is an error, found without holding more than limit bytes.
+func (r *Reader) metaLine(limit int) ([]byte, error) {
 	var long []byte
 	for {
 		frag, err := r.br.ReadSlice('\n')
 		if err == nil {
+			if len(long)+len(frag) > limit+1 {
+				return nil, r.errNext(ErrFormat, "line longer than %d bytes", limit)
+			}
 			r.line++
 			if long != nil {
 				return append(long, frag[:len(frag)-1]...), nil
@@ -264,10 +324,10 @@ func (r *Reader) metaLine() ([]byte, error) {
 			return frag[:len(frag)-1], nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, frag...)
-			if len(long) > maxMetaLine {
-				return nil, r.errf(ErrFormat, "line longer than %d bytes", maxMetaLine)
+			if len(long)+len(frag) > limit {
+				return nil, r.errNext(ErrFormat, "line longer than %d bytes", limit)
 			}
+			long = append(long, frag...)
 			continue
 		}
 		if errors.Is(err, io.EOF) {

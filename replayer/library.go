@@ -206,6 +206,15 @@ func (l *Library) scan() error {
 	}
 	l.entries, l.Unreadable, l.index = l.entries[:0], nil, nil
 	for _, f := range files {
+		// A FIFO or device named *.cassette would block or never end: only
+		// regular files (or links to them) are cassettes.
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			if err == nil {
+				err = fmt.Errorf("%s: not a regular file (%v), skipped", f, st.Mode().Type())
+			}
+			l.Unreadable = append(l.Unreadable, err)
+			continue
+		}
 		h, err := readHeader(f)
 		if err != nil {
 			l.Unreadable = append(l.Unreadable, err)
@@ -281,6 +290,9 @@ func Verify(e Entry, inv Invocation) bool {
 // OpenVerified opens e's cassette for replay if its header still records inv
 // (the index may be stale); the caller closes the file.
 func OpenVerified(e Entry, inv Invocation) (*cassette.Reader, *os.File, bool) {
+	if st, err := os.Stat(e.File); err != nil || !st.Mode().IsRegular() {
+		return nil, nil, false
+	}
 	rd, f, err := cassette.Open(e.File)
 	if err != nil {
 		return nil, nil, false
@@ -383,17 +395,21 @@ func describeDiff(rec, got Invocation) string {
 	return strings.Join(parts, "; ")
 }
 
-// cacheFile is where the index of dir is kept: under $AGENTVCR_CACHE, else the
-// user cache directory; "" when neither can be had.
-func cacheFile(dir string) string {
-	root := os.Getenv("AGENTVCR_CACHE")
-	if root == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		root = filepath.Join(c, "agentvcr")
+// CacheDir is where agentvcr keeps indexes and locks: $AGENTVCR_CACHE, else
+// agentvcr in the user cache directory, else in the temporary directory.
+func CacheDir() string {
+	if root := os.Getenv("AGENTVCR_CACHE"); root != "" {
+		return root
 	}
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "agentvcr")
+	}
+	return filepath.Join(os.TempDir(), "agentvcr-cache")
+}
+
+// cacheFile is where the index of dir is kept, under CacheDir.
+func cacheFile(dir string) string {
+	root := CacheDir()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return ""

@@ -40,10 +40,15 @@ type Options struct {
 	// Pace replays with the recorded timing divided by Pace (1 = real time,
 	// 2 = twice as fast); 0 replays at once.
 	Pace float64
-	// MaxDelay caps any single pause when pacing; 0 means 5 s.
+	// MaxDelay caps any single pause when pacing; 0 means no pause at all (the
+	// chunks keep their order, not their spacing). Use DefaultMaxDelay for the
+	// command line's default.
 	MaxDelay time.Duration
 	Fault    Fault
 }
+
+// DefaultMaxDelay is the longest single pause of a paced replay unless told.
+const DefaultMaxDelay = 5 * time.Second
 
 // Fault alters the replay to test how consumers cope.
 type Fault struct {
@@ -192,10 +197,7 @@ func (p *player) pace(ctx context.Context, offset time.Duration) error {
 	}
 	due := p.start.Add(time.Duration(float64(offset) / p.opts.Pace))
 	wait := time.Until(due)
-	maxDelay := p.opts.MaxDelay
-	if maxDelay == 0 {
-		maxDelay = 5 * time.Second
-	}
+	maxDelay := max(p.opts.MaxDelay, 0)
 	if wait > maxDelay {
 		p.start = p.start.Add(-(wait - maxDelay)) // later chunks keep their spacing
 		wait = maxDelay

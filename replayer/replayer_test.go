@@ -289,7 +289,7 @@ func TestPace(t *testing.T) {
 		var both bytes.Buffer
 		start := time.Now()
 		res, err := replayer.Play(context.Background(), reader(t, tape(t, frames, &cassette.Footer{Code: 2})),
-			replayer.Options{Stdout: &both, Stderr: &both, Pace: tc.pace})
+			replayer.Options{Stdout: &both, Stderr: &both, Pace: tc.pace, MaxDelay: replayer.DefaultMaxDelay})
 		elapsed := time.Since(start)
 		if err != nil || res.Code != 2 || both.String() != "a\nb\nc\n" {
 			t.Fatalf("pace %v: %q, %+v, %v", tc.pace, both.String(), res, err)

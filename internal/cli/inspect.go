@@ -235,12 +235,18 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 		if foot.Signal != "" {
 			exit += " (killed by " + foot.Signal + ")"
 		}
+		if foot.TimedOut {
+			exit += ", ended at its --timeout"
+		}
 		fmt.Fprintf(tw, "exit\t%s after %s\n", exit, foot.Duration)
 	}
 	fmt.Fprintf(tw, "stdout\t%s in %d chunks, %d lines\n", byteSize(s.bytes[cassette.Stdout]), s.chunks[cassette.Stdout], s.lines)
 	fmt.Fprintf(tw, "stderr\t%s in %d chunks\n", byteSize(s.bytes[cassette.Stderr]), s.chunks[cassette.Stderr])
 	if len(h.Redacted) > 0 {
-		fmt.Fprintf(tw, "redacted\t%s\n", strings.Join(h.Redacted, ", "))
+		fmt.Fprintf(tw, "secrets\tlooked for: %s\n", strings.Join(h.Redacted, ", "))
+	}
+	if ok {
+		printRedactions(tw, foot.Redactions)
 	}
 	if s.jsonLines > 0 {
 		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
@@ -259,6 +265,23 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 		}
 	}
 	tw.Flush()
+}
+
+// printRedactions is the redaction report: which rule replaced how many
+// values where, never the values.
+func printRedactions(w io.Writer, rep []cassette.Redaction) {
+	if len(rep) == 0 {
+		fmt.Fprintf(w, "redacted\tnothing\n")
+		return
+	}
+	total := 0
+	for _, r := range rep {
+		total += r.Count
+	}
+	fmt.Fprintf(w, "redacted\t%d values\n", total)
+	for _, r := range rep {
+		fmt.Fprintf(w, "  %s\t%s\t%d\n", r.Field, r.Rule, r.Count)
+	}
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -30,15 +30,19 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 	return line
 }
 
-// Killing the recorder mid-run leaves a cassette that replay reads: the prefix
-// recorded so far, reported incomplete on stderr, exit status 1.
+// Killing the recorder mid-run with SIGKILL: the cassette already at the path
+// survives unchanged, the partial recording is left beside it as a hidden
+// temporary file that replay reads (the prefix, reported incomplete, exit 1),
+// and the agent does not outlive the recorder.
 func TestRecorderKilledMidRun(t *testing.T) {
 	dir := t.TempDir()
 	gate := vcrtest.NewGate(t)
-	pidFile := filepath.Join(dir, "agent.pid")
-	vcrtest.KillAtEnd(t, pidFile)
+	alive := filepath.Join(dir, "alive")
+	if err := syscall.Mkfifo(alive, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	agent := vcrtest.Script(t, dir, "fake-agent", `
-echo $$ > "$PIDFILE"
+exec 3>"$ALIVE"
 echo '{"type":"system"}'
 echo '{"type":"assistant"}'
 echo 'warning' >&2
@@ -48,9 +52,19 @@ echo '{"type":"tool_call","subtype":"completed"}'
 read _ < "$GATE"
 echo '{"type":"result"}'`)
 	path := filepath.Join(dir, "killed.cassette")
-	env := vcrtest.Env(t, "GATE="+gate.Path, "PIDFILE="+pidFile)
+	old := vcrtest.Script(t, dir, "old-agent", `echo old`)
+	if r := subprocess(t, vcrtest.Env(t), nil, "record", "--quiet", "-o", path, "--", old); r.code != 0 {
+		t.Fatalf("recording the old cassette: %+v", r)
+	}
+	before, _ := os.ReadFile(path)
+	env := vcrtest.Env(t, "GATE="+gate.Path, "ALIVE="+alive)
 	cmd := vcrtest.Command(t, env, "agentvcr", "record", "-o", path, "--", agent)
 	live, _ := startPiped(t, cmd)
+	aliveR, err := os.Open(alive) // the agent holds its write end while it lives
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aliveR.Close()
 	var seen strings.Builder
 	for range 3 {
 		seen.WriteString(readLine(t, live))
@@ -63,8 +77,17 @@ echo '{"type":"result"}'`)
 		t.Fatal(err)
 	}
 	cmd.Wait()
-
-	r := subprocess(t, vcrtest.Env(t), nil, "replay", path)
+	if n, err := aliveR.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Errorf("read %d bytes, %v from the agent's pipe: want EOF, the agent dead", n, err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the cassette at the path changed:\n%s", after)
+	}
+	partial, _ := filepath.Glob(filepath.Join(dir, ".killed.cassette.tmp-*"))
+	if len(partial) != 1 {
+		t.Fatalf("partial recordings: %q, want one", partial)
+	}
+	r := subprocess(t, vcrtest.Env(t), nil, "replay", partial[0])
 	if r.code != replayer.IncompleteCode {
 		t.Errorf("replay exit %d, want %d", r.code, replayer.IncompleteCode)
 	}
@@ -73,15 +96,16 @@ echo '{"type":"result"}'`)
 		t.Errorf("replayed %q: want a prefix of the live %q holding the first three lines", r.stdout, seen.String())
 	}
 	oneLine(t, "replay of an incomplete cassette", strings.TrimPrefix(r.stderr, "warning\n"))
-	if !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, "incomplete") {
+	if !strings.Contains(r.stderr, partial[0]) || !strings.Contains(r.stderr, "incomplete") {
 		t.Errorf("stderr %q does not report the incomplete cassette", r.stderr)
 	}
 }
 
-// SIGINT and SIGTERM sent to the recorder reach the agent; the cassette is
-// finalised with the agent's death, and the recorder exits as the agent did.
+// SIGINT, SIGTERM and SIGQUIT sent to the recorder reach the agent; the
+// cassette is finalised with the agent's death, and the recorder exits as the
+// agent did (SIGQUIT too: no goroutine dump of the recorder's).
 func TestRecorderForwardsSignals(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			gate := vcrtest.NewGate(t) // never opened: the agent waits for the signal
@@ -99,7 +123,8 @@ func TestRecorderForwardsSignals(t *testing.T) {
 			if code != 128+int(sig) || len(rest) != 0 {
 				t.Errorf("recorder exit %d, later output %q; want %d", code, rest, 128+int(sig))
 			}
-			if !strings.Contains(errb.String(), fmt.Sprintf("killed by %s (%d)", sigName(sig), 128+int(sig))) {
+			if !strings.Contains(errb.String(), fmt.Sprintf("killed by %s (%d)", sigName(sig), 128+int(sig))) ||
+				strings.Contains(errb.String(), "goroutine") {
 				t.Errorf("summary %q", errb.String())
 			}
 			tp := vcrtest.Load(t, path)
@@ -115,7 +140,7 @@ func TestRecorderForwardsSignals(t *testing.T) {
 }
 
 func sigName(s syscall.Signal) string {
-	return map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
+	return map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGQUIT: "SIGQUIT"}[s]
 }
 
 // Truncated, corrupted and unknown-version cassettes make replay exit 2 with

@@ -6,21 +6,25 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
 )
 
 func init() {
 	register(&command{
-		name:    "record",
-		usage:   "-o CASSETTE [--secret VALUE]... [--env NAME]... [--quiet] -- AGENT [ARGS...]",
+		name: "record",
+		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] [--quiet] " +
+			"-- AGENT [ARGS...]",
 		summary: "run AGENT, show its output live, save the run to CASSETTE, exit with AGENT's status",
 		run:     runRecord,
 	})
@@ -38,8 +42,11 @@ func runRecord(env *Env, args []string) int {
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "cassette to write")
 	quiet := fs.Bool("quiet", false, "no summary line")
-	var secrets, allow listFlag
+	timeout := fs.Duration("timeout", 0, "end the agent after this long: SIGTERM to its process group (default: no limit)")
+	grace := fs.Duration("timeout-grace", 5*time.Second, "after --timeout's SIGTERM, wait this long before SIGKILL")
+	var secrets, allow, shapes listFlag
 	fs.Var(&secrets, "secret", "value to redact (repeatable)")
+	fs.Var(&shapes, "allow-shape", "token shape not to redact (repeatable)")
 	fs.Var(&allow, "env", "environment variable to keep in the header (repeatable; NAME* for a prefix)")
 	if err := fs.Parse(args); err != nil { // stops at the agent's name: its flags are its own
 		return usageErr(env, name, err.Error())
@@ -50,34 +57,96 @@ func runRecord(env *Env, args []string) int {
 		return usageErr(env, name, "missing -o CASSETTE")
 	case len(argv) == 0:
 		return usageErr(env, name, "missing AGENT to run")
+	case *timeout < 0:
+		return usageErr(env, name, fmt.Sprintf("--timeout %v: want a positive duration", *timeout))
+	case *grace <= 0:
+		return usageErr(env, name, fmt.Sprintf("--timeout-grace %v: want a positive duration", *grace))
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return fail(env, name, err)
+	if err := checkShapes(shapes); err != nil {
+		return usageErr(env, name, err.Error())
 	}
-	defer f.Close()
 	opts := recorder.Options{
 		Argv: argv, Stdin: pipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
-		Secrets: secrets, EnvAllow: allow, AskVersion: isKnownAgent(argv[0]),
+		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: isKnownAgent(argv[0]), Timeout: *timeout,
+		KillGrace: *grace,
 	}
-	res, err := recordWithSignals(opts, f)
-	if err != nil {
-		if errors.Is(err, recorder.ErrStart) {
-			f.Close()
-			os.Remove(*out)
-		}
-		return fail(env, name, err)
-	}
-	if !*quiet {
+	res, code, ok := recordCassette(env, name, *out, opts)
+	if ok && !*quiet {
 		fmt.Fprintln(env.Stderr, summaryLine(res, *out))
 	}
-	return res.Footer.Code
+	return code
 }
 
-// recordWithSignals records while forwarding SIGINT, SIGTERM and SIGHUP to the agent.
+// checkShapes rejects an --allow-shape name that is no shape.
+func checkShapes(names []string) error {
+	var known []string
+	for _, s := range recorder.Shapes {
+		known = append(known, s.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return fmt.Errorf("--allow-shape %q: no such shape; shapes are %s", n, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// recordCassette runs the agent and saves its cassette at path, atomically:
+// the cassette is written to a temporary file beside path and renamed over it
+// only when complete (or ended by a signal or the timeout, with its footer),
+// so an earlier cassette at path survives an agent that does not start, a
+// recorder killed by SIGKILL and a full disk, and two recorders of one path
+// leave one whole cassette (the last to finish).
+//
+// It returns the exit status to use: the agent's, whenever the agent ran and
+// its output reached the caller live, even if the cassette could not be saved
+// (that is said on stderr): the caller got a real run and acts on its status,
+// and a missing cassette shows as a miss on the next replay. It is 2 when the
+// agent could not start and 128+N when signal N came before it started. ok
+// says whether the cassette was saved.
+func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res recorder.Result, code int, ok bool) {
+	f, err := safefile.Create(path)
+	if err != nil {
+		return res, fail(env, cmd, fmt.Errorf("cannot write the cassette: %w", err)), false
+	}
+	defer f.Abort()
+	res, err = recordWithSignals(opts, f)
+	for _, name := range res.ShortSecrets {
+		fmt.Fprintf(env.Stderr, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
+			cmd, name, recorder.MinEnvSecret)
+	}
+	var interrupted *recorder.InterruptedError
+	switch {
+	case errors.As(err, &interrupted):
+		fmt.Fprintf(env.Stderr, "%s: %v; the agent was not started\n", cmd, err)
+		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
+			return res, 128 + int(sig), false
+		}
+		return res, ExitUsage, false
+	case errors.Is(err, recorder.ErrStart):
+		return res, fail(env, cmd, err), false
+	case err == nil:
+		err = f.Commit()
+	}
+	if err != nil {
+		if !res.Ran {
+			return res, fail(env, cmd, fmt.Errorf("cannot write the cassette %s: %w", path, err)), false
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the temporary file's name says nothing to the user
+			err = pe.Err
+		}
+		fmt.Fprintf(env.Stderr, "%s: writing %s: %s; the cassette was not saved (it keeps what it had)\n", cmd, path, oneLine(err.Error()))
+		return res, res.Footer.Code, false
+	}
+	return res, res.Footer.Code, true
+}
+
+// recordWithSignals records while forwarding SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT to the agent (SIGQUIT too: the agent's, not a goroutine dump).
 func recordWithSignals(opts recorder.Options, w io.Writer) (recorder.Result, error) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	defer catchBrokenPipe()()
 	opts.Signals = sigs

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/replayer"
@@ -29,7 +28,7 @@ func runReplay(env *Env, args []string) int {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var opts replayer.Options
 	fs.Float64Var(&opts.Pace, "pace", 0, "replay with the recorded timing, SPEED times as fast (1 = real time)")
-	fs.DurationVar(&opts.MaxDelay, "max-delay", 5*time.Second, "longest single pause when pacing")
+	fs.DurationVar(&opts.MaxDelay, "max-delay", replayer.DefaultMaxDelay, "longest single pause when pacing (0: no pause)")
 	fs.Int64Var(&opts.Fault.StopAfterLines, "stop-after-events", 0, "stop after N stdout lines (events)")
 	fs.Int64Var(&opts.Fault.StopAfterBytes, "stop-after-bytes", 0, "stop after N bytes of output")
 	exit := fs.Int("exit-code", -1, "exit with N instead of the recorded status")
@@ -43,8 +42,17 @@ func runReplay(env *Env, args []string) int {
 	}
 	exitSet := false
 	fs.Visit(func(f *flag.Flag) { exitSet = exitSet || f.Name == "exit-code" })
-	if opts.Pace < 0 || opts.Fault.StopAfterLines < 0 || opts.Fault.StopAfterBytes < 0 || exitSet && (*exit < 0 || *exit > 255) {
-		return usageErr(env, name, "negative --pace/--stop-after-* or --exit-code outside 0..255")
+	switch {
+	case opts.Pace < 0:
+		return usageErr(env, name, fmt.Sprintf("--pace %v: want 0 (at once) or a positive speed", opts.Pace))
+	case opts.MaxDelay < 0:
+		return usageErr(env, name, fmt.Sprintf("--max-delay %v: want 0 (no pause) or a positive duration", opts.MaxDelay))
+	case opts.Fault.StopAfterLines < 0:
+		return usageErr(env, name, fmt.Sprintf("--stop-after-events %d: want a positive count", opts.Fault.StopAfterLines))
+	case opts.Fault.StopAfterBytes < 0:
+		return usageErr(env, name, fmt.Sprintf("--stop-after-bytes %d: want a positive count", opts.Fault.StopAfterBytes))
+	case exitSet && (*exit < 0 || *exit > 255):
+		return usageErr(env, name, fmt.Sprintf("--exit-code %d: want 0 to 255", *exit))
 	}
 	if exitSet {
 		opts.Fault.ExitCode = exit

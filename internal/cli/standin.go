@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 )
@@ -43,17 +45,18 @@ const (
 )
 
 type standin struct {
-	env  *Env
-	name string // for messages
-	args []string
-	mode Mode
-	dir  string
+	env   *Env
+	name  string // for messages
+	args  []string
+	mode  Mode
+	dir   string
+	start time.Time // when this call began: a recording made since answers it
 }
 
 // runStandin acts as the agent: it replays the cassette in $AGENTVCR_CASSETTES
 // recorded for these arguments (and piped stdin), or records one, per the mode.
 func runStandin(env *Env, args []string) int {
-	s := &standin{env: env, name: filepath.Base(args[0]) + " (agentvcr stand-in)", args: args[1:]}
+	s := &standin{env: env, name: filepath.Base(args[0]) + " (agentvcr stand-in)", args: args[1:], start: time.Now()}
 	mode, err := ParseMode(env.Getenv(EnvMode))
 	if err != nil {
 		return s.fail(err)
@@ -66,7 +69,9 @@ func runStandin(env *Env, args []string) int {
 	if s.dir == "" {
 		return s.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes))
 	}
-	stdin, sha, err := spoolInput(pipedStdin(env.Stdin))
+	// The call is matched as the recorder stored it: redacted the same way.
+	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: args})
+	stdin, sha, err := spoolInput(pipedStdin(env.Stdin), red)
 	if err != nil {
 		return s.fail(fmt.Errorf("reading stdin: %w", err))
 	}
@@ -74,9 +79,13 @@ func runStandin(env *Env, args []string) int {
 		defer stdin.Close()
 	}
 	cwd, _ := os.Getwd()
-	inv := replayer.NewInvocation(s.args, cwd, env.Getenv("HOME"), sha)
+	args = make([]string, len(s.args))
+	for i, a := range s.args {
+		args[i] = red.String("", a)
+	}
+	inv := replayer.NewInvocation(args, red.String("", cwd), red.String("", env.Getenv("HOME")), sha)
 	if mode == ModeRecord {
-		return s.record(inv, stdin, nil)
+		return s.record(inv, stdin)
 	}
 	return s.replayOrRecord(inv, stdin)
 }
@@ -93,7 +102,7 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 		}
 	}
 	if s.mode == ModeOnce {
-		return s.record(inv, stdin, lib)
+		return s.record(inv, stdin)
 	}
 	return s.fail(s.miss(lib, inv))
 }
@@ -130,8 +139,11 @@ func (s *standin) miss(lib *replayer.Library, inv replayer.Invocation) error {
 }
 
 // record runs the real agent, tees it live and saves the cassette, replacing
-// any earlier recording of the same invocation.
-func (s *standin) record(inv replayer.Invocation, stdin *os.File, lib *replayer.Library) int {
+// any earlier recording of the same invocation. Calls of the same invocation
+// at once (parallel tests) take turns under a lock, and each looks again once
+// it holds it: a recording made since the call began answers it, so the agent
+// runs once and the others replay what it did.
+func (s *standin) record(inv replayer.Invocation, stdin *os.File) int {
 	real, err := s.realAgent()
 	if err != nil {
 		return s.fail(err)
@@ -139,34 +151,48 @@ func (s *standin) record(inv replayer.Invocation, stdin *os.File, lib *replayer.
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return s.fail(err)
 	}
-	path := filepath.Join(s.dir, inv.FileName())
-	if lib == nil {
-		lib, _ = replayer.OpenLibrary(s.dir)
-	}
-	if lib != nil {
-		if e, ok := lib.Lookup(inv); ok {
-			path = e.File
-		}
-	}
-	f, err := os.Create(path)
+	abs, err := filepath.Abs(s.dir)
 	if err != nil {
 		return s.fail(err)
 	}
-	defer f.Close()
+	seen := s.recordedAt(inv) // what there was before waiting for the lock
+	unlock, err := safefile.Lock(filepath.Join(replayer.CacheDir(), "locks"), filepath.Join(abs, inv.FileName()))
+	if err != nil {
+		return s.fail(err)
+	}
+	defer unlock()
+	path := filepath.Join(s.dir, inv.FileName())
+	if lib, err := replayer.OpenLibrary(s.dir); err == nil {
+		if rd, f, ok := s.lookup(lib, inv); ok {
+			defer f.Close()
+			start := rd.Header().Start
+			if s.mode == ModeOnce || !start.Equal(seen) || !start.Before(s.start) {
+				return replayReader(s.env, s.name, f.Name(), rd, replayer.Options{})
+			}
+			path = f.Name() // verified: it records this call, so it is the one to replace
+		}
+	}
 	opts := recorder.Options{Argv: append([]string{real}, s.args...), Stdout: s.env.Stdout, Stderr: s.env.Stderr,
 		AskVersion: isKnownAgent(real)}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
-	res, err := recordWithSignals(opts, f)
+	_, code, _ := recordCassette(s.env, s.name, path, opts)
+	return code
+}
+
+// recordedAt is when the cassette recorded for inv started, zero if none.
+func (s *standin) recordedAt(inv replayer.Invocation) time.Time {
+	lib, err := replayer.OpenLibrary(s.dir)
 	if err != nil {
-		if errors.Is(err, recorder.ErrStart) { // leave no empty cassette behind
-			f.Close()
-			os.Remove(path)
-		}
-		return s.fail(err)
+		return time.Time{}
 	}
-	return res.Footer.Code
+	rd, f, ok := s.lookup(lib, inv)
+	if !ok {
+		return time.Time{}
+	}
+	f.Close()
+	return rd.Header().Start
 }
 
 func (s *standin) passthrough() int {
@@ -215,13 +241,17 @@ func (s *standin) fail(err error) int {
 	return ExitUsage
 }
 
-// spoolInput spools piped stdin and returns it with its digest; nil in, nil out.
-func spoolInput(r io.Reader) (*os.File, string, error) {
+// spoolInput spools piped stdin and returns it with the digest of its redacted
+// bytes, as a recording stores it; nil in, nil out.
+func spoolInput(r io.Reader, red *recorder.Redactor) (*os.File, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
-	f, _, sha, err := recorder.Spool(r, nil)
-	return f, sha, err
+	f, in, err := recorder.SpoolStdin(r, red)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, in.SHA256, nil
 }
 
 func quoteArgs(args []string) string {

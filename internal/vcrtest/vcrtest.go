@@ -36,6 +36,9 @@ const EnvMain = "AGENTVCR_TEST_MAIN"
 // asMain accepts (a stand-in symlink made by [Link]). It then exits with main's
 // status; otherwise it returns and the tests run.
 func RunMain(main func() int, asMain func(argv0 string) bool) {
+	if out := os.Getenv(envPeakRSS); out != "" {
+		os.Exit(peakRSSProbe(out))
+	}
 	if os.Getenv(EnvMain) == "" && !asMain(os.Args[0]) {
 		return
 	}
@@ -56,6 +59,50 @@ func Command(t testing.TB, env []string, args ...string) *exec.Cmd {
 	cmd.Args = args
 	cmd.Env = append(append([]string(nil), env...), EnvMain+"=1")
 	return cmd
+}
+
+const envPeakRSS = "AGENTVCR_TEST_PEAK_RSS"
+
+// MeasuredCommand is [Command] run under a small probe process that records
+// the command's peak resident memory; peak returns it in KiB once the command
+// has finished. A child's peak cannot be had from the test process itself:
+// until it execs, a child started from it counts the test's own memory.
+func MeasuredCommand(t testing.TB, env []string, args ...string) (cmd *exec.Cmd, peakKiB func() int64) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "peak-rss")
+	cmd = Command(t, env, args...)
+	cmd.Env = append(cmd.Env, envPeakRSS+"="+out)
+	return cmd, func() int64 {
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatalf("peak RSS: %v", err)
+		}
+		n, _ := strconv.ParseInt(string(b), 10, 64)
+		return n
+	}
+}
+
+// peakRSSProbe runs this binary as main with the same arguments and writes
+// the child's peak RSS in KiB to the file out.
+func peakRSSProbe(out string) int {
+	os.Unsetenv(envPeakRSS)
+	exe, err := os.Executable()
+	if err != nil {
+		return 125
+	}
+	c := exec.Command(exe)
+	c.Args, c.Env = os.Args, os.Environ()
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err = c.Run()
+	if c.ProcessState == nil {
+		return 125
+	}
+	var kib int64
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		kib = ru.Maxrss
+	}
+	os.WriteFile(out, []byte(strconv.FormatInt(kib, 10)), 0o644)
+	return ExitCode(c, err)
 }
 
 // Link makes a symbolic link named name in dir to the test binary and returns
