@@ -34,6 +34,10 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 	)
 	lines, err := eachLine(br, func(n int, line []byte, nl bool) {
 		switch {
+		case line == nil: // too long to hold: the document cannot be checked whole
+			v.add(Problem{Line: n, Rule: RuleSingleJSON, Msg: tooLong})
+			buf, done = nil, true
+			return
 		case v.skippable(n, line):
 			return
 		case done:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -26,7 +27,13 @@ func putReader(br *bufio.Reader) {
 	readers.Put(br)
 }
 
-// lineReader reads lines of any length.
+// MaxLine is the longest line the contract checks hold: a longer line is
+// passed over in constant memory and reported, so that a hostile input
+// cannot make validate or diff hold more. Real agents' longest lines (a big
+// file read by a tool) are a few MiB.
+const MaxLine = 64 << 20
+
+// lineReader reads lines of any length up to MaxLine.
 type lineReader struct {
 	br   *bufio.Reader
 	long []byte
@@ -56,6 +63,12 @@ func (r *lineReader) next() (line []byte, newline bool, err error) {
 			}
 			return frag[:len(frag)-1], true, nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(r.long)+len(frag) > MaxLine {
+				return r.skipLine()
+			}
+			if len(r.long)+len(frag) > cap(r.long) { // double: append's 1.25x steps copy a long line many times
+				r.long = slices.Grow(r.long, max(cap(r.long), len(frag)))
+			}
 			r.long = append(r.long, frag...)
 		case errors.Is(err, io.EOF):
 			if len(frag)+len(r.long) == 0 {
@@ -72,6 +85,28 @@ func (r *lineReader) next() (line []byte, newline bool, err error) {
 	}
 }
 
+// skipLine passes over the rest of a line too long to hold and returns it as
+// nil: callers report it.
+func (r *lineReader) skipLine() (line []byte, newline bool, err error) {
+	r.long = nil
+	r.n++
+	for {
+		_, err := r.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			return nil, true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return nil, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// tooLong is the problem message for a line passed over.
+const tooLong = "line longer than 64 MiB: not checked"
+
 // shrink drops a huge line buffer after use so that one long line does not
 // pin its memory for the rest of the stream.
 func (r *lineReader) shrink() {
@@ -81,8 +116,8 @@ func (r *lineReader) shrink() {
 }
 
 // eachLine calls f with every line of r, numbered from 1, without its
-// newline and valid only during the call, and whether it ended in one. It
-// returns the number of lines.
+// newline and valid only during the call, and whether it ended in one; a line
+// longer than MaxLine comes as nil. It returns the number of lines.
 func eachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
 	lr := newLineReader(r)
 	for {

@@ -63,6 +63,11 @@ func (v *Validator) streamJSON(br *bufio.Reader) error {
 }
 
 func (v *Validator) streamLine(n int, line []byte, newline bool) {
+	if line == nil { // too long to hold
+		v.stream.lastLine = n
+		v.add(Problem{Line: n, Rule: RuleJSONLine, Msg: tooLong})
+		return
+	}
 	if v.skippable(n, line) {
 		return
 	}

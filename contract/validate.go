@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -59,6 +60,8 @@ type Validator struct {
 	format   Format
 	exit     int
 	problems []Problem
+	perRule  map[Rule]int     // problems of each rule so far
+	folded   map[Rule]Problem // the last problem of a rule past maxPerRule, Msg unset
 	notes    noteSet
 	ec       eventChecker
 	lines    int
@@ -94,6 +97,7 @@ func newValidator() *Validator {
 func (v *Validator) reset(o Options, f Format) {
 	v.opts, v.format, v.exit = o, f, 0
 	v.problems = v.problems[:0]
+	v.perRule, v.folded = map[Rule]int{}, map[Rule]Problem{}
 	v.notes.reset()
 	v.ec.reset()
 	v.lines, v.doc, v.base, v.multiline = 0, nil, 0, false
@@ -149,6 +153,7 @@ func (v *Validator) Finish(exitCode int) Report {
 	case JSON:
 		v.jsonEnd()
 	}
+	v.unfold()
 	sortProblems(v.problems)
 	return Report{
 		Format:        v.format,
@@ -202,7 +207,27 @@ func (v *Validator) add(p Problem) {
 		v.json.success = append(v.json.success, p)
 		return
 	}
+	v.perRule[p.Rule]++
+	if v.perRule[p.Rule] > maxPerRule {
+		v.folded[p.Rule] = p // memory stays flat however many problems a run has
+		return
+	}
 	v.problems = append(v.problems, p)
+}
+
+// maxPerRule is how many problems of one rule a report lists; the rest are
+// counted in one more problem at the last of them.
+const maxPerRule = 100
+
+// unfold adds, for each rule with more problems than listed, one problem
+// saying how many more there are.
+func (v *Validator) unfold() {
+	for _, rule := range slices.Sorted(maps.Keys(v.folded)) {
+		last := v.folded[rule]
+		last.Msg = fmt.Sprintf("and %d more %s problems, not listed (the last is here)", v.perRule[rule]-maxPerRule, rule)
+		v.problems = append(v.problems, last)
+	}
+	clear(v.folded)
 }
 
 // skippable reports whether a line is a comment or blank, and notes it when

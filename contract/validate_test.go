@@ -2,8 +2,10 @@ package contract
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,4 +278,60 @@ func TestValidateConcurrent(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
+}
+
+// A run with thousands of problems of one rule lists the first hundred and
+// one more that counts the rest: the report's memory does not grow with them.
+func TestValidateFoldsRepeatedProblems(t *testing.T) {
+	var b strings.Builder
+	for range 5000 {
+		b.WriteString("not json\n")
+	}
+	rep, err := ValidateRun(strings.NewReader(b.String()), strings.NewReader(""), 0, StreamJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jsonLine []Problem
+	for _, p := range rep.Problems {
+		if p.Rule == RuleJSONLine {
+			jsonLine = append(jsonLine, p)
+		}
+	}
+	if len(jsonLine) != maxPerRule+1 {
+		t.Fatalf("%d json-line problems listed, want %d", len(jsonLine), maxPerRule+1)
+	}
+	last := jsonLine[len(jsonLine)-1]
+	if last.Line != 5000 || !strings.Contains(last.Msg, "and 4900 more json-line problems") {
+		t.Errorf("last problem %+v", last)
+	}
+}
+
+// A line longer than MaxLine is reported at its line and passed over without
+// being held; the lines after it are still checked.
+func TestValidateHugeLine(t *testing.T) {
+	huge := io.MultiReader(strings.NewReader(`{"type":"system","x":"`), io.LimitReader(repeatByte('a'), 4*MaxLine),
+		strings.NewReader("\"}\nnot json\n"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep, err := ValidateRun(huge, strings.NewReader(""), 0, StreamJSON)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) < 2 || rep.Problems[0].Line != 1 || rep.Problems[0].Msg != tooLong || rep.Problems[1].Line != 2 {
+		t.Errorf("problems %+v", rep.Problems)
+	}
+	// It holds up to MaxLine of the line before it gives up on it, and no more.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 3*MaxLine {
+		t.Errorf("allocated %d MiB for a line of %d MiB", grew>>20, 4*MaxLine>>20)
+	}
+}
+
+type repeatByte byte
+
+func (r repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }

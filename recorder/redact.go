@@ -104,7 +104,9 @@ type Redactor struct {
 	secrets []secret // longest first
 	shapes  []Shape
 	short   []string
-	starts  [256]bool // bytes that can start a match
+	start   [256]bool          // the bytes that can start a match
+	pair    [256][4]uint64     // per start byte, the bytes that can follow it (a 256-bit set)
+	byStart [256][]shapeAtByte // shapes whose prefixes start with the byte
 	counts  map[[2]string]int
 }
 
@@ -159,17 +161,36 @@ func NewRedactor(opts RedactOptions) *Redactor {
 			r.shapes = append(r.shapes, s)
 		}
 	}
-	for _, s := range r.secrets {
-		r.starts[s.raw[0]] = true
-		r.starts['\\'] = true // any character may come JSON-escaped
+	addStart := func(prefix string) {
+		r.start[prefix[0]] = true
+		set := &r.pair[prefix[0]]
+		if len(prefix) == 1 {
+			*set = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+			return
+		}
+		set[prefix[1]>>6] |= 1 << (prefix[1] & 63)
 	}
-	for _, s := range r.shapes {
+	for _, s := range r.secrets {
+		addStart(s.raw)
+		if _, w := utf8.DecodeRuneInString(s.raw); w < len(s.raw) {
+			addStart(s.raw[:w] + `\`) // the second character JSON-escaped
+		}
+		for _, e := range `"\\/bfnrtu` { // any character may come JSON-escaped
+			addStart(`\` + string(e))
+		}
+	}
+	for k, s := range r.shapes {
 		for _, p := range s.prefixes {
-			r.starts[p[0]] = true
+			addStart(p)
+			if !slices.ContainsFunc(r.byStart[p[0]], func(x shapeAtByte) bool { return x.shape == k }) {
+				r.byStart[p[0]] = append(r.byStart[p[0]], shapeAtByte{k})
+			}
 		}
 	}
 	return r
 }
+
+type shapeAtByte struct{ shape int }
 
 // urlPassword returns the password of s when s is a URL with one.
 func urlPassword(s string) string {
@@ -238,11 +259,20 @@ type match struct {
 // process appends p[from:] to dst redacted. Unless atEOF, it stops where a
 // match may continue past the end of p and returns that position; otherwise it
 // returns len(p). prev holds the two bytes before p[0], for word boundaries.
+//
+// Only positions holding a pair of bytes that can start a match are looked
+// at: most of a stream is copied as it is.
 func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, prev [2]byte) ([]byte, int) {
 	last := from
 	for i := from; i < len(p); i++ {
-		if !r.starts[p[i]] {
+		c := p[i]
+		if !r.start[c] {
 			continue
+		}
+		if i+1 < len(p) {
+			if d := p[i+1]; r.pair[c][d>>6]&(1<<(d&63)) == 0 {
+				continue
+			}
 		}
 		m := r.matchAt(p, i, atEOF, prev)
 		if m.partial {
@@ -263,7 +293,11 @@ func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, pr
 // matchAt picks the longest match at p[i]; partial when any rule needs more bytes.
 func (r *Redactor) matchAt(p []byte, i int, atEOF bool, prev [2]byte) match {
 	var best match
+	c := p[i]
 	for _, s := range r.secrets {
+		if s.raw[0] != c && c != '\\' {
+			continue
+		}
 		n, partial := s.matchAt(p, i, atEOF)
 		if partial {
 			return match{partial: true}
@@ -272,22 +306,14 @@ func (r *Redactor) matchAt(p []byte, i int, atEOF bool, prev [2]byte) match {
 			best = match{n: n, rule: s.rule}
 		}
 	}
-	before := func(k int) byte { // the byte k positions before p[i]
-		if i-k >= 0 {
-			return p[i-k]
-		}
-		return prev[2-(k-i)]
-	}
-	for _, s := range r.shapes {
-		if !s.startsHere(p[i]) {
-			continue
-		}
-		n, keep, partial := s.match(p[i:], atEOF, before)
+	for _, sb := range r.byStart[c] {
+		s := &r.shapes[sb.shape]
+		n, keep, partial := s.match(p, i, atEOF, prev)
 		if partial {
 			return match{partial: true}
 		}
 		if n > best.n {
-			best = match{n: n, keep: keep, rule: "shape:" + s.Name}
+			best = match{n: n, keep: keep, rule: s.rule}
 		}
 	}
 	return best

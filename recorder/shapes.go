@@ -10,47 +10,61 @@ type Shape struct {
 	// Doc describes the shape for --help and the README.
 	Doc      string
 	prefixes []string
-	// match returns the length of the value at the start of p (0: none), how
+	// find returns the length of the value at the start of p (0: none), how
 	// many of its first bytes stay, and whether more bytes are needed to tell.
-	match func(p []byte, atEOF bool, before func(k int) byte) (n, keep int, partial bool)
+	// before holds the two bytes before p[0] (before[1] just before it).
+	find func(p []byte, atEOF bool, before [2]byte) (n, keep int, partial bool)
+	rule string
 }
 
-func (s Shape) startsHere(c byte) bool {
-	for _, p := range s.prefixes {
-		if p[0] == c {
-			return true
-		}
+// match runs the shape at p[i]; prev holds the two bytes before p[0].
+func (s *Shape) match(p []byte, i int, atEOF bool, prev [2]byte) (n, keep int, partial bool) {
+	var before [2]byte
+	switch {
+	case i >= 2:
+		before = [2]byte{p[i-2], p[i-1]}
+	case i == 1:
+		before = [2]byte{prev[1], p[0]}
+	default:
+		before = prev
 	}
-	return false
+	return s.find(p[i:], atEOF, before)
 }
 
 // Shapes are the token shapes redacted by default. A false positive is
 // switched off by name (record --allow-shape NAME).
-var Shapes = []Shape{
+var Shapes = shapesWithRules([]Shape{
 	{Name: "github", Doc: "GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_ followed by 20 or more letters, digits or _",
 		prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		match:    prefixed([]string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, isWordChar, 20, 0, false)},
+		find:     prefixed([]string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, isWordChar, 20, 0, false)},
 	{Name: "anthropic", Doc: "Anthropic keys: sk-ant- followed by 20 or more letters, digits, - or _",
 		prefixes: []string{"sk-ant-"},
-		match:    prefixed([]string{"sk-ant-"}, isTokenChar, 20, 0, true)},
+		find:     prefixed([]string{"sk-ant-"}, isTokenChar, 20, 0, true)},
 	{Name: "openai", Doc: "OpenAI-style keys: sk- (sk-proj-, sk-svcacct-...) followed by 20 or more letters, digits, - or _, with both letters and digits, after a word boundary",
 		prefixes: []string{"sk-"},
-		match:    prefixed([]string{"sk-"}, isTokenChar, 20, 0, true)},
+		find:     prefixed([]string{"sk-"}, isTokenChar, 20, 0, true)},
 	{Name: "aws", Doc: "AWS access key ids: AKIA or ASIA followed by exactly 16 upper-case letters or digits",
 		prefixes: []string{"AKIA", "ASIA"},
-		match:    prefixed([]string{"AKIA", "ASIA"}, isUpperDigit, 16, 16, true)},
+		find:     prefixed([]string{"AKIA", "ASIA"}, isUpperDigit, 16, 16, true)},
 	{Name: "slack", Doc: "Slack tokens: xoxa-, xoxb-, xoxp-, xoxo-, xoxs-, xoxr- followed by 10 or more letters, digits or -",
 		prefixes: []string{"xox"},
-		match:    prefixed([]string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"}, isTokenChar, 10, 0, false)},
+		find:     prefixed([]string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"}, isTokenChar, 10, 0, false)},
 	{Name: "google", Doc: "Google API keys: AIza followed by 35 letters, digits, - or _",
 		prefixes: []string{"AIza"},
-		match:    prefixed([]string{"AIza"}, isTokenChar, 35, 35, false)},
+		find:     prefixed([]string{"AIza"}, isTokenChar, 35, 35, false)},
 	{Name: "private-key", Doc: "PEM private key blocks, from -----BEGIN ... PRIVATE KEY----- to the matching END line (64 KiB at most)",
 		prefixes: []string{"-----BEGIN "},
-		match:    privateKey},
+		find:     privateKey},
 	{Name: "url-password", Doc: "the password in a URL's userinfo (scheme://user:PASSWORD@host)",
 		prefixes: []string{"://"},
-		match:    urlPasswordShape},
+		find:     urlPasswordShape},
+})
+
+func shapesWithRules(shapes []Shape) []Shape {
+	for i := range shapes {
+		shapes[i].rule = "shape:" + shapes[i].Name
+	}
+	return shapes
 }
 
 func isWordChar(c byte) bool {
@@ -61,27 +75,27 @@ func isUpperDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <=
 
 // atBoundary reports whether a token may start here: not inside a word, where
 // a JSON escape such as \n counts as a boundary.
-func atBoundary(before func(k int) byte) bool {
-	b := before(1)
+func atBoundary(before [2]byte) bool {
+	b := before[1]
 	if !isTokenChar(b) {
 		return true
 	}
-	return before(2) == '\\' && bytes.IndexByte([]byte("ntrbf"), b) >= 0
+	return before[0] == '\\' && (b == 'n' || b == 't' || b == 'r' || b == 'b' || b == 'f')
 }
 
 // prefixed matches one of the prefixes followed by a run of body characters:
 // at least minBody, exactly exact when exact > 0. boundary asks for a word
 // boundary before the prefix. A run that reaches the end of p needs more bytes.
-func prefixed(prefixes []string, body func(byte) bool, minBody, exact int, boundary bool) func([]byte, bool, func(int) byte) (int, int, bool) {
-	return func(p []byte, atEOF bool, before func(int) byte) (int, int, bool) {
+func prefixed(prefixes []string, body func(byte) bool, minBody, exact int, boundary bool) func([]byte, bool, [2]byte) (int, int, bool) {
+	return func(p []byte, atEOF bool, before [2]byte) (int, int, bool) {
 		for _, pre := range prefixes {
 			if len(p) < len(pre) {
-				if !atEOF && bytes.HasPrefix([]byte(pre), p) {
+				if !atEOF && pre[:len(p)] == string(p) {
 					return 0, 0, true
 				}
 				continue
 			}
-			if !bytes.HasPrefix(p, []byte(pre)) {
+			if string(p[:len(pre)]) != pre {
 				continue
 			}
 			if boundary && !atBoundary(before) {
@@ -121,7 +135,7 @@ var (
 )
 
 // privateKey matches a PEM private key block, in raw or JSON-escaped text.
-func privateKey(p []byte, atEOF bool, _ func(int) byte) (int, int, bool) {
+func privateKey(p []byte, atEOF bool, _ [2]byte) (int, int, bool) {
 	if len(p) < len(pemBegin) {
 		return 0, 0, !atEOF && bytes.HasPrefix(pemBegin, p)
 	}
@@ -153,11 +167,11 @@ func privateKey(p []byte, atEOF bool, _ func(int) byte) (int, int, bool) {
 const maxUserinfo = 512
 
 // urlPasswordShape matches "://user:password@" and redacts the password.
-func urlPasswordShape(p []byte, atEOF bool, _ func(int) byte) (int, int, bool) {
+func urlPasswordShape(p []byte, atEOF bool, _ [2]byte) (int, int, bool) {
 	if len(p) < 3 {
-		return 0, 0, !atEOF && bytes.HasPrefix([]byte("://"), p)
+		return 0, 0, !atEOF && "://"[:len(p)] == string(p)
 	}
-	if !bytes.HasPrefix(p, []byte("://")) {
+	if string(p[:3]) != "://" {
 		return 0, 0, false
 	}
 	colon, i := -1, 3
