@@ -78,6 +78,10 @@ func Open(path string) (*Reader, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is a directory; want a cassette file", path)
+	}
 	rd, err := NewReader(f, path)
 	if err != nil {
 		f.Close()

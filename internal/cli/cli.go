@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -39,6 +40,7 @@ type command struct {
 	name    string
 	usage   string // the arguments after the command name
 	summary string
+	doc     string // more about the command, for its --help
 	run     func(env *Env, args []string) int
 }
 
@@ -63,8 +65,20 @@ func Run(env *Env, args []string) int {
 	}
 	name := args[1]
 	switch name {
-	case "help", "-h", "-help", "--help":
+	case "-h", "-help", "--help":
 		printHelp(env.Stdout)
+		return ExitOK
+	case "help":
+		if len(args) == 2 {
+			printHelp(env.Stdout)
+			return ExitOK
+		}
+		if c, ok := commands[args[2]]; ok {
+			return c.run(env, []string{"--help"})
+		}
+		return usageErr(env, "agentvcr help", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", args[2]))
+	case "version", "-version", "--version":
+		fmt.Fprintln(env.Stdout, "agentvcr", Version())
 		return ExitOK
 	}
 	c, ok := commands[name]
@@ -80,6 +94,67 @@ func IsStandinName(argv0 string) bool {
 	return base == "cursor-agent" || base == "agent"
 }
 
+// Version is the module version this binary was built from ("v1.2.3", or
+// "(devel)" with the commit for a build from a checkout).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "(devel)" || strings.HasPrefix(v, "v0.0.0-")) {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// flagError handles an error from parsing a command's flags: -h and --help
+// print the command's help (exit 0), anything else is a usage error.
+func flagError(env *Env, name string, fs *flag.FlagSet, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandHelp(env.Stdout, commands[strings.TrimPrefix(name, "agentvcr ")], fs)
+		return ExitOK
+	}
+	return usageErr(env, name, err.Error())
+}
+
+// printCommandHelp prints a command's usage, what it does and every flag.
+func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: agentvcr %s %s\n\n%s.\n", c.name, c.usage, c.summary)
+	if c.doc != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.doc))
+	}
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		arg, usage := flag.UnquoteUsage(f)
+		if arg != "" {
+			arg = " " + arg
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "-1" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  -%s%s\n      %s%s\n", dashes(f.Name), arg, usage, def)
+	})
+}
+
+// dashes writes long flags with two dashes, as the usage lines do.
+func dashes(name string) string {
+	if len(name) > 1 {
+		return "-" + name
+	}
+	return name
+}
+
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "agentvcr records, replays, normalises and checks runs of AI coding-agent CLIs.")
 	fmt.Fprintln(w, "\nUsage:")
@@ -92,6 +167,8 @@ func printHelp(w io.Writer) {
 		c := commands[n]
 		fmt.Fprintf(w, "  agentvcr %s %s\n      %s\n", c.name, c.usage, c.summary)
 	}
+	fmt.Fprintln(w, "  agentvcr help COMMAND, agentvcr COMMAND --help\n      every flag of a command explained")
+	fmt.Fprintln(w, "  agentvcr version\n      the version of this build")
 	fmt.Fprintln(w, "\nUnder the name cursor-agent it replays the cassette in $AGENTVCR_CASSETTES")
 	fmt.Fprintln(w, "that matches its arguments; AGENTVCR_MODE=replay|record|once|passthrough.")
 }
@@ -122,9 +199,6 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, errors.New("flag -h: no such flag (run \"agentvcr help\")")
-			}
 			return nil, err
 		}
 		rest := fs.Args()

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"bytes"
 	"bufio"
 	"errors"
 	"io"
@@ -18,7 +20,34 @@ type input struct {
 	Header   cassette.Header // when Cassette
 	path     string
 	spool    string // temporary copy of a cassette read from stdin
+	// Undecided is set for raw output whose format cannot be told from its
+	// content: not a cassette and not JSON; it needs --format.
+	Undecided bool
 	raw      io.Reader
+}
+
+// looksJSON reports whether raw output starts like JSON after blank lines and
+// the "#" comment lines people put atop saved transcripts, or is empty:
+// anything else could be text output or anything at all.
+func looksJSON(br *bufio.Reader) bool {
+	head, _ := br.Peek(64 << 10)
+	for len(head) > 0 {
+		t := bytes.TrimLeft(head, " \t\r\n")
+		if len(t) == 0 || t[0] != '#' {
+			return len(t) == 0 || t[0] == '{' || t[0] == '['
+		}
+		i := bytes.IndexByte(t, '\n')
+		if i < 0 {
+			return false
+		}
+		head = t[i+1:]
+	}
+	return true
+}
+
+// errUndecided asks for --format for raw input that is not JSON.
+func errUndecided(in *input) error {
+	return fmt.Errorf("%s: not a cassette, and not JSON output: say what it is with --format text (or json, stream-json)", in.Name)
 }
 
 // openInput opens arg and tells a cassette from raw output by its first line.
@@ -38,6 +67,7 @@ func openInput(env *Env, arg string) (*input, error) {
 	}
 	in.Cassette = cassette.Sniff(br)
 	if !in.Cassette {
+		in.Undecided = !looksJSON(br)
 		if arg == "-" {
 			in.raw = br
 		}

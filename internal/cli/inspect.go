@@ -33,7 +33,7 @@ func runInspect(env *Env, args []string) int {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return usageErr(env, name, err.Error())
+		return flagError(env, name, fs, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))

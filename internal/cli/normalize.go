@@ -30,7 +30,7 @@ func runNormalize(env *Env, args []string) int {
 	rulesFile := fs.String("rules", "", "a file of rules added to the default profile")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return usageErr(env, name, err.Error())
+		return flagError(env, name, fs, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
@@ -51,6 +51,9 @@ func runNormalize(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer in.Close()
+	if in.Undecided && f == normalize.Auto {
+		return fail(env, name, errUndecided(in))
+	}
 	opts := normalize.Options{Format: f, Cwd: *cwd, Home: *home, TempDir: *tmp, Rules: rules}
 	if in.Cassette {
 		h := normalize.ForHeader(in.Header)

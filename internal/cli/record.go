@@ -40,16 +40,16 @@ func runRecord(env *Env, args []string) int {
 	const name = "agentvcr record"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "cassette to write")
+	out := fs.String("o", "", "write the cassette to `FILE`")
 	quiet := fs.Bool("quiet", false, "no summary line")
 	timeout := fs.Duration("timeout", 0, "end the agent after this long: SIGTERM to its process group (default: no limit)")
 	grace := fs.Duration("timeout-grace", 5*time.Second, "after --timeout's SIGTERM, wait this long before SIGKILL")
 	var secrets, allow, shapes listFlag
-	fs.Var(&secrets, "secret", "value to redact (repeatable)")
-	fs.Var(&shapes, "allow-shape", "token shape not to redact (repeatable)")
-	fs.Var(&allow, "env", "environment variable to keep in the header (repeatable; NAME* for a prefix)")
+	fs.Var(&secrets, "secret", "redact `VALUE` too, at any length (repeatable)")
+	fs.Var(&shapes, "allow-shape", "do not redact values of the token shape `NAME` (repeatable): "+shapeNames())
+	fs.Var(&allow, "env", "keep the environment variable `NAME` in the header (repeatable; NAME* for a prefix)")
 	if err := fs.Parse(args); err != nil { // stops at the agent's name: its flags are its own
-		return usageErr(env, name, err.Error())
+		return flagError(env, name, fs, err)
 	}
 	argv := fs.Args()
 	switch {
@@ -77,15 +77,19 @@ func runRecord(env *Env, args []string) int {
 	return code
 }
 
+func shapeNames() string {
+	var names []string
+	for _, s := range recorder.Shapes {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // checkShapes rejects an --allow-shape name that is no shape.
 func checkShapes(names []string) error {
-	var known []string
-	for _, s := range recorder.Shapes {
-		known = append(known, s.Name)
-	}
 	for _, n := range names {
-		if !slices.Contains(known, n) {
-			return fmt.Errorf("--allow-shape %q: no such shape; shapes are %s", n, strings.Join(known, ", "))
+		if !slices.ContainsFunc(recorder.Shapes, func(s recorder.Shape) bool { return s.Name == n }) {
+			return fmt.Errorf("--allow-shape %q: no such shape; shapes are %s", n, shapeNames())
 		}
 	}
 	return nil

@@ -35,7 +35,7 @@ func runReplay(env *Env, args []string) int {
 	fs.BoolVar(&opts.Fault.Stall, "stall", false, "hang at the end (or after a stop) until killed")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return usageErr(env, name, err.Error())
+		return flagError(env, name, fs, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))

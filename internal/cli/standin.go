@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strconv"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +69,11 @@ func runStandin(env *Env, args []string) int {
 	s.dir = env.Getenv(EnvCassettes)
 	if s.dir == "" {
 		return s.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes))
+	}
+	if st, err := os.Stat(s.dir); err == nil && !st.IsDir() {
+		return s.fail(fmt.Errorf("$%s=%s is a file; point it at a directory of cassettes", EnvCassettes, s.dir))
+	} else if err != nil && mode == ModeReplay {
+		return s.fail(fmt.Errorf("$%s=%s: %v; point it at a directory of cassettes, or record into it with %s=once", EnvCassettes, s.dir, errors.Unwrap(err), EnvMode))
 	}
 	// The call is matched as the recorder stored it: redacted the same way.
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: args})
@@ -172,7 +178,7 @@ func (s *standin) record(inv replayer.Invocation, stdin *os.File) int {
 			path = f.Name() // verified: it records this call, so it is the one to replace
 		}
 	}
-	opts := recorder.Options{Argv: append([]string{real}, s.args...), Stdout: s.env.Stdout, Stderr: s.env.Stderr,
+	opts := recorder.Options{Argv: append([]string{real}, s.args...), Env: s.agentEnv(), Stdout: s.env.Stdout, Stderr: s.env.Stderr,
 		AskVersion: isKnownAgent(real)}
 	if stdin != nil {
 		opts.Stdin = stdin
@@ -201,6 +207,7 @@ func (s *standin) passthrough() int {
 		return s.fail(err)
 	}
 	cmd := exec.Command(real, s.args...)
+	cmd.Env = s.agentEnv()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipedStdin(s.env.Stdin), s.env.Stdout, s.env.Stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
@@ -213,21 +220,63 @@ func (s *standin) passthrough() int {
 	return 0
 }
 
+// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
+// wrapper calling back into the stand-in would otherwise recurse for ever.
+const EnvDepth = "AGENTVCR_STANDIN_DEPTH"
+
+// realAgent finds the real agent: $AGENTVCR_REAL_AGENT as a path, or a bare
+// name looked up in PATH skipping every entry that is this stand-in (which
+// sits first on PATH under the very same name).
 func (s *standin) realAgent() (string, error) {
 	real := s.env.Getenv(EnvRealAgent)
 	if real == "" {
-		return "", fmt.Errorf("%s=%s needs $%s, the real agent to run", EnvMode, s.mode, EnvRealAgent)
+		return "", fmt.Errorf("%s=%s needs $%s, the real agent to run (a path, or a name to find in PATH)", EnvMode, s.mode, EnvRealAgent)
 	}
-	path, err := exec.LookPath(real)
-	if err != nil {
-		return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
+	if d, _ := strconv.Atoi(s.env.Getenv(EnvDepth)); d > 0 {
+		return "", fmt.Errorf("$%s=%s leads back into the agentvcr stand-in (a wrapper that calls %s?): point it at the real agent's binary", EnvRealAgent, real, filepath.Base(real))
 	}
 	// The binary dispatches on its name: the same file under another name
 	// (testscript links every command to the test binary) is another program.
-	if self, err := os.Executable(); err == nil && sameFile(self, path) && IsStandinName(path) {
-		return "", fmt.Errorf("$%s=%s is this stand-in itself", EnvRealAgent, real)
+	self, _ := os.Executable()
+	isSelf := func(path string) bool { return self != "" && sameFile(self, path) && IsStandinName(path) }
+	if strings.ContainsRune(real, os.PathSeparator) {
+		path, err := exec.LookPath(real)
+		if err != nil {
+			return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
+		}
+		if isSelf(path) {
+			return "", fmt.Errorf("$%s=%s is this stand-in itself: point it at the real agent", EnvRealAgent, real)
+		}
+		return path, nil
 	}
-	return path, nil
+	var skipped []string
+	for _, dir := range filepath.SplitList(s.env.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		path := filepath.Join(dir, real)
+		st, err := os.Stat(path)
+		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			continue
+		}
+		if isSelf(path) {
+			skipped = append(skipped, dir)
+			continue
+		}
+		return path, nil
+	}
+	msg := fmt.Sprintf("$%s=%s: no %s in PATH", EnvRealAgent, real, real)
+	if len(skipped) > 0 {
+		msg += fmt.Sprintf(" but the stand-in itself (in %s)", strings.Join(skipped, ", "))
+	}
+	return "", errors.New(msg + "; install the agent or give its path")
+}
+
+// agentEnv is the real agent's environment: this process's, marked so that a
+// stand-in it calls back into knows.
+func (s *standin) agentEnv() []string {
+	d, _ := strconv.Atoi(s.env.Getenv(EnvDepth))
+	return append(os.Environ(), EnvDepth+"="+strconv.Itoa(d+1))
 }
 
 func sameFile(a, b string) bool {

@@ -31,7 +31,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"record", "--", "true"}, "missing -o"},
 		{[]string{"record", "--secret"}, "flag needs an argument"},
 		{[]string{"record", "--quiet=maybe", "-o", out, "--", "true"}, "invalid boolean"},
-		{[]string{"record", "-h"}, "help"},
 		{[]string{"record", "-o", filepath.Join(dir, "no", "such", "dir.cassette"), "--", "true"}, "no such file or directory"},
 		{[]string{"record", "-o", out, "--", filepath.Join(dir, "no-such-agent")}, "cannot start agent"},
 		{[]string{"replay"}, "want one CASSETTE, got 0"},
@@ -50,7 +49,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--exit-code", "-2", good}, "--exit-code -2: want 0 to 255"},
 		{[]string{"replay", "--exit-code"}, "flag needs an argument"},
 		{[]string{"replay", "--stall=sometimes", good}, "invalid boolean"},
-		{[]string{"replay", "-h"}, "-h"},
 		{[]string{"replay", filepath.Join(dir, "missing.cassette")}, "missing.cassette"},
 	}
 	for _, tc := range tests {
@@ -89,5 +87,28 @@ func TestHelp(t *testing.T) {
 	r := run(t, nil, "help")
 	if r.code != 0 || !strings.Contains(r.stdout, "agentvcr record -o CASSETTE") || !strings.Contains(r.stdout, "agentvcr replay") || r.stderr != "" {
 		t.Errorf("help: %+v", r)
+	}
+}
+
+// Every command explains every flag under --help, -h and "help CMD", exit 0.
+func TestCommandHelp(t *testing.T) {
+	for _, cmd := range []string{"record", "replay", "inspect", "normalize", "validate", "diff"} {
+		for _, args := range [][]string{{cmd, "--help"}, {cmd, "-h"}, {"help", cmd}} {
+			r := run(t, nil, args...)
+			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: agentvcr "+cmd+" ") {
+				t.Errorf("%q: %+v", args, r)
+			}
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if strings.HasPrefix(line, "  -") && !strings.Contains(r.stdout, line+"\n      ") {
+					t.Errorf("%q: flag %s has no explanation", args, line)
+				}
+			}
+		}
+	}
+	if r := run(t, nil, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "agentvcr ") {
+		t.Errorf("version: %+v", r)
+	}
+	if r := run(t, nil, "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "agentvcr ") {
+		t.Errorf("--version: %+v", r)
 	}
 }

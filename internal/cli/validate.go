@@ -42,7 +42,7 @@ func runValidate(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return usageErr(env, name, err.Error())
+		return flagError(env, name, fs, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
@@ -65,6 +65,9 @@ func runValidate(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer in.Close()
+	if in.Undecided && f == "" {
+		return fail(env, name, errUndecided(in))
+	}
 	if in.Cassette {
 		if argvFormat, ok := contract.FormatFromArgv(in.Header.Argv); ok && f == "" {
 			f = argvFormat

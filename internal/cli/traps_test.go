@@ -1,0 +1,83 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+)
+
+// AGENTVCR_REAL_AGENT=cursor-agent, a bare name, finds the real agent further
+// down PATH, past the stand-in that sits first under the same name; a wrapper
+// that calls back into the stand-in is stopped with a clear error.
+func TestRealAgentBareName(t *testing.T) {
+	standins := t.TempDir()
+	link := vcrtest.Link(t, standins, "cursor-agent")
+	realDir := t.TempDir()
+	vcrtest.Script(t, realDir, "cursor-agent", `echo "real agent: $*"`)
+	tapes := filepath.Join(t.TempDir(), "cassettes")
+	call := func(extra ...string) result {
+		env := vcrtest.Env(t, "PATH="+standins+string(os.PathListSeparator)+realDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+			cli.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent")
+		cmd := exec.Command(link, "--print", "hi")
+		cmd.Env = append(env, extra...)
+		return runCmd(t, cmd, nil)
+	}
+	if r := call(); r.code != 0 || r.stdout != "real agent: --print hi\n" {
+		t.Errorf("bare name: %+v", r)
+	}
+	// Now the "real" agent is a wrapper that calls the stand-in again.
+	vcrtest.Script(t, realDir, "cursor-agent", `exec "$STANDIN" "$@" again`)
+	r := call("STANDIN="+link, "AGENTVCR_MODE=record")
+	oneLine(t, "recursion", r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "leads back into the agentvcr stand-in") {
+		t.Errorf("wrapper recursion: %+v", r)
+	}
+	// No real agent anywhere but the stand-in.
+	os.Remove(filepath.Join(realDir, "cursor-agent"))
+	r = call("AGENTVCR_MODE=record")
+	if r.code != 2 || !strings.Contains(r.stderr, "no cursor-agent in PATH but the stand-in itself") {
+		t.Errorf("only the stand-in: %+v", r)
+	}
+}
+
+// Errors new users meet name what to change.
+func TestNewUserErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "out.txt")
+	os.WriteFile(garbage, []byte("garbage here\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", dir}, dir + " is a directory; want a cassette file"},
+		{[]string{"validate", garbage}, "out.txt: not a cassette, and not JSON output: say what it is with --format text"},
+		{[]string{"normalize", garbage}, "out.txt: not a cassette, and not JSON output: say what it is with --format text"},
+	} {
+		r := run(t, nil, tc.args...)
+		oneLine(t, tc.args[0], r.stderr)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: %+v", tc.args, r)
+		}
+	}
+	if r := run(t, nil, "validate", "--format", "text", garbage); r.code != 0 {
+		t.Errorf("with --format text: %+v", r)
+	}
+	link := vcrtest.Link(t, t.TempDir(), "cursor-agent")
+	for _, tc := range []struct{ tapes, want string }{
+		{garbage, "$AGENTVCR_CASSETTES=" + garbage + " is a file; point it at a directory"},
+		{filepath.Join(dir, "missing"), "$AGENTVCR_CASSETTES=" + filepath.Join(dir, "missing") + ": no such file or directory"},
+	} {
+		cmd := exec.Command(link, "-p", "hi")
+		cmd.Env = vcrtest.Env(t, cli.EnvCassettes+"="+tc.tapes)
+		r := runCmd(t, cmd, nil)
+		oneLine(t, "stand-in", r.stderr)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: %+v", tc.tapes, r)
+		}
+	}
+}
