@@ -43,7 +43,8 @@ type Config struct {
 	// Golden is goldie's fixture directory: golden NAME is Golden/NAME.golden.
 	Golden string
 	// Unreferenced is what Run does about cassettes and goldens under Cassettes
-	// and Golden that no script used; "" reads $AGENTVCR_UNREFERENCED, then Warn.
+	// and Golden that no script used; "" reads $AGENTVCR_UNREFERENCED, then
+	// Fail, so that `go test ./...` shows them (set warn or ignore to opt out).
 	Unreferenced Policy
 	// Setup, when set, runs after the harness's own setup of each script.
 	Setup func(*testscript.Env) error
@@ -57,15 +58,27 @@ type Config struct {
 	Rules string
 }
 
-// Commands returns the programs scripts can exec, for testscript.Main:
-// "cursor-agent", the replaying stand-in, and "agentvcr", the command line.
-// Add programs of your own to the map before passing it on.
+// Commands returns the programs scripts can exec, for testscript.Main: the
+// replaying stand-in under every agent name it answers to ("cursor-agent",
+// "agent", ...), and "agentvcr", the command line. Add programs of your own
+// to the map before passing it on.
 func Commands() map[string]func() {
-	return map[string]func(){
-		"cursor-agent": standinMain,
-		"agentvcr":     agentvcrMain,
+	cmds := map[string]func(){"agentvcr": agentvcrMain}
+	for _, name := range cli.StandinNames() {
+		cmds[name] = standinMain
 	}
+	return cmds
 }
+
+// StandinMain is the stand-in's main: it replays (or records) the call of
+// the agent this process stands in for, logging the run when a harness asked
+// for it, and exits. The agentvcrtest package calls it.
+func StandinMain() { standinMain() }
+
+// EnvRunLog names the file the stand-in appends one JSON line per run to
+// ({"cassette": PATH, ...}) when set: how a harness learns which cassettes
+// its tests used.
+const EnvRunLog = envRunLog
 
 // Params returns testscript parameters that run the scripts of cfg with the
 // harness's commands and setup, RequireExplicitExec and RequireUniqueNames.

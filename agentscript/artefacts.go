@@ -1,6 +1,7 @@
 package agentscript
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,11 +29,12 @@ const (
 	Ignore Policy = "ignore"
 )
 
-// ParsePolicy reads a policy name; "" is Warn.
+// ParsePolicy reads a policy name; "" is Fail: an unused file must be seen
+// in `go test ./...`, which shows the output of failing packages only.
 func ParsePolicy(s string) (Policy, error) {
 	switch p := Policy(strings.ToLower(s)); p {
 	case "":
-		return Warn, nil
+		return Fail, nil
 	case Fail, Warn, Ignore:
 		return p, nil
 	}
@@ -45,6 +47,10 @@ type tracker struct {
 	started   int
 	cassettes map[string]bool // absolute paths
 	goldens   map[string]bool // absolute paths
+	// goldenBy names the script that compares each golden, and what with:
+	// two scripts giving one golden NAME different content would rewrite it
+	// in turn under -update and never agree.
+	goldenBy map[string][2]string
 	// recordedBy names the script that recorded each cassette: two scripts
 	// recording one call at once would overwrite each other's cassette.
 	recordedBy map[string]string
@@ -52,7 +58,7 @@ type tracker struct {
 }
 
 func newTracker() *tracker {
-	return &tracker{cassettes: map[string]bool{}, goldens: map[string]bool{}, recordedBy: map[string]string{}}
+	return &tracker{cassettes: map[string]bool{}, goldens: map[string]bool{}, recordedBy: map[string]string{}, goldenBy: map[string][2]string{}}
 }
 
 func (t *tracker) scriptStarted() {
@@ -71,6 +77,20 @@ func (t *tracker) useGolden(path string) {
 	t.mu.Lock()
 	t.goldens[filepath.Clean(path)] = true
 	t.mu.Unlock()
+}
+
+// goldenOwner records that script compares the golden at path with content
+// and returns another script that compares it with other content, if one does.
+func (t *tracker) goldenOwner(path, script string, content []byte) (first string, clash bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	path = filepath.Clean(path)
+	sum := sha256.Sum256(content)
+	if prev, ok := t.goldenBy[path]; ok && prev[0] != script && prev[1] != string(sum[:]) {
+		return prev[0], true
+	}
+	t.goldenBy[path] = [2]string{script, string(sum[:])}
+	return "", false
 }
 
 // runsEnded records the cassettes a finished script's agent runs played.

@@ -44,7 +44,7 @@ func ExampleCommands() {
 	}
 	sort.Strings(names)
 	fmt.Println(names)
-	// Output: [agentvcr cursor-agent cursor-agent-sim]
+	// Output: [agent agentvcr cursor-agent cursor-agent-sim]
 }
 
 func ExampleParams() {

@@ -2,7 +2,6 @@ package agentscript
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/sebdah/goldie/v2"
 )
 
@@ -43,7 +44,10 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 	if err := scan.check(relPath(path), "normalised "+file, content); err != nil {
 		ts.Fatalf("golden %s: %v; the golden is not written: normalise it away with a normalize rule, or leave the value out of FILE", relPath(path), err)
 	}
-	if !updating() {
+	if first, clash := h.track.goldenOwner(path, ts.Name(), content); clash {
+		ts.Fatalf("golden %s is also written by script %s, with other content: give each script its own golden NAME", relPath(path), first)
+	}
+	if !golden.Updating() {
 		if stored, err := os.ReadFile(path); err == nil {
 			ts.Check(h.checkStoredGolden(ts, path, file, stored, scan))
 		}
@@ -54,13 +58,21 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 		goldie.WithNameSuffix(goldenSuffix),
 		goldie.WithDiffFn(func(actual, expected string) string {
 			return fmt.Sprintf("%s (golden) vs %s (normalised, actual):\n%s", relPath(path), file,
-				renderDiff("golden", "actual", []byte(expected), []byte(actual)))
+				golden.Diff("golden", "actual", []byte(expected), []byte(actual)))
 		}))
-	g.Assert(gt, filepath.ToSlash(name), content)
-	if len(gt.errs) > 0 {
-		ts.Fatalf("golden %s: %s\nto accept the new output: go test -run '%s' -update",
-			relPath(path), strings.Join(gt.errs, "\n"), testPattern(ts))
+	if golden.Updating() { // atomically, where goldie would write in place
+		ts.Check(golden.Write(path, content))
+		golden.RemovePending(path)
+		return
 	}
+	g.Assert(gt, filepath.ToSlash(name), content)
+	if len(gt.errs) == 0 {
+		golden.RemovePending(path)
+		return
+	}
+	pending, err := golden.WritePending(path, content)
+	ts.Check(err)
+	ts.Fatalf("golden %s: %s\n%s", relPath(path), strings.Join(gt.errs, "\n"), golden.HowToAccept(relPath(pending), testPattern(ts)))
 }
 
 // checkGoldenName accepts a slash-separated relative name without ".." or
@@ -93,7 +105,7 @@ func (h *harness) checkStoredGolden(ts *testscript.TestScript, path, file string
 	if err != nil {
 		return err
 	}
-	if d := renderDiff("golden", "normalised golden", stored, again); d != "" {
+	if d := golden.Diff("golden", "normalised golden", stored, again); d != "" {
 		return fmt.Errorf("golden %s: %w: normalising it changes it, so it holds values that vary between runs "+
 			"(a hand edit, or a golden written by an older normaliser):\n%s"+
 			"rewrite it with: go test -run '%s' -update", relPath(path), ErrVolatile, d, testPattern(ts))
@@ -108,21 +120,6 @@ func testPattern(ts *testscript.TestScript) string {
 		return name
 	}
 	return ".*/" + ts.Name()
-}
-
-// updating reports whether goldie's -update flag (or GOLDIE_UPDATE) is on.
-// goldie registers the flag; this package only reads it.
-func updating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	on, _ := g.Get().(bool)
-	return on
 }
 
 // goldieT is the testing.TB goldie reports to: it collects goldie's errors so

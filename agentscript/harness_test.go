@@ -412,7 +412,7 @@ stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileNam
 }
 
 func TestPolicyFromEnvironment(t *testing.T) {
-	for in, want := range map[string]agentscript.Policy{"": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore} {
+	for in, want := range map[string]agentscript.Policy{"": agentscript.Fail, "warn": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore} {
 		if got, err := agentscript.ParsePolicy(in); err != nil || got != want {
 			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
 		}

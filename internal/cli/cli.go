@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -88,10 +89,14 @@ func Run(env *Env, args []string) int {
 	return c.run(env, args[2:])
 }
 
+// StandinNames are the names under which the binary is the agent stand-in:
+// every agent CLI it answers for.
+func StandinNames() []string { return []string{"cursor-agent", "agent"} }
+
 // IsStandinName reports whether a program invoked as argv0 is the agent stand-in.
 func IsStandinName(argv0 string) bool {
 	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	return base == "cursor-agent" || base == "agent"
+	return slices.Contains(StandinNames(), base)
 }
 
 // Version is the module version this binary was built from ("v1.2.3", or

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"fmt"
-	"bytes"
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -23,7 +23,7 @@ type input struct {
 	// Undecided is set for raw output whose format cannot be told from its
 	// content: not a cassette and not JSON; it needs --format.
 	Undecided bool
-	raw      io.Reader
+	raw       io.Reader
 }
 
 // looksJSON reports whether raw output starts like JSON after blank lines and

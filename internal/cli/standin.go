@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"strconv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ func ParseMode(s string) (Mode, error) {
 
 // The environment the stand-in reads.
 const (
+	// EnvMissLog names a file the stand-in appends a JSON [Miss] to for each
+	// call it has no cassette for: how a test harness learns of them.
+	EnvMissLog   = "AGENTVCR_MISS_LOG"
 	EnvCassettes = "AGENTVCR_CASSETTES"
 	EnvMode      = "AGENTVCR_MODE"
 	EnvRealAgent = "AGENTVCR_REAL_AGENT"
@@ -52,12 +56,14 @@ type standin struct {
 	mode  Mode
 	dir   string
 	start time.Time // when this call began: a recording made since answers it
+	agent string    // the name it was called under
 }
 
 // runStandin acts as the agent: it replays the cassette in $AGENTVCR_CASSETTES
 // recorded for these arguments (and piped stdin), or records one, per the mode.
 func runStandin(env *Env, args []string) int {
-	s := &standin{env: env, name: filepath.Base(args[0]) + " (agentvcr stand-in)", args: args[1:], start: time.Now()}
+	s := &standin{env: env, name: filepath.Base(args[0]) + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
+		agent: filepath.Base(args[0])}
 	mode, err := ParseMode(env.Getenv(EnvMode))
 	if err != nil {
 		return s.fail(err)
@@ -110,7 +116,9 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 	if s.mode == ModeOnce {
 		return s.record(inv, stdin)
 	}
-	return s.fail(s.miss(lib, inv))
+	err = s.miss(lib, inv)
+	s.logMiss(err)
+	return s.fail(err)
 }
 
 // lookup opens the cassette recorded for inv, rescanning once on a miss or a
@@ -129,6 +137,28 @@ func (s *standin) lookup(lib *replayer.Library, inv replayer.Invocation) (*casse
 		return nil, nil, false
 	}
 	return replayer.OpenVerified(e, inv)
+}
+
+// Miss is a call the stand-in had no cassette for.
+type Miss struct {
+	// Agent is the name it was called under ("cursor-agent").
+	Agent   string   `json:"agent"`
+	Args    []string `json:"args"`
+	Message string   `json:"message"`
+}
+
+func (s *standin) logMiss(err error) {
+	path := s.env.Getenv(EnvMissLog)
+	if path == "" {
+		return
+	}
+	line, _ := json.Marshal(Miss{Agent: s.agent, Args: s.args, Message: err.Error()})
+	f, ferr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if ferr != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
 }
 
 func (s *standin) miss(lib *replayer.Library, inv replayer.Invocation) error {

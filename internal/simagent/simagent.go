@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -57,8 +58,8 @@ func Main() int {
 		Stdin:            os.Stdin,
 		Stdout:           os.Stdout,
 		Stderr:           os.Stderr,
-		StdinIsTerminal:  isTerminal(os.Stdin),
-		StdoutIsTerminal: isTerminal(os.Stdout),
+		StdinIsTerminal:  term.IsTerminal(os.Stdin),
+		StdoutIsTerminal: term.IsTerminal(os.Stdout),
 	}
 	// No signal handling on purpose: SIGINT and SIGTERM kill the process,
 	// so a recorder sees a death by signal, as with most real agents.

@@ -1,4 +1,5 @@
-package simagent
+// Package term tells a terminal from a pipe, a file or /dev/null.
+package term
 
 import (
 	"os"
@@ -6,9 +7,9 @@ import (
 	"unsafe"
 )
 
-// isTerminal reports whether f is a terminal. A character device is not
+// IsTerminal reports whether f is a terminal. A character device is not
 // enough: /dev/null is one too.
-func isTerminal(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
 	return errno == 0

@@ -1,4 +1,4 @@
-package agentscript
+package golden
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestRenderDiffEqual(t *testing.T) {
-	if d := renderDiff("golden", "actual", []byte("a\nb\n"), []byte("a\nb\n")); d != "" {
+	if d := Diff("golden", "actual", []byte("a\nb\n"), []byte("a\nb\n")); d != "" {
 		t.Errorf("diff of equal inputs: %q", d)
 	}
 }
@@ -74,7 +74,7 @@ func TestRenderDiffCases(t *testing.T) {
 		contains: []string{"line 2: text line changed\n", "the golden does not end with a newline, the actual ends with a newline\n"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := renderDiff("golden", "actual", []byte(tc.want), []byte(tc.got))
+			d := Diff("golden", "actual", []byte(tc.want), []byte(tc.got))
 			for _, c := range tc.contains {
 				if !strings.Contains(d, c) {
 					t.Errorf("diff lacks %q:\n%s", c, d)
@@ -93,7 +93,7 @@ func TestRenderDiffLongLinesAreExcerpted(t *testing.T) {
 	pad := strings.Repeat("é", 50_000) // multi-byte, so cuts must respect rune starts
 	want := "plain " + pad + "old" + pad + "\n"
 	got := "plain " + pad + "new" + pad + "\n"
-	d := renderDiff("golden", "actual", []byte(want), []byte(got))
+	d := Diff("golden", "actual", []byte(want), []byte(got))
 	if len(d) > 1000 {
 		t.Fatalf("diff is %d bytes, want a short excerpt:\n%.2000s", len(d), d)
 	}
@@ -111,7 +111,7 @@ func TestRenderDiffManyLinesIsCapped(t *testing.T) {
 		want.WriteString(strings.Repeat("a", i) + "\n")
 		got.WriteString(strings.Repeat("b", i+1) + "\n")
 	}
-	d := renderDiff("golden", "actual", []byte(want.String()), []byte(got.String()))
+	d := Diff("golden", "actual", []byte(want.String()), []byte(got.String()))
 	if n := strings.Count(d, " changed\n"); n != maxDiffEntries {
 		t.Errorf("%d entries shown, want %d", n, maxDiffEntries)
 	}
@@ -128,40 +128,11 @@ func TestRenderDiffManyFieldsIsCapped(t *testing.T) {
 		fmt.Fprintf(&want, `,"f%d":%d`, i, i)
 		fmt.Fprintf(&got, `,"f%d":%d`, i, i+1)
 	}
-	d := renderDiff("golden", "actual", []byte(want.String()+"}\n"), []byte(got.String()+"}\n"))
+	d := Diff("golden", "actual", []byte(want.String()+"}\n"), []byte(got.String()+"}\n"))
 	if n := strings.Count(d, "        golden: "); n != maxFieldChanges || !strings.Contains(d, "    f7:\n") || strings.Contains(d, "    f8:") {
 		t.Errorf("%d fields shown, want the first %d:\n%s", n, maxFieldChanges, d)
 	}
 	if !strings.Contains(d, "    ... and 2 more changed fields\n") {
 		t.Errorf("no count of the fields left out:\n%s", d)
-	}
-}
-
-func TestFindPathAtBoundaries(t *testing.T) {
-	for _, tc := range []struct {
-		content string
-		want    int
-	}{
-		{"/home/u/proj", 0},
-		{"in /home/u/proj/x", 3},
-		{`"/home/u/proj"`, 1},
-		{"/home/u/project2/x", -1},
-		{"/data/home/u/proj", -1},
-		{"/home/u/project2 and /home/u/proj", 21},
-	} {
-		if got := findPath([]byte(tc.content), []byte("/home/u/proj")); got != tc.want {
-			t.Errorf("findPath(%q) = %d, want %d", tc.content, got, tc.want)
-		}
-	}
-}
-
-func TestGoldenNames(t *testing.T) {
-	for name, ok := range map[string]bool{
-		"json_success": true, "realworld/direct-sleep": true,
-		"": false, "/abs": false, "a/../b": false, "a//b": false, `a\b`: false, "x.golden": false,
-	} {
-		if err := checkGoldenName(name); (err == nil) != ok {
-			t.Errorf("checkGoldenName(%q) = %v, want ok=%v", name, err, ok)
-		}
 	}
 }

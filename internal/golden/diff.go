@@ -1,4 +1,4 @@
-package agentscript
+package golden
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ const (
 	maxFieldChanges = 8  // changed fields shown per changed event
 )
 
-// renderDiff describes how got differs from want, one entry per differing
+// Diff describes how got differs from want, one entry per differing
 // line, through contract's event diff: a changed JSON event shows its
 // changed fields, a long line or value an excerpt around its first
 // difference. It returns "" when the two are equal.
-func renderDiff(wantName, gotName string, want, got []byte) string {
+func Diff(wantName, gotName string, want, got []byte) string {
 	if bytes.Equal(want, got) {
 		return ""
 	}

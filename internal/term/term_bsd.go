@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package simagent
+package term
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"unsafe"
 )
 
-// isTerminal reports whether f is a terminal. A character device is not
+// IsTerminal reports whether f is a terminal. A character device is not
 // enough: /dev/null is one too.
-func isTerminal(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGETA, uintptr(unsafe.Pointer(&t)))
 	return errno == 0

@@ -1,11 +1,11 @@
 //go:build !linux && !darwin && !freebsd && !netbsd && !openbsd
 
-package simagent
+package term
 
 import "os"
 
-// isTerminal reports whether f looks like a terminal (a character device).
-func isTerminal(f *os.File) bool {
+// IsTerminal reports whether f looks like a terminal (a character device).
+func IsTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

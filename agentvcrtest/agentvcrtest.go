@@ -1,0 +1,302 @@
+// Package agentvcrtest tests code that shells out to an agent CLI from plain
+// `go test`, as net/http/httptest tests code that calls a server: the test
+// binary stands in for the agent and replays its recorded runs, and golden
+// snapshots hold what the code made of them, normalised.
+//
+//	func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+//
+//	func TestSummarize(t *testing.T) {
+//		agentvcrtest.StandIn(t, "testdata/cassettes")
+//		out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "hi").Output()
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		agentvcrtest.Golden(t, "summarize", out)
+//	}
+//
+// Record the cassettes once with the real agent, then run offline forever:
+//
+//	AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test ./...
+//
+// A golden that does not match fails the test with the event-aware diff and
+// leaves the new content beside it as NAME.golden.new (not when $CI is set);
+// accept it with "agentvcr review --accept" or "go test -run TestX -update".
+//
+// After a full run (no -run filter) in which every test passed, Main reports
+// the cassettes no test replayed and the goldens no test compared: they fail
+// the run unless $AGENTVCR_UNREFERENCED is "warn" or "ignore", so that a
+// leftover is seen in `go test ./...`.
+package agentvcrtest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentscript"
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// state is what one test binary's tests used, for the report at the end.
+var state struct {
+	sync.Mutex
+	main      bool                 // Main was called
+	runLog    string               // the stand-in's run log, in logDir
+	logDir    string               // removed when the tests end
+	cassettes map[string]bool      // directories given to StandIn
+	goldens   map[string][2]string // golden path → the test that compared it, and its content
+	goldenDir map[string]bool
+}
+
+// Main runs the tests of a package whose code calls an agent, for TestMain.
+// Under an agent's name (see StandIn) the test binary is the stand-in
+// instead, and exits as the agent would.
+func Main(m *testing.M) {
+	if cli.IsStandinName(os.Args[0]) {
+		agentscript.StandinMain()
+		return
+	}
+	dir, err := os.MkdirTemp("", "agentvcrtest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agentvcrtest:", err)
+		os.Exit(2)
+	}
+	state.Lock()
+	state.main, state.logDir, state.runLog = true, dir, filepath.Join(dir, "runs")
+	state.cassettes, state.goldens, state.goldenDir = map[string]bool{}, map[string][2]string{}, map[string]bool{}
+	state.Unlock()
+	code := m.Run()
+	if code == 0 && fullRun() {
+		code = reportUnreferenced()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fullRun reports whether every test ran: no -run or -skip filter.
+func fullRun() bool {
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// StandIn makes the agent CLIs (cursor-agent, agent, and every other name
+// agentvcr stands in for) replay the cassettes in dir for the rest of the
+// test: it puts links to the test binary under those names first on PATH and
+// points $AGENTVCR_CASSETTES at dir, with t.Setenv, so it is undone after
+// the test and, as t.Setenv does, refuses a parallel test. $AGENTVCR_MODE and
+// $AGENTVCR_REAL_AGENT are honoured (record with
+// AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent). A call with no
+// cassette fails the test, naming the closest recording and the command that
+// records it.
+func StandIn(t testing.TB, dir string) {
+	t.Helper()
+	state.Lock()
+	ready, runLog := state.main, state.runLog
+	state.Unlock()
+	if !ready {
+		t.Fatal("agentvcrtest.StandIn: call agentvcrtest.Main(m) from TestMain first: it lets the test binary act as the agent")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, name := range cli.StandinNames() {
+		if err := os.Symlink(exe, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv(cli.EnvCassettes, abs)
+	t.Setenv(agentscript.EnvRunLog, runLog)
+	misses := filepath.Join(t.TempDir(), "misses")
+	t.Setenv(cli.EnvMissLog, misses)
+	state.Lock()
+	state.cassettes[abs] = true
+	state.Unlock()
+	t.Cleanup(func() { reportMisses(t, misses) })
+}
+
+// reportMisses fails the test for every call the stand-in found no cassette for.
+func reportMisses(t testing.TB, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	for line := range strings.Lines(string(data)) {
+		var miss cli.Miss
+		if json.Unmarshal([]byte(line), &miss) != nil {
+			continue
+		}
+		t.Errorf("%s\nrecord it with the real agent: AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=%s go test -run '^%s$' .",
+			miss.Message, miss.Agent, t.Name())
+	}
+}
+
+// Option configures Golden, in the style of go-cmp's options.
+type Option func(*options)
+
+type options struct {
+	dir    string
+	format normalize.Format
+	rules  *normalize.Rules
+	cwd    string
+}
+
+// GoldenDir sets the directory of the golden files; default testdata/golden.
+func GoldenDir(dir string) Option { return func(o *options) { o.dir = dir } }
+
+// Format says what got is: normalize.JSON, StreamJSON or Text; default: told
+// from the content.
+func Format(f normalize.Format) Option { return func(o *options) { o.format = f } }
+
+// Rules adds normalisation rules (see normalize.LoadRules) on top of the
+// default profile; default none.
+func Rules(r *normalize.Rules) Option { return func(o *options) { o.rules = r } }
+
+// Cwd is the agent's working directory, scrubbed to $CWD; default the test's
+// working directory.
+func Cwd(dir string) Option { return func(o *options) { o.cwd = dir } }
+
+// Golden compares got, normalised (ids, clocks, durations, token counts and
+// the working, home and temporary directories replaced by placeholders), with
+// the golden file DIR/NAME.golden. A difference fails the test with the
+// event-aware diff (golden first, then the actual output) and writes the new
+// content to NAME.golden.new for "agentvcr review"; -update rewrites the
+// golden instead. Two tests comparing one NAME is an error naming both.
+func Golden(t testing.TB, name string, got []byte, opts ...Option) {
+	t.Helper()
+	o := options{dir: "testdata/golden"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	content := Normalize(got, opts...)
+	path := filepath.Join(o.dir, filepath.FromSlash(name)+golden.Suffix)
+	state.Lock()
+	prev, seen := state.goldens[path]
+	if state.goldens != nil {
+		state.goldens[path] = [2]string{t.Name(), string(content)}
+		state.goldenDir[o.dir] = true
+	}
+	state.Unlock()
+	if seen && prev[0] != t.Name() && prev[1] != string(content) {
+		t.Errorf("golden %s is also written by %s, with other content: give each test its own golden name", path, prev[0])
+		return
+	}
+	if golden.Updating() {
+		if err := golden.Write(path, content); err != nil {
+			t.Fatal(err)
+		}
+		golden.RemovePending(path)
+		return
+	}
+	stored, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(stored, content) {
+		golden.RemovePending(path)
+		return
+	}
+	what := "no golden " + path + " yet"
+	if err == nil {
+		what = "golden " + path + " (golden) vs actual, normalised:\n" + golden.Diff("golden", "actual", stored, content)
+	}
+	pending, werr := golden.WritePending(path, content)
+	if werr != nil {
+		t.Errorf("writing the pending golden: %v", werr)
+	}
+	t.Errorf("%s\n%s", strings.TrimRight(what, "\n"), golden.HowToAccept(pending, "^"+t.Name()+"$"))
+}
+
+// Normalize returns got with what varies between runs replaced by
+// placeholders, as Golden compares it.
+func Normalize(got []byte, opts ...Option) []byte {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.cwd == "" {
+		o.cwd, _ = os.Getwd()
+	}
+	f := o.format
+	if f == normalize.Auto {
+		f = normalize.SniffFormat(got)
+	}
+	n := normalize.New(normalize.Options{Format: f, Cwd: o.cwd, Home: os.Getenv("HOME"), TempDir: os.TempDir(), Rules: o.rules})
+	return n.Bytes(got, cassette.Stdout)
+}
+
+// reportUnreferenced lists the cassettes no test replayed and the goldens no
+// test compared; it returns the exit code the policy asks for.
+func reportUnreferenced() int {
+	policy, err := agentscript.ParsePolicy(os.Getenv(agentscript.EnvUnreferenced))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agentvcrtest:", err)
+		return 2
+	}
+	if policy == agentscript.Ignore {
+		return 0
+	}
+	used := map[string]bool{}
+	if f, err := os.Open(state.runLog); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var run struct {
+				Cassette string `json:"cassette"`
+			}
+			if json.Unmarshal(sc.Bytes(), &run) == nil && run.Cassette != "" {
+				used[filepath.Clean(run.Cassette)] = true
+			}
+		}
+		f.Close()
+	}
+	var unused []string
+	for dir := range state.cassettes {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"+cassette.Ext))
+		for _, f := range files {
+			if !used[filepath.Clean(f)] {
+				unused = append(unused, f)
+			}
+		}
+	}
+	for dir := range state.goldenDir {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, golden.Suffix) {
+				if _, ok := state.goldens[path]; !ok {
+					unused = append(unused, path)
+				}
+			}
+			return nil
+		})
+	}
+	if len(unused) == 0 {
+		return 0
+	}
+	slices.Sort(unused)
+	fmt.Fprintf(os.Stderr, "agentvcrtest: %d files no test used (delete them, or set %s=warn):\n", len(unused), agentscript.EnvUnreferenced)
+	for _, f := range unused {
+		fmt.Fprintln(os.Stderr, "   ", f)
+	}
+	if policy == agentscript.Fail {
+		return 1
+	}
+	return 0
+}

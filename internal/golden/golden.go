@@ -1,0 +1,86 @@
+// Package golden holds what every golden comparison of agentvcr shares: the
+// event-aware diff, goldie's -update flag, and pending snapshots.
+//
+// A golden that does not match, or does not exist, gets its new content
+// written beside it as NAME.golden.new (a pending snapshot, as cargo-insta
+// does), so that "agentvcr review" can show and accept it; never when the CI
+// variable is set (to anything but "", "false" or "0"): CI must not leave
+// files behind. A matching golden removes a stale pending file.
+package golden
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/agentvcr/agentvcr/internal/safefile"
+)
+
+// Suffix is the extension of golden files (goldie's default), and
+// PendingSuffix that of a pending one.
+const (
+	Suffix        = ".golden"
+	PendingSuffix = Suffix + ".new"
+)
+
+// goldie registers -update; importing it here makes sure every test binary
+// that compares goldens has the flag.
+var _ = goldie.New
+
+// Updating reports whether goldie's -update flag (or GOLDIE_UPDATE) is on.
+func Updating() bool {
+	if v := os.Getenv("GOLDIE_UPDATE"); v != "" && v != "0" && v != "false" {
+		return true
+	}
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	on, _ := g.Get().(bool)
+	return on
+}
+
+// InCI reports whether the CI variable says this is a CI run.
+func InCI() bool {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv("CI")))
+	return v != "" && v != "false" && v != "0"
+}
+
+// Write writes a golden atomically.
+func Write(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, content, 0o644)
+}
+
+// WritePending writes content as the pending snapshot of the golden at path
+// and returns its path; "" when in CI, where nothing is written.
+func WritePending(path string, content []byte) (string, error) {
+	if InCI() {
+		return "", nil
+	}
+	pending := path + ".new"
+	return pending, Write(pending, content)
+}
+
+// RemovePending removes a stale pending snapshot of the golden at path.
+func RemovePending(path string) { os.Remove(path + ".new") }
+
+// HowToAccept ends a failure: how to take the new content as the golden.
+// pending is the pending file ("" when none was written); run is a
+// go test -run pattern for the test.
+func HowToAccept(pending, run string) string {
+	update := "go test -run '" + run + "' -update"
+	if pending == "" {
+		return "to accept the new output: " + update
+	}
+	return "the new output is in " + pending + "\nto accept it: agentvcr review --accept " + pending + "  (or: " + update + ")"
+}
