@@ -1,0 +1,119 @@
+package cli_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+)
+
+// pendingTree makes a golden with a pending change and a pending new golden.
+func pendingTree(t *testing.T) string {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.golden"), []byte(`{"type":"result","result":"old"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.golden.new"), []byte(`{"type":"result","result":"new"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.golden.new"), []byte("brand new\n"), 0o644)
+	return dir
+}
+
+func TestReviewFlags(t *testing.T) {
+	dir := pendingTree(t)
+	r := run(t, nil, "review", "--list", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "== "+filepath.Join(dir, "a.golden")) ||
+		!strings.Contains(r.stdout, `"old"`) || !strings.Contains(r.stdout, `"new"`) ||
+		!strings.Contains(r.stdout, "sub/b.golden (new golden, 1 lines)") || !strings.Contains(r.stdout, "2 pending") {
+		t.Errorf("--list: %+v", r)
+	}
+	if r := run(t, nil, "review", dir); r.code != 1 || !strings.Contains(r.stdout, "2 pending") {
+		t.Errorf("no flag, no terminal: acts as --list: %+v", r)
+	}
+	if r := run(t, nil, "review", "--reject", filepath.Join(dir, "sub")); r.code != 0 {
+		t.Errorf("--reject: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "b.golden.new")); err == nil {
+		t.Error("--reject left the pending file")
+	}
+	if r := run(t, nil, "review", "--accept", dir); r.code != 0 || !strings.Contains(r.stdout, "accepted "+filepath.Join(dir, "a.golden")) {
+		t.Errorf("--accept: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.golden")); !strings.Contains(string(got), `"new"`) {
+		t.Errorf("accepted golden holds %q", got)
+	}
+	if r := run(t, nil, "review", "--list", dir); r.code != 0 || !strings.Contains(r.stdout, "no pending goldens") {
+		t.Errorf("nothing left: %+v", r)
+	}
+	if r := run(t, nil, "review", "--list", "--accept", dir); r.code != 2 {
+		t.Errorf("two modes: %+v", r)
+	}
+}
+
+// In a terminal, review walks the pending goldens one by one: run in a real
+// pseudo-terminal (tmux), answered with keys, read through a pipe of the pane.
+func TestReviewInteractive(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("needs tmux")
+	}
+	dir := pendingTree(t)
+	exe, _ := os.Executable()
+	gate := vcrtest.NewGate(t)
+	pane := filepath.Join(t.TempDir(), "pane")
+	if err := exec.Command("mkfifo", pane).Run(); err != nil {
+		t.Fatal(err)
+	}
+	session := "agentvcr-review-" + filepath.Base(dir)
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+	}
+	script := `read _ < "` + gate.Path + `"; cd "` + dir + `" && env AGENTVCR_TEST_MAIN=1 "` + exe + `" review; echo "review exited $?"; read _`
+	tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	tmux("pipe-pane", "-t", session, "-o", "cat > "+pane)
+	out, err := os.Open(pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	gate.Open()
+	screen := bufio.NewReader(out)
+	until := func(want string) string {
+		t.Helper()
+		var seen strings.Builder
+		for !strings.Contains(seen.String(), want) {
+			b, err := screen.ReadByte()
+			if err != nil {
+				t.Fatalf("pane closed before %q; saw:\n%s", want, seen.String())
+			}
+			seen.WriteByte(b)
+		}
+		return seen.String()
+	}
+	first := until("quit (q)? ")
+	if !strings.Contains(first, "[1/2]") || !strings.Contains(first, `"old"`) {
+		t.Errorf("first screen:\n%s", first)
+	}
+	tmux("send-keys", "-t", session, "a", "Enter")
+	second := until("quit (q)? ")
+	if !strings.Contains(second, "[2/2]") || !strings.Contains(second, "new golden") {
+		t.Errorf("second screen:\n%s", second)
+	}
+	tmux("send-keys", "-t", session, "s", "Enter")
+	end := until("review exited")
+	if !strings.Contains(end, "1 accepted, 0 rejected, 1 still pending") || !strings.Contains(until("\n"), " 1") {
+		t.Errorf("summary:\n%s", end)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.golden")); !strings.Contains(string(got), `"new"`) {
+		t.Errorf("accepted golden holds %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "b.golden.new")); err != nil {
+		t.Errorf("the skipped golden is no longer pending: %v", err)
+	}
+}
