@@ -1,0 +1,91 @@
+package agentvcrtest_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+
+// failures collects what Golden reports, to test its failures.
+type failures struct {
+	testing.TB
+	name string
+	errs []string
+}
+
+func (f *failures) Helper()                   {}
+func (f *failures) Name() string              { return f.name }
+func (f *failures) Errorf(s string, a ...any) { f.errs = append(f.errs, fmt.Sprintf(s, a...)) }
+func (f *failures) Fatal(a ...any)            { f.errs = append(f.errs, fmt.Sprint(a...)) }
+
+const run1 = `{"type":"system","subtype":"init","session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b","cwd":"%s"}
+{"type":"result","subtype":"success","duration_ms":1234,"result":"%s","session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}
+`
+
+func TestGoldenPendingAndCI(t *testing.T) {
+	dir := t.TempDir()
+	cwd, _ := os.Getwd()
+	golden := filepath.Join(dir, "g.golden")
+	// No golden yet: the failure says how to accept, and the new content is pending.
+	f := &failures{name: "TestGoldenPendingAndCI"}
+	t.Setenv("CI", "")
+	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "hi"), agentvcrtest.GoldenDir(dir))
+	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "agentvcr review --accept "+golden+".new") ||
+		!strings.Contains(f.errs[0], "go test -run '^TestGoldenPendingAndCI$' -update") {
+		t.Fatalf("errors %q", f.errs)
+	}
+	pending, err := os.ReadFile(golden + ".new")
+	if err != nil || !strings.Contains(string(pending), `"cwd":"$CWD"`) || !strings.Contains(string(pending), "<SESSION-1>") {
+		t.Fatalf("pending %q, %v: want it normalised", pending, err)
+	}
+	os.Rename(golden+".new", golden)
+	// Another run of the same call, with other ids and durations, matches.
+	f = &failures{name: "TestGoldenPendingAndCI"}
+	again := strings.ReplaceAll(fmt.Sprintf(run1, cwd, "hi"), "3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b", "11111111-2222-4333-8444-555555555555")
+	agentvcrtest.Golden(f, "g", []byte(strings.ReplaceAll(again, "1234", "98")), agentvcrtest.GoldenDir(dir))
+	if len(f.errs) != 0 {
+		t.Fatalf("a re-run does not match: %q", f.errs)
+	}
+	// A behaviour change fails with the event diff; under CI nothing is written.
+	t.Setenv("CI", "true")
+	f = &failures{name: "TestGoldenPendingAndCI"}
+	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "bye"), agentvcrtest.GoldenDir(dir))
+	if len(f.errs) != 1 || !strings.Contains(f.errs[0], `"hi"`) || !strings.Contains(f.errs[0], `"bye"`) ||
+		strings.Contains(f.errs[0], "review") {
+		t.Fatalf("errors %q", f.errs)
+	}
+	if _, err := os.Stat(golden + ".new"); err == nil {
+		t.Error("a pending golden was written under CI")
+	}
+	// Another test writing the same golden with other content is an error.
+	f = &failures{name: "TestOther"}
+	t.Setenv("CI", "")
+	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "other"), agentvcrtest.GoldenDir(dir))
+	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "also written by TestGoldenPendingAndCI") {
+		t.Fatalf("errors %q", f.errs)
+	}
+	os.Remove(golden) // unused goldens fail the run: this one was temporary anyway
+}
+
+func ExampleNormalize() {
+	out := []byte(`{"type":"result","duration_ms":1234,"session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}` + "\n")
+	fmt.Print(string(agentvcrtest.Normalize(out, agentvcrtest.Format(normalize.StreamJSON))))
+	// Output: {"type":"result","duration_ms":0,"session_id":"<SESSION-1>"}
+}
+
+// A test of code that shells out to cursor-agent: the call is replayed from
+// testdata/cassettes, and its output compared with testdata/golden/hello.golden.
+func ExampleStandIn() {
+	var t *testing.T // the test's own
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	// out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", "hi").Output()
+	// ...
+	// agentvcrtest.Golden(t, "hello", out)
+}
