@@ -1,0 +1,168 @@
+package agentvcr_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The user story of the README, in a Go module of the user's own outside
+// this repository (a replace directive points at it): record once with the
+// real agent named bare in AGENTVCR_REAL_AGENT, replay offline in plain go
+// test, see a behaviour change fail with a pending golden, accept it with
+// agentvcr review, write nothing under CI, and see an unused cassette in
+// go test ./...
+func TestUserModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests a Go module of its own")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	root, _ := os.Getwd()
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")     // agentvcr
+	agents := filepath.Join(work, "real") // the "real" agent: the simulated one, as cursor-agent
+	mod := filepath.Join(work, "myproject")
+	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off")
+	gorun := func(dir string, env []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, b := range [][2]string{{filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"}, {filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"}} {
+		if out, err := gorun(root, nil, "build", "-o", b[0], b[1]); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/myproject\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
+		"summarize.go": `package myproject
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+)
+
+// Summarize asks the agent and says how many events it printed.
+func Summarize(prompt string) (string, error) {
+	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", prompt).Output()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("events: %d\n", bytes.Count(out, []byte("\n"))), nil
+}
+`,
+		"summarize_test.go": `package myproject
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+
+func TestSummarize(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	got, err := Summarize("Reply with exactly: hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentvcrtest.Golden(t, "summarize", []byte(got))
+}
+
+func TestStream(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "Reply with exactly: hello").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentvcrtest.Golden(t, "stream", out)
+}
+`,
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
+	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
+	agentvcr := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "agentvcr"), args...)
+		cmd.Dir = mod
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("agentvcr %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+
+	// 1. Record once with the real agent, named bare: the goldens are new, so
+	// the run fails with them pending; review accepts them.
+	out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "./...")
+	if err == nil || !strings.Contains(out, "no golden testdata/golden/summarize.golden yet") {
+		t.Fatalf("recording run: %v\n%s", err, out)
+	}
+	if tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(tapes) != 1 {
+		t.Fatalf("cassettes %q: want one, for the one call both tests make", tapes)
+	}
+	if got := agentvcr("review", "--accept"); !strings.Contains(got, "accepted testdata/golden/summarize.golden") {
+		t.Fatalf("review: %s", got)
+	}
+
+	// 2. Offline: no real agent on PATH, the same bytes every time.
+	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+		t.Fatalf("offline replay: %v\n%s", err, out)
+	}
+
+	// 3. A behaviour change fails, with the new output pending.
+	code, _ := os.ReadFile(filepath.Join(mod, "summarize.go"))
+	os.WriteFile(filepath.Join(mod, "summarize.go"), []byte(strings.Replace(string(code), `"events: %d\n"`, `"%d events\n"`, 1)), 0o644)
+	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
+	if err == nil || !strings.Contains(out, "agentvcr review --accept testdata/golden/summarize.golden.new") {
+		t.Fatalf("behaviour change: %v\n%s", err, out)
+	}
+
+	// 4. Under CI the same failure writes nothing.
+	os.Remove(filepath.Join(mod, "testdata/golden/summarize.golden.new"))
+	out, err = gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "./...")
+	if err == nil {
+		t.Fatalf("CI run passed:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "testdata/golden/summarize.golden.new")); err == nil {
+		t.Fatal("CI=true wrote a pending golden")
+	}
+
+	// 5. Accepted, the suite passes again.
+	gorun(mod, []string{path}, "test", "-count=1", "./...")
+	agentvcr("review", "--accept", "testdata")
+	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+		t.Fatalf("after review --accept: %v\n%s", err, out)
+	}
+
+	// 6. A cassette no test uses fails go test ./..., named.
+	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	data, _ := os.ReadFile(tapes[0])
+	data = []byte(strings.Replace(string(data), "Reply with exactly: hello", "Reply with exactly: bye", 1)) // another call
+	os.WriteFile(filepath.Join(mod, "testdata/cassettes/leftover.cassette"), data, 0o644)
+	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
+	if err == nil || !strings.Contains(out, "leftover.cassette") {
+		t.Fatalf("unused cassette: %v\n%s", err, out)
+	}
+}
