@@ -1,6 +1,6 @@
 module github.com/agentvcr/agentvcr
 
-go 1.26
+go 1.25
 
 require (
 	github.com/google/uuid v1.6.0

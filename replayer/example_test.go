@@ -19,9 +19,10 @@ func ExamplePlay() {
 	w.Close(cassette.Footer{Code: 0})
 
 	rd, _ := cassette.NewReader(&file, "hi.cassette")
+	exitCode := 1
 	res, err := replayer.Play(context.Background(), rd, replayer.Options{
 		Stdout: os.Stdout,
-		Fault:  replayer.Fault{StopAfterLines: 1, ExitCode: new(int(1))},
+		Fault:  replayer.Fault{StopAfterLines: 1, ExitCode: &exitCode},
 	})
 	fmt.Println(res.Code, res.Stopped, err)
 	// Output:
