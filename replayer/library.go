@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -223,8 +224,74 @@ func (l *Library) scan() error {
 		inv := HeaderInvocation(h)
 		l.entries = append(l.entries, Entry{File: f, Key: inv.Key(), Invocation: inv})
 	}
+	l.preferComplete()
 	l.reindex()
 	return nil
+}
+
+// preferComplete orders the cassettes of a call recorded more than once so
+// that a complete one (with its exit line) comes first, and is replayed: a
+// recorder killed half-way leaves an incomplete one beside a good one.
+func (l *Library) preferComplete() {
+	count := map[string]int{}
+	for _, e := range l.entries {
+		count[e.Key]++
+	}
+	incomplete := map[string]bool{}
+	for _, e := range l.entries {
+		if count[e.Key] > 1 && !isComplete(e.File) {
+			incomplete[e.File] = true
+		}
+	}
+	if len(incomplete) == 0 {
+		return
+	}
+	sort.SliceStable(l.entries, func(i, j int) bool {
+		return !incomplete[l.entries[i].File] && incomplete[l.entries[j].File]
+	})
+}
+
+// isComplete reads a cassette through and reports whether it has its footer.
+func isComplete(path string) bool {
+	rd, f, err := cassette.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		if _, err := rd.Next(); err != nil {
+			_, ok := rd.Footer()
+			return errors.Is(err, io.EOF) && ok
+		}
+	}
+}
+
+// Duplicates lists the other cassettes that record the call of key, besides
+// the one Lookup returns.
+func (l *Library) Duplicates(key string) []string {
+	var dups []string
+	if l.index != nil {
+		first := true
+		for line := range strings.Lines(string(l.index)) {
+			if k, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok && k == key {
+				if !first {
+					dups = append(dups, filepath.Join(l.Dir, file))
+				}
+				first = false
+			}
+		}
+		return dups
+	}
+	i, ok := l.byKey[key]
+	if !ok {
+		return nil
+	}
+	for j, e := range l.entries {
+		if e.Key == key && j != i {
+			dups = append(dups, e.File)
+		}
+	}
+	return dups
 }
 
 func (l *Library) reindex() {

@@ -110,6 +110,10 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 	if lib != nil {
 		if rd, f, ok := s.lookup(lib, inv); ok {
 			defer f.Close()
+			if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
+				fmt.Fprintf(s.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
+					s.name, strings.Join(dups, ", "), f.Name())
+			}
 			return replayReader(s.env, s.name, f.Name(), rd, replayer.Options{})
 		}
 	}

@@ -81,3 +81,23 @@ func TestNewUserErrors(t *testing.T) {
 		}
 	}
 }
+
+// A call recorded twice, once completely and once cut short, replays the
+// complete recording and warns about the other.
+func TestDuplicateRecordingPrefersComplete(t *testing.T) {
+	k := newStandin(t)
+	if r := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "dup"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	good := k.tapeFiles()[0]
+	data, _ := os.ReadFile(good)
+	cut := data[:strings.LastIndex(string(data), "exit {")] // no footer: the recorder was killed
+	bad := filepath.Join(k.tapes, "aaa-first-by-name.cassette")
+	os.WriteFile(bad, cut, 0o644)
+	for range 2 { // a fresh index, then the cached one
+		r := k.call("", "", nil, "--print", "dup")
+		if r.code != 0 || !strings.Contains(r.stdout, "[dup]") || !strings.Contains(r.stderr, "warning: "+bad+" also records this call; replaying "+good) {
+			t.Errorf("%+v", r)
+		}
+	}
+}
