@@ -12,7 +12,16 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-go test -count=1 ./... -update >/dev/null
+# The -update run's output is shown only when it fails: a failure there (a
+# script that cannot run, a golden that cannot be written) must not be hidden.
+log=$(mktemp)
+if ! go test -count=1 ./... -update >"$log" 2>&1; then
+	grep -v '^ok ' "$log" >&2 || true
+	rm -f "$log"
+	echo "update.sh: go test -update failed (above); the goldens it could write are written" >&2
+	exit 1
+fi
+rm -f "$log"
 go test -count=1 ./...
 
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then

@@ -101,3 +101,24 @@ func TestDuplicateRecordingPrefersComplete(t *testing.T) {
 		}
 	}
 }
+
+// drift pairs two directories of cassettes by call: an unchanged call after
+// normalisation, a changed one with its diff, one new and one gone.
+func TestDrift(t *testing.T) {
+	old, cur := newStandin(t), newStandin(t)
+	for _, k := range []*standinKit{old, cur} {
+		k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "same")
+	}
+	old.call("", "", []string{"AGENTVCR_MODE=once", "AGENT_EXIT=0"}, "--print", "changes")
+	cur.call("", "", []string{"AGENTVCR_MODE=once", "AGENT_EXIT=3"}, "--print", "changes")
+	old.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "gone")
+	cur.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "new")
+	r := run(t, nil, "drift", old.tapes, cur.tapes)
+	if r.code != 1 || !strings.Contains(r.stdout, "1 calls drifted, 1 unchanged after normalisation, 1 new, 1 no longer recorded") ||
+		!strings.Contains(r.stdout, "changes") || !strings.Contains(r.stdout, "exit") {
+		t.Errorf("%+v", r)
+	}
+	if r := run(t, nil, "drift", old.tapes, old.tapes); r.code != 0 {
+		t.Errorf("a directory against itself: %+v", r)
+	}
+}

@@ -92,7 +92,7 @@ func TestHelp(t *testing.T) {
 
 // Every command explains every flag under --help, -h and "help CMD", exit 0.
 func TestCommandHelp(t *testing.T) {
-	for _, cmd := range []string{"record", "replay", "inspect", "normalize", "validate", "diff", "review"} {
+	for _, cmd := range []string{"record", "replay", "inspect", "normalize", "validate", "diff", "review", "drift"} {
 		for _, args := range [][]string{{cmd, "--help"}, {cmd, "-h"}, {"help", cmd}} {
 			r := run(t, nil, args...)
 			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: agentvcr "+cmd+" ") {
