@@ -40,54 +40,16 @@ func TestUserModule(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
-	files := map[string]string{
+	files := readmeFiles(t, filepath.Join(root, "README.md"))
+	for _, name := range []string{"summarize.go", "summarize_test.go"} {
+		if files[name] == "" {
+			t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
+		}
+	}
+	for name, content := range map[string]string{
 		"go.mod": "module example.com/myproject\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
-		"summarize.go": `package myproject
-
-import (
-	"bytes"
-	"fmt"
-	"os/exec"
-)
-
-// Summarize asks the agent and says how many events it printed.
-func Summarize(prompt string) (string, error) {
-	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", prompt).Output()
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("events: %d\n", bytes.Count(out, []byte("\n"))), nil
-}
-`,
-		"summarize_test.go": `package myproject
-
-import (
-	"os/exec"
-	"testing"
-
-	"github.com/agentvcr/agentvcr/agentvcrtest"
-)
-
-func TestMain(m *testing.M) { agentvcrtest.Main(m) }
-
-func TestSummarize(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	got, err := Summarize("Reply with exactly: hello")
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentvcrtest.Golden(t, "summarize", []byte(got))
-}
-
-func TestStream(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "Reply with exactly: hello").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentvcrtest.Golden(t, "stream", out)
-}
-`,
+	} {
+		files[name] = content
 	}
 	for name, content := range files {
 		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
@@ -164,5 +126,28 @@ func TestStream(t *testing.T) {
 	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
 	if err == nil || !strings.Contains(out, "leftover.cassette") {
 		t.Fatalf("unused cassette: %v\n%s", err, out)
+	}
+}
+
+// readmeFiles returns the Go code blocks of the README that follow a
+// "<!-- usermodule: NAME -->" line, by NAME: the user story is tested as
+// the README shows it.
+func readmeFiles(t *testing.T, path string) map[string]string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	rest := string(data)
+	for {
+		_, after, ok := strings.Cut(rest, "<!-- usermodule: ")
+		if !ok {
+			return files
+		}
+		name, after, _ := strings.Cut(after, " -->")
+		_, body, _ := strings.Cut(after, "```go\n")
+		code, after, _ := strings.Cut(body, "```")
+		files[name] = code
+		rest = after
 	}
 }

@@ -1,44 +1,55 @@
 #!/usr/bin/env bash
-# make demo: record a run of the simulated agent in each output format, replay it
-# byte for byte, inspect it, then check and normalise it. Everything lands in .demo/.
+# make demo: the main job on the built-in simulated agent (cursor-agent-sim), each
+# claim shown, not told: record a run live, replay it byte for byte (digests
+# compared), inspect and check it, answer a call through the cursor-agent
+# stand-in, pass a golden test in plain go test, and report the drift of a
+# re-recording by a "new build". Everything lands in .demo/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/bin
 out=$root/.demo
-rm -rf "$out" && mkdir -p "$out/work" "$out/cassettes"
+rm -rf "$out" && mkdir -p "$out/work" "$out/cassettes" "$out/before"
 cd "$out/work"
 printf '# Demo project\n\nA tiny project the simulated agent reads.\n' > README.md
+export AGENTVCR_CACHE=$out/cache SIMAGENT_DELAY=${SIMAGENT_DELAY:-0.2}
 
 section() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+clip() { cut -c1-"${DEMO_WIDTH:-110}"; }
+digest() { sha256sum | cut -c1-16; }
 prompt="Read README.md and write a summary to summary.txt"
-# Long stream-json lines are clipped on screen (not in the cassettes).
-clip() { cut -c1-"${DEMO_WIDTH:-150}"; }
+tape=$out/cassettes/run.cassette
 
-for format in json stream-json text; do
-	tape=$out/cassettes/$format.cassette
-	section "record  agentvcr record -o .demo/cassettes/$format.cassette -- cursor-agent-sim --print --output-format $format"
-	"$bin/agentvcr" record -o "$tape" -- "$bin/cursor-agent-sim" --print --output-format "$format" "$prompt" | clip
-	section "replay  agentvcr replay .demo/cassettes/$format.cassette"
-	"$bin/agentvcr" replay "$tape" | clip
-	section "inspect agentvcr inspect .demo/cassettes/$format.cassette"
-	"$bin/agentvcr" inspect "$tape"
-done
+section "1. record: agentvcr record -o run.cassette -- cursor-agent-sim --print --output-format stream-json ..."
+"$bin/agentvcr" record -o "$tape" -- "$bin/cursor-agent-sim" --print --output-format stream-json "$prompt" \
+	> "$out/live.out" 2> "$out/live.err"
+head -n 3 "$out/live.out" | clip
+echo "   ... $(($(wc -l < "$out/live.out") - 3)) more events, shown live as the agent printed them"
+tail -n 1 "$out/live.err"
 
-if "$bin/agentvcr" help | grep -q '^  agentvcr validate'; then
-	section "validate agentvcr validate .demo/cassettes/stream-json.cassette"
-	"$bin/agentvcr" validate "$out/cassettes/stream-json.cassette" && echo "conforms to the output contract"
-fi
-if "$bin/agentvcr" help | grep -q '^  agentvcr normalize'; then
-	section "normalize agentvcr normalize .demo/cassettes/json.cassette"
-	"$bin/agentvcr" normalize "$out/cassettes/json.cassette" | fold -w "${DEMO_WIDTH:-150}"
-fi
+section "2. replay: agentvcr replay run.cassette, byte for byte"
+"$bin/agentvcr" replay "$tape" > "$out/replay.out" 2> "$out/replay.err"
+echo "live stdout   sha256 $(digest < "$out/live.out")    replayed stdout sha256 $(digest < "$out/replay.out")"
+cmp "$out/live.out" "$out/replay.out" && echo "cmp: identical"
 
-section "stand-in  cursor-agent --print --output-format json ..., answered from .demo/cassettes"
+section "3. inspect and validate"
+"$bin/agentvcr" inspect "$tape" | grep -E '^(argv|exit|stdout|events|tool calls|  (read|write)|redacted)' | clip
+"$bin/agentvcr" validate "$tape" && echo "validate: conforms to the stream-json contract"
+
+section "4. the stand-in: code that shells out to cursor-agent, answered offline from the cassette"
 ln -sf "$bin/agentvcr" "$out/cursor-agent" # under this name agentvcr is the stand-in
-AGENTVCR_CASSETTES=$out/cassettes AGENTVCR_CACHE=$out/cache \
-	"$out/cursor-agent" --print --output-format json "$prompt" | clip
-echo
-echo "A call that was never recorded:"
-AGENTVCR_CASSETTES=$out/cassettes AGENTVCR_CACHE=$out/cache \
-	"$out/cursor-agent" --print --output-format json "Something else" || echo "(exit $?)"
-printf '\nCassettes are in .demo/cassettes; open one in a pager: less .demo/cassettes/stream-json.cassette\n'
+AGENTVCR_CASSETTES=$out/cassettes "$out/cursor-agent" --print --output-format stream-json "$prompt" | digest |
+	sed 's/^/stand-in stdout sha256 /'
+AGENTVCR_CASSETTES=$out/cassettes "$out/cursor-agent" --print --output-format json "Something else" 2>&1 | fold -w 110 |
+	head -n 2 || true
+
+section "5. a golden test in plain go test (examples/answer, package agentvcrtest)"
+(cd "$root" && go test -count=1 ./examples/answer)
+
+section "6. an agent upgrade: re-record with a new build, then agentvcr drift"
+cp "$tape" "$out/before/"
+# The "new build": authenticated by a key from the environment, so it reports another apiKeySource.
+CURSOR_API_KEY=demo-key-0123456789 "$bin/agentvcr" record --quiet -o "$tape" -- \
+	"$bin/cursor-agent-sim" --print --output-format stream-json "$prompt" > /dev/null
+"$bin/agentvcr" drift "$out/before" "$out/cassettes" | clip || true
+
+printf '\nThe cassette is plain text: less .demo/cassettes/run.cassette\n'
