@@ -1,6 +1,7 @@
 package agentvcrtest_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,18 @@ const run1 = `{"type":"system","subtype":"init","session_id":"3f2c9a1e-5b7d-4e8f
 {"type":"result","subtype":"success","duration_ms":1234,"result":"%s","session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}
 `
 
+// noUpdate turns -update off for the test: it checks what a failure does.
+func noUpdate(t *testing.T) {
+	t.Setenv("GOLDIE_UPDATE", "")
+	if f := flag.Lookup("update"); f != nil {
+		was := f.Value.String()
+		f.Value.Set("false")
+		t.Cleanup(func() { f.Value.Set(was) })
+	}
+}
+
 func TestGoldenPendingAndCI(t *testing.T) {
+	noUpdate(t)
 	dir := t.TempDir()
 	cwd, _ := os.Getwd()
 	golden := filepath.Join(dir, "g.golden")

@@ -26,12 +26,12 @@ func TestAsk(t *testing.T) {
 // The raw stream of a run, normalised, against its golden snapshot.
 func TestStreamGolden(t *testing.T) {
 	agentvcrtest.StandIn(t, "testdata/cassettes")
-	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "Summarise README.md").Output()
+	out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "Say hello in three languages").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(out), `"type":"result"`) {
 		t.Fatalf("no result event:\n%s", out)
 	}
-	agentvcrtest.Golden(t, "summarise_stream", out)
+	agentvcrtest.Golden(t, "hello_stream", out)
 }
