@@ -47,8 +47,12 @@ import (
 // Magic is the first line of every cassette, without its version number.
 const Magic = "agentvcr cassette"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes. It reads every version
+// from MinVersion on: version 1 (output only) stays readable for ever.
+const (
+	Version    = 2
+	MinVersion = 1
+)
 
 // Ext is the file name extension cassettes are given.
 const Ext = ".cassette"
@@ -69,6 +73,9 @@ type Stream byte
 const (
 	Stdout Stream = 'o'
 	Stderr Stream = 'e'
+	// Files tags the frames of file effects (version 2), returned by a Reader
+	// only when its Effects field is set.
+	Files Stream = 'f'
 )
 
 func (s Stream) String() string {
@@ -77,6 +84,8 @@ func (s Stream) String() string {
 		return "stdout"
 	case Stderr:
 		return "stderr"
+	case Files:
+		return "files"
 	}
 	return fmt.Sprintf("stream(%q)", byte(s))
 }
@@ -124,6 +133,47 @@ type Chunk struct {
 	Data []byte
 	// Line is the cassette line where the chunk's frame starts.
 	Line int
+	// Effect describes the file change a Files chunk belongs to; Data is a
+	// piece of its content (a frame larger than 64 KiB comes as several
+	// chunks with the same Effect, First set on the first).
+	Effect *Effect
+	First  bool
+}
+
+// The operations of an Effect.
+const (
+	OpCreate  = "create"  // a file that did not exist; content follows
+	OpModify  = "modify"  // a file whose content changed; the new content follows
+	OpChmod   = "chmod"   // a file whose mode changed, content the same
+	OpDelete  = "delete"  // a file removed
+	OpMkdir   = "mkdir"   // a directory created
+	OpRmdir   = "rmdir"   // a directory removed
+	OpSymlink = "symlink" // a symbolic link created or changed (Target)
+	OpSkip    = "skip"    // a change not recorded (Note says why: too large)
+)
+
+// Effect is one change the agent made under its working directory.
+type Effect struct {
+	Op string `json:"op"`
+	// Path is relative to the working directory, with / separators.
+	Path string `json:"path"`
+	// Mode is the permission bits after the change, in octal ("0755").
+	Mode string `json:"mode,omitempty"`
+	// Size is the length of the content that follows the frame line (after
+	// redaction); SHA256 its digest.
+	Size   int64  `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Before is the digest of the file the agent changed or deleted, as it
+	// was before the run: replay applies the change only onto that content.
+	Before string `json:"before,omitempty"`
+	// Target is a symbolic link's target, as the link holds it.
+	Target string `json:"target,omitempty"`
+	// Lines summarises a text change: "+12 -3".
+	Lines string `json:"lines,omitempty"`
+	// Binary is set when the content is not UTF-8 text.
+	Binary bool `json:"binary,omitempty"`
+	// Note says why a change was skipped.
+	Note string `json:"note,omitempty"`
 }
 
 // Footer records how the agent ended.

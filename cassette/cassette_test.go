@@ -170,7 +170,7 @@ func TestFileIsReadable(t *testing.T) {
 		{cassette.Stdout, 412 * time.Millisecond, event},
 		{cassette.Stderr, 415 * time.Millisecond, "a warning!"},
 	}, &cassette.Footer{Code: 0, Duration: 431 * time.Millisecond})
-	want := "agentvcr cassette v1\n" +
+	want := "agentvcr cassette v2\n" +
 		`{"argv":["cursor-agent"],"start":"0001-01-01T00:00:00Z"}` + "\n" +
 		"o 412 " + fmt.Sprint(len(event)) + "\n" + event +
 		"e 415 10\na warning!\n" +
@@ -368,7 +368,7 @@ func TestErrors(t *testing.T) {
 		{"empty file", "", cassette.ErrTruncated, 1, "empty file"},
 		{"not a cassette", "hello world\n", cassette.ErrFormat, 1, "not a cassette"},
 		{"json, not a cassette", `{"type":"result"}` + "\n", cassette.ErrFormat, 1, "not a cassette"},
-		{"unknown version", "agentvcr cassette v2\n" + hdr, cassette.ErrVersion, 1, "v2"},
+		{"unknown version", "agentvcr cassette v3\n" + hdr, cassette.ErrVersion, 1, "v3"},
 		{"bad version", "agentvcr cassette vX\n" + hdr, cassette.ErrFormat, 1, "bad version"},
 		{"magic without newline", "agentvcr cassette v1", cassette.ErrTruncated, 1, "no newline"},
 		{"missing header", magic, cassette.ErrTruncated, 2, "header"},

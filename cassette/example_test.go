@@ -46,7 +46,7 @@ func Example() {
 	footer, complete := rd.Footer()
 	fmt.Printf("exit %d after %v, complete: %v\n", footer.Code, footer.Duration, complete)
 	// Output:
-	// agentvcr cassette v1
+	// agentvcr cassette v2
 	// {"argv":["cursor-agent","--print","--output-format","text","hi"],"cwd":"/home/u/proj","start":"0001-01-01T00:00:00Z"}
 	// o 120 7
 	// Hello!

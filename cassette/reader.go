@@ -30,14 +30,21 @@ const (
 
 // Reader reads a cassette frame by frame.
 type Reader struct {
-	name   string
-	br     *bufio.Reader
-	line   int // lines consumed so far
-	header Header
-	footer *Footer
-	done   bool
+	// Effects makes Next return the frames of file effects (Stream Files) too;
+	// otherwise they are skipped as they stream by.
+	Effects bool
+
+	name    string
+	br      *bufio.Reader
+	line    int // lines consumed so far
+	header  Header
+	version int
+	footer  *Footer
+	done    bool
 
 	frame     Stream // frame being read
+	effect    *Effect
+	first     bool // the next chunk is the first of its frame
 	frameLine int
 	offset    time.Duration
 	remain    int64 // bytes of the frame still to read
@@ -101,14 +108,18 @@ func (r *Reader) checkMagic(line []byte) error {
 	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
 		return r.errf(ErrFormat, "bad version %.20q, want v%d", rest, Version)
 	}
-	if v != Version {
-		return r.errf(ErrVersion, "file is v%d, this build reads v%d", v, Version)
+	if v < MinVersion || v > Version {
+		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, Version)
 	}
+	r.version = v
 	return nil
 }
 
 // Name is the name the reader reports in errors.
 func (r *Reader) Name() string { return r.name }
+
+// Version is the file's format version.
+func (r *Reader) Version() int { return r.version }
 
 // Header is the recorded invocation.
 func (r *Reader) Header() Header { return r.header }
@@ -133,9 +144,22 @@ func (r *Reader) Next() (Chunk, error) {
 	if r.broken != nil {
 		return Chunk{}, r.broken
 	}
-	if r.remain == 0 {
+	for r.remain == 0 || (r.frame == Files && !r.Effects) {
+		if r.remain > 0 { // an effect's content nobody asked for
+			if err := r.skipFrame(); err != nil {
+				return Chunk{}, err
+			}
+			continue
+		}
 		if err := r.nextFrame(); err != nil {
 			return Chunk{}, err
+		}
+		if r.frame == Files && r.remain == 0 && r.Effects {
+			r.frame = 0 // an effect without content: one empty chunk
+			return Chunk{Stream: Files, Offset: r.offset, Line: r.frameLine, Effect: r.effect, First: true}, nil
+		}
+		if r.frame == Files && r.remain == 0 {
+			r.frame = 0
 		}
 	}
 	n := min(r.remain, maxPiece)
@@ -158,7 +182,36 @@ func (r *Reader) Next() (Chunk, error) {
 			return r.partial(buf)
 		}
 	}
-	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine}, nil
+	first := r.first
+	r.first = false
+	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine, Effect: r.effect, First: first}, nil
+}
+
+// skipFrame passes over the rest of the current frame's bytes.
+func (r *Reader) skipFrame() error {
+	for r.remain > 0 {
+		n := min(r.remain, maxPiece)
+		buf, err := r.br.Peek(int(n))
+		if len(buf) > 0 {
+			r.line += bytes.Count(buf, nl)
+			r.lastByte = buf[len(buf)-1]
+			r.br.Discard(len(buf))
+			r.remain -= int64(len(buf))
+		}
+		if err != nil && r.remain > 0 {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			return r.errNext(ErrTruncated, "%s frame at line %d ends %d bytes early", r.frame, r.frameLine, r.remain)
+		}
+	}
+	if r.lastByte != '\n' {
+		if err := r.separator(); err != nil {
+			return err
+		}
+	}
+	r.frame = 0
+	return nil
 }
 
 // partial returns the bytes of a frame read before the file ended or broke the
@@ -266,9 +319,18 @@ func (r *Reader) trailing() error {
 }
 
 func (r *Reader) parseFrame(line []byte) error {
-	f := strings.Fields(string(line))
-	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr)) {
-		return r.errf(ErrFormat, "want a frame line \"o|e MS BYTES\" or \"exit {...}\", got %.60q", line)
+	f := strings.SplitN(string(line), " ", 4)
+	r.effect = nil
+	if len(f) == 4 && f[0] == string(Files) && r.version >= 2 {
+		var e Effect
+		if err := json.Unmarshal([]byte(f[3]), &e); err != nil {
+			return r.errf(ErrFormat, "bad file effect: %v", err)
+		}
+		r.effect = &e
+		f = f[:3]
+	}
+	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr) && r.effect == nil) {
+		return r.errf(ErrFormat, "want a frame line \"o|e MS BYTES\", \"f MS BYTES {...}\" or \"exit {...}\", got %.60q", line)
 	}
 	ms, err1 := strconv.ParseInt(f[1], 10, 64)
 	n, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -277,7 +339,10 @@ func (r *Reader) parseFrame(line []byte) error {
 	}
 	r.frame, r.frameLine = Stream(f[0][0]), r.line
 	r.offset = time.Duration(ms) * time.Millisecond
-	r.remain = n
+	r.remain, r.first = n, true
+	if r.effect != nil && r.effect.Size != n {
+		return r.errf(ErrFormat, "file effect %s: size %d, frame holds %d bytes", r.effect.Path, r.effect.Size, n)
+	}
 	return nil
 }
 

@@ -61,6 +61,52 @@ func (w *Writer) WriteChunk(s Stream, offset time.Duration, p []byte) error {
 	return err
 }
 
+// WriteEffect appends the frame of one file change, with size bytes of
+// content read from content (nil when size is 0), streamed.
+func (w *Writer) WriteEffect(offset time.Duration, e Effect, content io.Reader, size int64) error {
+	if w.closed {
+		return errors.New("cassette: write after Close")
+	}
+	e.Size = size
+	js, err := marshal(e)
+	if err != nil {
+		return err
+	}
+	b := fmt.Appendf(w.frame[:0], "f %d %d ", offset.Milliseconds(), size)
+	b = append(b, js...) // marshal ends the line
+	if _, err := w.w.Write(b); err != nil {
+		return err
+	}
+	if size == 0 {
+		return nil
+	}
+	last := &lastByte{w: w.w}
+	n, err := io.Copy(last, io.LimitReader(content, size))
+	if err != nil {
+		return err
+	}
+	if n != size {
+		return fmt.Errorf("cassette: %s: content is %d bytes, want %d", e.Path, n, size)
+	}
+	if last.b != '\n' {
+		_, err = w.w.Write([]byte{'\n'})
+	}
+	return err
+}
+
+// lastByte remembers the last byte written through it.
+type lastByte struct {
+	w io.Writer
+	b byte
+}
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.b = p[len(p)-1]
+	}
+	return l.w.Write(p)
+}
+
 // Close writes the footer. It does not close the underlying writer.
 func (w *Writer) Close(f Footer) error {
 	if w.closed {
