@@ -38,6 +38,8 @@ package recorder
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 // Options says what to run and where its output goes. The zero value records
@@ -83,6 +86,9 @@ type Options struct {
 	// KillGrace is how long an agent may take to exit after the timeout's
 	// SIGTERM before it gets SIGKILL; 0 means 5 s.
 	KillGrace time.Duration
+	// Workspace, when set, records the changes the agent makes to the files
+	// under Dir (see package workspace); nil records output only.
+	Workspace *workspace.Options
 }
 
 // DefaultEnvAllow lists the environment variables kept in a cassette header.
@@ -99,6 +105,8 @@ type Result struct {
 	// Ran is set when the agent ran to its end (Footer is then its status),
 	// even if the cassette could not be written.
 	Ran bool
+	// Effects counts the file changes recorded.
+	Effects int
 	// ShortSecrets names secret-looking environment variables whose values were
 	// too short to search for in the output (see [MinEnvSecret]).
 	ShortSecrets []string
@@ -154,6 +162,16 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		defer stdin.Close()
 	}
 	hdr := r.header(env, hdrStdin)
+	var snap *workspace.Snapshot
+	if r.opts.Workspace != nil {
+		dir := r.opts.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		if snap, err = workspace.Take(dir, *r.opts.Workspace); err != nil {
+			return r.res, fmt.Errorf("reading the working directory: %w", err)
+		}
+	}
 	cmd, outR, errR, err := r.start(ctx, env, stdin)
 	if err != nil {
 		return r.res, err
@@ -178,6 +196,9 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	r.res.Footer = footer(state, end.Sub(r.started))
 	r.res.Footer.TimedOut = timedOut
 	r.res.Ran = true
+	if snap != nil && r.err == nil {
+		r.err = r.writeEffects(snap, end.Sub(r.started))
+	}
 	r.res.Footer.Redactions = r.red.Report()
 	if r.err != nil {
 		return r.res, r.err
@@ -369,6 +390,68 @@ func (r *run) store(s cassette.Stream, p []byte) {
 		return
 	}
 	r.err = r.cw.WriteChunk(s, time.Since(r.started), p)
+}
+
+// writeEffects records what the agent changed under its working directory,
+// every file's content through the redactor.
+func (r *run) writeEffects(snap *workspace.Snapshot, at time.Duration) error {
+	changes, err := snap.Changes()
+	if err != nil {
+		return fmt.Errorf("reading the working directory after the run: %w", err)
+	}
+	for _, c := range changes {
+		r.res.Effects++
+		e := c.Effect
+		e.Path = r.red.String(FieldFiles, e.Path)
+		e.Target = r.red.String(FieldFiles, e.Target)
+		if c.Source == "" {
+			if err := r.cw.WriteEffect(at, e, nil, 0); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.writeContent(at, e, c.Source); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeContent redacts a file into an unlinked spool (its size must be known
+// before its frame is written) and appends it, streamed.
+func (r *run) writeContent(at time.Duration, e cassette.Effect, source string) error {
+	src, err := os.Open(source)
+	if err != nil {
+		return fmt.Errorf("reading %s after the run: %w", e.Path, err)
+	}
+	defer src.Close()
+	e.Binary = !workspace.IsText(src)
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	spool, err := os.CreateTemp("", "agentvcr-file-*")
+	if err != nil {
+		return err
+	}
+	os.Remove(spool.Name())
+	defer spool.Close()
+	h := sha256.New()
+	rw := r.red.Writer(FieldFiles, io.MultiWriter(spool, h))
+	if _, err := io.Copy(rw, src); err != nil {
+		return err
+	}
+	if err := rw.Close(); err != nil {
+		return err
+	}
+	size, err := spool.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	e.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return r.cw.WriteEffect(at, e, spool, size)
 }
 
 func footer(st *os.ProcessState, d time.Duration) cassette.Footer {

@@ -29,6 +29,7 @@ const (
 	FieldStdin  = "stdin"
 	FieldStdout = "stdout"
 	FieldStderr = "stderr"
+	FieldFiles  = "files" // paths and contents of files the agent changed
 )
 
 // secretWords are the words of an environment variable name that make it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/workspace"
 	"io"
 	"io/fs"
 	"os"
@@ -23,7 +24,8 @@ import (
 func init() {
 	register(&command{
 		name: "record",
-		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] [--quiet] " +
+		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] " +
+			"[--ignore GLOB]... [--max-file-size BYTES] [--no-files] [--quiet] " +
 			"-- AGENT [ARGS...]",
 		summary: "run AGENT, show its output live, save the run to CASSETTE, exit with AGENT's status",
 		run:     runRecord,
@@ -44,7 +46,10 @@ func runRecord(env *Env, args []string) int {
 	quiet := fs.Bool("quiet", false, "no summary line")
 	timeout := fs.Duration("timeout", 0, "end the agent after this long: SIGTERM to its process group (default: no limit)")
 	grace := fs.Duration("timeout-grace", 5*time.Second, "after --timeout's SIGTERM, wait this long before SIGKILL")
-	var secrets, allow, shapes listFlag
+	noFiles := fs.Bool("no-files", false, "record the output only, not the changes the agent makes to files under the current directory")
+	maxFile := fs.Int64("max-file-size", workspace.DefaultMaxFileSize, "record the content of changed files up to `BYTES`; a larger one is noted as skipped")
+	var secrets, allow, shapes, ignore listFlag
+	fs.Var(&ignore, "ignore", "do not record changes to paths matching `GLOB` (repeatable; .git is always ignored)")
 	fs.Var(&secrets, "secret", "redact `VALUE` too, at any length (repeatable)")
 	fs.Var(&shapes, "allow-shape", "do not redact values of the token shape `NAME` (repeatable): "+shapeNames())
 	fs.Var(&allow, "env", "keep the environment variable `NAME` in the header (repeatable; NAME* for a prefix)")
@@ -70,6 +75,9 @@ func runRecord(env *Env, args []string) int {
 		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: isKnownAgent(argv[0]), Timeout: *timeout,
 		KillGrace: *grace,
 	}
+	if !*noFiles {
+		opts.Workspace = &workspace.Options{Ignore: ignore, MaxFileSize: *maxFile, Exclude: cassetteFiles(*out)}
+	}
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {
 		fmt.Fprintln(env.Stderr, summaryLine(res, *out))
@@ -83,6 +91,17 @@ func shapeNames() string {
 		names = append(names, s.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// cassetteFiles are the paths of a cassette being written, its temporary
+// file included, for the workspace snapshot to leave alone.
+func cassetteFiles(path string) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	dir, base := filepath.Split(abs)
+	return []string{abs, filepath.Join(dir, "."+base+".tmp-*")}
 }
 
 // checkShapes rejects an --allow-shape name that is no shape.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/workspace"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -17,7 +18,7 @@ func init() {
 	register(&command{
 		name: "replay",
 		usage: "[--pace SPEED] [--max-delay DURATION] [--stop-after-events N] [--stop-after-bytes N] " +
-			"[--exit-code N] [--stall] CASSETTE",
+			"[--exit-code N] [--stall] [--apply [--force]] CASSETTE",
 		summary: "write the recorded stdout and stderr in recorded order, exit with the recorded status",
 		run:     runReplay,
 	})
@@ -33,6 +34,8 @@ func runReplay(env *Env, args []string) int {
 	fs.Int64Var(&opts.Fault.StopAfterBytes, "stop-after-bytes", 0, "stop after N bytes of output")
 	exit := fs.Int("exit-code", -1, "exit with N instead of the recorded status")
 	fs.BoolVar(&opts.Fault.Stall, "stall", false, "hang at the end (or after a stop) until killed")
+	apply := fs.Bool("apply", false, "also re-create the recorded file changes in the current directory (checked first: nothing is written on a conflict)")
+	force := fs.Bool("force", false, "with --apply: write over files that are not as the agent found them")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, err)
@@ -57,20 +60,51 @@ func runReplay(env *Env, args []string) int {
 	if exitSet {
 		opts.Fault.ExitCode = exit
 	}
-	return replayFile(env, name, pos[0], opts)
+	if *force && !*apply {
+		return usageErr(env, name, "--force goes with --apply")
+	}
+	return replayFile(env, name, pos[0], opts, *apply, *force)
 }
 
 // replayFile plays the cassette at path to env's streams and returns the exit status.
-func replayFile(env *Env, name, path string, opts replayer.Options) int {
+func replayFile(env *Env, name, path string, opts replayer.Options, apply, force bool) int {
 	rd, f, err := cassette.Open(path)
 	if err != nil {
 		return fail(env, name, err)
 	}
 	defer f.Close()
+	if apply {
+		return replayWithEffects(env, name, path, rd, opts, force)
+	}
 	return replayReader(env, name, path, rd, opts)
 }
 
 // replayReader plays an opened cassette to env's streams and returns the exit status.
+// replayWithEffects replays a cassette and re-creates its file effects in
+// the working directory: checked before any output (an unsafe path or a
+// conflict is exit 2 with nothing written), applied just before the exit.
+func replayWithEffects(env *Env, name, path string, rd *cassette.Reader, opts replayer.Options, force bool) int {
+	effects, err := workspace.Effects(path)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fail(env, name, err)
+	}
+	if err := workspace.Check(cwd, effects, force); err != nil {
+		return fail(env, name, fmt.Errorf("%s: %w", path, err))
+	}
+	code := replayReader(env, name, path, rd, opts)
+	if len(effects) == 0 {
+		return code
+	}
+	if _, err := workspace.Apply(cwd, path, workspace.ApplyOptions{Force: force}); err != nil {
+		return fail(env, name, fmt.Errorf("%s: %w", path, err))
+	}
+	return code
+}
+
 func replayReader(env *Env, name, path string, rd *cassette.Reader, opts replayer.Options) int {
 	opts.Stdout, opts.Stderr = env.Stdout, env.Stderr
 	defer catchBrokenPipe()() // a closed pipe becomes an error we end on quietly

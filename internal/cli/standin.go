@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentvcr/agentvcr/workspace"
 	"io"
 	"os"
 	"os/exec"
@@ -114,7 +115,7 @@ func (s *standin) replayOrRecord(inv replayer.Invocation, stdin *os.File) int {
 				fmt.Fprintf(s.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
 					s.name, strings.Join(dups, ", "), f.Name())
 			}
-			return replayReader(s.env, s.name, f.Name(), rd, replayer.Options{})
+			return replayWithEffects(s.env, s.name, f.Name(), rd, replayer.Options{}, false)
 		}
 	}
 	if s.mode == ModeOnce {
@@ -207,12 +208,13 @@ func (s *standin) record(inv replayer.Invocation, stdin *os.File) int {
 			defer f.Close()
 			start := rd.Header().Start
 			if s.mode == ModeOnce || !start.Equal(seen) || !start.Before(s.start) {
-				return replayReader(s.env, s.name, f.Name(), rd, replayer.Options{})
+				return replayWithEffects(s.env, s.name, f.Name(), rd, replayer.Options{}, false)
 			}
 			path = f.Name() // verified: it records this call, so it is the one to replace
 		}
 	}
 	opts := recorder.Options{Argv: append([]string{real}, s.args...), Env: s.agentEnv(), Stdout: s.env.Stdout, Stderr: s.env.Stderr,
+		Workspace:  &workspace.Options{Exclude: []string{abs, replayer.CacheDir()}},
 		AskVersion: isKnownAgent(real)}
 	if stdin != nil {
 		opts.Stdin = stdin
