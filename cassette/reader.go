@@ -270,7 +270,7 @@ func (r *Reader) nextFrame() error {
 		if err := r.parseFrame(line); err != nil {
 			return err
 		}
-		if r.remain > 0 {
+		if r.remain > 0 || r.effect != nil { // an effect may have no content
 			return nil
 		}
 	}

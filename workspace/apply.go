@@ -49,7 +49,9 @@ func Check(root string, effects []cassette.Effect, force bool) error {
 		if e.Op == cassette.OpSkip {
 			continue
 		}
-		full, err := safePath(root, e.Path)
+		// A link may be replaced or removed, never written through.
+		linkOK := e.Op == cassette.OpSymlink || e.Op == cassette.OpDelete
+		full, err := safePath(root, e.Path, linkOK)
 		if err == nil && e.Op == cassette.OpSymlink {
 			err = safeTarget(root, e.Path, e.Target)
 		}
@@ -74,7 +76,7 @@ func Check(root string, effects []cassette.Effect, force bool) error {
 
 // safePath resolves a recorded path under root, refusing one that would leave
 // it or pass through a link.
-func safePath(root, rel string) (string, error) {
+func safePath(root, rel string, lastMayBeLink bool) (string, error) {
 	if rel == "" || strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || strings.Contains(rel, `\`) || strings.ContainsRune(rel, 0) {
 		return "", fmt.Errorf("%q is not a relative path", rel)
 	}
@@ -95,6 +97,9 @@ func safePath(root, rel string) (string, error) {
 			return "", fmt.Errorf("%s: %v", rel, err)
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
+			if i == len(parts)-1 && lastMayBeLink {
+				break
+			}
 			if i == len(parts)-1 {
 				return "", fmt.Errorf("%q is a symbolic link here: nothing is written through a link", rel)
 			}

@@ -43,6 +43,7 @@ func runInspect(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer f.Close()
+	rd.Effects = true
 	s := newSummary()
 	for {
 		c, err := rd.Next()
@@ -51,6 +52,10 @@ func runInspect(env *Env, args []string) int {
 		}
 		if err != nil {
 			return fail(env, name, err)
+		}
+		if c.Stream == cassette.Files {
+			s.addEffect(c)
+			continue
 		}
 		s.add(c)
 	}
@@ -70,6 +75,55 @@ type summary struct {
 	events        map[string]int
 	tools         []*toolCall
 	byID          map[string]*toolCall
+	effects       []*effectSummary
+}
+
+// effectSummary is one file change as inspect lists it.
+type effectSummary struct {
+	cassette.Effect
+	lines int64 // newlines in a text file's content
+}
+
+func (s *summary) addEffect(c cassette.Chunk) {
+	if c.First {
+		s.effects = append(s.effects, &effectSummary{Effect: *c.Effect})
+	}
+	s.effects[len(s.effects)-1].lines += int64(bytes.Count(c.Data, []byte{'\n'}))
+}
+
+// printEffects lists the file changes: operation, path, and a one-line
+// summary (lines of text, size of binary content, mode, link target).
+func printEffects(w io.Writer, effects []*effectSummary) {
+	if len(effects) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "files\t%d changes\n", len(effects))
+	for _, e := range effects {
+		fmt.Fprintf(w, "  %s\t%s\n", e.Op, strings.TrimSpace(e.Path+"  "+effectNote(e)))
+	}
+}
+
+func effectNote(e *effectSummary) string {
+	switch e.Op {
+	case cassette.OpCreate, cassette.OpModify:
+		what := fmt.Sprintf("%d lines", e.lines)
+		if e.Binary {
+			what = byteSize(e.Size) + ", binary"
+		} else if e.Lines != "" {
+			what = e.Lines + " lines"
+		}
+		if e.Mode != "" && e.Mode != "0644" {
+			what += ", mode " + e.Mode
+		}
+		return what
+	case cassette.OpChmod:
+		return "mode " + e.Mode
+	case cassette.OpSymlink:
+		return "-> " + e.Target
+	case cassette.OpSkip:
+		return "(not recorded: " + e.Note + ")"
+	}
+	return ""
 }
 
 type toolCall struct {
@@ -248,6 +302,7 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if ok {
 		printRedactions(tw, foot.Redactions)
 	}
+	printEffects(tw, s.effects)
 	if s.jsonLines > 0 {
 		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
 		for _, k := range sortedKeys(s.events) {

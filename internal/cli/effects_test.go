@@ -1,0 +1,240 @@
+package cli_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// effectsAgent changes its working directory in every way an agent can, and
+// writes outside it too.
+const effectsAgent = `
+printf 'hello\nworld\n' > created.txt
+head -c 20000000 "$BIG" > big.bin
+printf 'line one\nline TWO\nline three\nline four\n' > edited.txt
+rm gone.txt
+mkdir -p newdir/deeper && echo nested > newdir/deeper/file.txt
+rmdir olddir
+printf '#!/bin/sh\necho hi\n' > tool.sh && chmod 755 tool.sh
+chmod 755 chmodded.sh
+ln -s created.txt link-to-created
+echo "token $MY_SECRET_TOKEN" > secret.txt
+echo changed > .git/HEAD
+echo outside > "$OUTSIDE/written-outside.txt"
+mkdir -p ignored && echo x > ignored/file.log
+echo done`
+
+// effectsTree is the working directory before the agent runs.
+func effectsTree(t *testing.T, dir, big string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "olddir"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "edited.txt"), []byte("line one\nline two\nline three\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "gone.txt"), []byte("bye\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "chmodded.sh"), []byte("#!/bin/sh\n"), 0o644)
+	data := make([]byte, 20000000)
+	rand.Read(data)
+	os.WriteFile(big, data, 0o644)
+}
+
+func TestRecordAndApplyEffects(t *testing.T) {
+	work, outside := t.TempDir(), t.TempDir()
+	big := filepath.Join(t.TempDir(), "big.src")
+	effectsTree(t, work, big)
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", effectsAgent)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t, "BIG="+big, "OUTSIDE="+outside, "MY_SECRET_TOKEN=s3cr3t-value-42"),
+		"agentvcr", "record", "--quiet", "--ignore", "*.log", "-o", tape, "--", agent)
+	cmd.Dir = work
+	if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "done\n" {
+		t.Fatalf("record: %+v", r)
+	}
+	effects, err := workspace.Effects(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range effects {
+		got = append(got, e.Op+" "+e.Path)
+	}
+	want := []string{"mkdir ignored", "mkdir newdir", "mkdir newdir/deeper", "create big.bin", "chmod chmodded.sh", "create created.txt",
+		"modify edited.txt", "symlink link-to-created", "create newdir/deeper/file.txt", "create secret.txt", "create tool.sh",
+		"delete gone.txt", "rmdir olddir"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("effects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	data, _ := os.ReadFile(tape)
+	if bytes.Contains(data, []byte("s3cr3t-value-42")) {
+		t.Error("the secret in a written file reached the cassette")
+	}
+	if !bytes.Contains(data, []byte("hello\nworld\n")) || !bytes.Contains(data, []byte(`"lines":"+2 -1"`)) {
+		t.Error("small text content is not readable in the cassette, or the line summary is missing")
+	}
+
+	// inspect lists the changes.
+	i := subprocess(t, vcrtest.Env(t), nil, "inspect", tape)
+	for _, line := range []string{"files       13 changes", "create   created.txt  2 lines", "modify   edited.txt  +2 -1 lines",
+		"delete   gone.txt", "create   big.bin  19.1 MiB, binary", "symlink  link-to-created -> created.txt"} {
+		if !strings.Contains(squash(i.stdout), squash(line)) {
+			t.Errorf("inspect lacks %q:\n%s", line, i.stdout)
+		}
+	}
+
+	// Replayed into a copy of the tree as it was, the changes come back byte
+	// for byte; plain replay writes nothing.
+	again := t.TempDir()
+	effectsTree(t, again, filepath.Join(t.TempDir(), "unused"))
+	plain := exec.Command(os.Args[0])
+	_ = plain
+	r := subprocessIn(t, again, "replay", tape)
+	if r.code != 0 {
+		t.Fatalf("replay: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(again, "created.txt")); err == nil {
+		t.Fatal("plain replay wrote files")
+	}
+	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 || r.stdout != "done\n" {
+		t.Fatalf("replay --apply: %+v", r)
+	}
+	for _, f := range []string{"created.txt", "edited.txt", "big.bin", "newdir/deeper/file.txt", "tool.sh"} {
+		a, _ := os.ReadFile(filepath.Join(work, f))
+		b, err := os.ReadFile(filepath.Join(again, f))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs after apply (%v)", f, err)
+		}
+	}
+	for f, mode := range map[string]os.FileMode{"tool.sh": 0o755, "chmodded.sh": 0o755, "created.txt": 0o644} {
+		if st, _ := os.Stat(filepath.Join(again, f)); st == nil || st.Mode().Perm() != mode {
+			t.Errorf("%s mode %v, want %v", f, st.Mode().Perm(), mode)
+		}
+	}
+	if target, _ := os.Readlink(filepath.Join(again, "link-to-created")); target != "created.txt" {
+		t.Errorf("link target %q", target)
+	}
+	for _, f := range []string{"gone.txt", "olddir", "ignored/file.log"} {
+		if _, err := os.Lstat(filepath.Join(again, f)); err == nil {
+			t.Errorf("%s exists after apply", f)
+		}
+	}
+	if head, _ := os.ReadFile(filepath.Join(again, ".git", "HEAD")); string(head) != "ref\n" {
+		t.Errorf(".git was recorded: %q", head)
+	}
+	if secret, _ := os.ReadFile(filepath.Join(again, "secret.txt")); string(secret) != "token <REDACTED>\n" {
+		t.Errorf("secret.txt applied as %q", secret)
+	}
+	if _, err := os.Stat(filepath.Join(again, "written-outside.txt")); err == nil {
+		t.Error("a write outside the working directory was recorded")
+	}
+	// Applied twice: everything is already as recorded, no conflict.
+	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 {
+		t.Errorf("second apply: %+v", r)
+	}
+}
+
+// A tree that is not as the agent found it: every conflicting path named,
+// nothing written; --force writes anyway.
+func TestApplyConflicts(t *testing.T) {
+	work := t.TempDir()
+	effectsTree(t, work, filepath.Join(t.TempDir(), "big"))
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo edit >> edited.txt; echo ok`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cmd.Dir = work
+	runCmd(t, cmd, nil)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "created.txt"), []byte("someone else's\n"), 0o644)
+	os.WriteFile(filepath.Join(other, "edited.txt"), []byte("not what the agent saw\n"), 0o644)
+	r := subprocessIn(t, other, "replay", "--apply", tape)
+	oneLine(t, "conflict", r.stderr)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "created.txt: exists, with other content") ||
+		!strings.Contains(r.stderr, "edited.txt: has other content than the agent saw") || !strings.Contains(r.stderr, "nothing was written") {
+		t.Errorf("conflict: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(other, "created.txt")); string(got) != "someone else's\n" {
+		t.Errorf("a file was written: %q", got)
+	}
+	if r := subprocessIn(t, other, "replay", "--apply", "--force", tape); r.code != 0 {
+		t.Errorf("--force: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(other, "created.txt")); string(got) != "new\n" {
+		t.Errorf("--force did not write: %q", got)
+	}
+}
+
+// Hand-made cassettes whose paths would leave the directory are refused
+// whole, naming the path, with nothing written; a link in the tree is not
+// written through.
+func TestApplyRefusesEscapes(t *testing.T) {
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		e    cassette.Effect
+		want string
+	}{
+		{"dotdot", cassette.Effect{Op: cassette.OpCreate, Path: "../escape.txt"}, `"../escape.txt" leaves the working directory`},
+		{"absolute", cassette.Effect{Op: cassette.OpCreate, Path: filepath.Join(outside, "abs.txt")}, "is not a relative path"},
+		{"inner dotdot", cassette.Effect{Op: cassette.OpCreate, Path: "a/../../x"}, "leaves the working directory"},
+		{"link out", cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "../../etc"}, "outside the working directory"},
+		{"absolute link", cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "/etc/passwd"}, "outside the working directory"},
+		{"through link", cassette.Effect{Op: cassette.OpCreate, Path: "linkdir/x.txt"}, "passes through the symbolic link linkdir"},
+		{"onto link", cassette.Effect{Op: cassette.OpModify, Path: "linkfile"}, "is a symbolic link here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.Symlink(outside, filepath.Join(dir, "linkdir"))
+			os.Symlink(filepath.Join(outside, "f"), filepath.Join(dir, "linkfile"))
+			var buf bytes.Buffer
+			w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+			w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
+			w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "fine.txt"}, strings.NewReader("ok\n"), 3)
+			w.WriteEffect(0, tc.e, strings.NewReader("evil\n"), 5)
+			w.Close(cassette.Footer{})
+			tape := filepath.Join(t.TempDir(), "evil.cassette")
+			os.WriteFile(tape, buf.Bytes(), 0o644)
+			r := subprocessIn(t, dir, "replay", "--apply", tape)
+			oneLine(t, tc.name, r.stderr)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "unsafe path") {
+				t.Errorf("%+v", r)
+			}
+			ents, _ := os.ReadDir(dir)
+			outs, _ := os.ReadDir(outside)
+			if len(ents) != 2 || len(outs) != 0 {
+				t.Errorf("written: %d entries here, %d outside", len(ents), len(outs))
+			}
+		})
+	}
+}
+
+// A version 1 cassette (no effects) still replays, with and without --apply.
+func TestV1CassetteReplays(t *testing.T) {
+	v1 := filepath.Join("..", "..", "cassette", "testdata", "v1.cassette")
+	for _, args := range [][]string{{"replay", v1}, {"replay", "--apply", v1}} {
+		abs, _ := filepath.Abs(v1)
+		args[len(args)-1] = abs
+		r := subprocessIn(t, t.TempDir(), args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Hello from agentvcr") {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+}
+
+func subprocessIn(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), append([]string{"agentvcr"}, args...)...)
+	cmd.Dir = dir
+	return runCmd(t, cmd, nil)
+}
+
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var _ = fmt.Sprint
