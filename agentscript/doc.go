@@ -108,7 +108,21 @@
 // that holds the script's $WORK, the test machine's home directory or the
 // recorded directories, is reported as holding a volatile value (see
 // [ErrVolatile]); a FILE that still holds such a path after normalising is
-// not written as a golden.
+// not written as a golden. A mismatch (or a missing golden) also leaves the
+// new content beside the golden as NAME.golden.new for "agentvcr review",
+// unless $CI is set; two scripts giving one NAME different content is an
+// error naming both.
+//
+//	golden files NAME
+//
+// Compare the file changes of the last agent run with the golden NAME: a
+// listing with one line per change (create, modify, delete, mkdir, rmdir,
+// symlink, chmod, skip; path, mode and a summary) and the normalised content
+// of text files below it (see workspace.Listing), so that an agent upgrade
+// review shows that the new build edits go.mod too. (A file named "files" in
+// the work directory is compared as FILE instead.) After exec of the
+// stand-in, the work directory holds the files the agent wrote: the
+// stand-in re-creates them there, as recorded.
 //
 //	event [-count N | -all] FILE COND...
 //

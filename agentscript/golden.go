@@ -10,14 +10,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/workspace"
 	"github.com/sebdah/goldie/v2"
 )
 
 // goldenSuffix is the extension of golden files, goldie's default.
 const goldenSuffix = ".golden"
 
-const goldenUsage = "golden FILE NAME"
+const goldenUsage = "golden FILE|files NAME"
 
 // ErrVolatile is wrapped by the errors of a golden that holds, or would be
 // written with, a value that changes from run to run.
@@ -36,7 +39,14 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 	if err := checkGoldenName(name); err != nil {
 		fatalUsage(ts, goldenUsage, "%v", err)
 	}
-	content, err := h.normalizedFile(ts, file)
+	effects := file == "files" && !exists(ts.MkAbs(file))
+	var content []byte
+	var err error
+	if effects {
+		content, err = h.effectsListing(ts)
+	} else {
+		content, err = h.normalizedFile(ts, file)
+	}
 	ts.Check(err)
 	path := filepath.Join(h.golden, filepath.FromSlash(name)+goldenSuffix)
 	h.track.useGolden(path)
@@ -47,7 +57,7 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 	if first, clash := h.track.goldenOwner(path, ts.Name(), content); clash {
 		ts.Fatalf("golden %s is also written by script %s, with other content: give each script its own golden NAME", relPath(path), first)
 	}
-	if !golden.Updating() {
+	if !golden.Updating() && !effects {
 		if stored, err := os.ReadFile(path); err == nil {
 			ts.Check(h.checkStoredGolden(ts, path, file, stored, scan))
 		}
@@ -73,6 +83,29 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 	pending, err := golden.WritePending(path, content)
 	ts.Check(err)
 	ts.Fatalf("golden %s: %s\n%s", relPath(path), strings.Join(gt.errs, "\n"), golden.HowToAccept(relPath(pending), testPattern(ts)))
+}
+
+// effectsListing is the normalised listing of the file changes of the last
+// agent run (see workspace.Listing): what "golden files NAME" compares.
+func (h *harness) effectsListing(ts *testscript.TestScript) ([]byte, error) {
+	run, err := lastRun(ts.Getenv(envRunLog))
+	if err != nil {
+		return nil, fmt.Errorf("golden files: %w", err)
+	}
+	if run.Cassette == "" {
+		return nil, errors.New("golden files: the last agent run played no cassette")
+	}
+	opts, err := h.normalizeOptions(ts, "files", normalize.Text)
+	if err != nil {
+		return nil, err
+	}
+	n := normalize.New(opts)
+	return workspace.Listing(run.Cassette, func(b []byte) []byte { return n.Bytes(b, cassette.Stdout) })
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // checkGoldenName accepts a slash-separated relative name without ".." or

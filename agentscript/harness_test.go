@@ -372,8 +372,8 @@ event -count 0 stdout type=tool_call
 func TestUsageErrors(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct{ line, want string }{
-		{"golden stdout", "usage: golden FILE NAME"},
-		{"golden stdout ../up", "usage: golden FILE NAME"},
+		{"golden stdout", "usage: golden FILE|files NAME"},
+		{"golden stdout ../up", "usage: golden FILE|files NAME"},
 		{"golden stdout x.golden", "leave out the .golden suffix"},
 		{"! golden stdout x", "unsupported: ! golden"},
 		{"validate", "usage: validate"},

@@ -20,6 +20,8 @@ type Summary struct {
 	Duration time.Duration
 	// Complete is set when the stream ended with its terminal result event.
 	Complete bool
+	// Written lists the files the agent's write tool wrote, in order.
+	Written []string
 }
 
 // Tool counts the calls of one tool kind ("readToolCall", ...).
@@ -108,6 +110,16 @@ func (s *Summary) addTool(ev event, tools map[string]int) {
 	switch ev.Subtype {
 	case "started":
 		t.Calls++
+		if kind == "writeToolCall" {
+			var call struct {
+				Args struct {
+					Path string `json:"path"`
+				} `json:"args"`
+			}
+			if json.Unmarshal(ev.ToolCall[kind], &call) == nil && call.Args.Path != "" {
+				s.Written = append(s.Written, call.Args.Path)
+			}
+		}
 	case "completed":
 		var call struct {
 			Result map[string]json.RawMessage `json:"result"`

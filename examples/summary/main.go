@@ -73,6 +73,15 @@ func (s Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "model:    %s\n", orNone(s.Model))
 	fmt.Fprintf(w, "events:   %d\n", s.Events)
 	fmt.Fprintf(w, "tools:    %s\n", s.toolLine())
+	for _, path := range s.Written { // what the agent wrote, read back from the disk
+		data, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(w, "wrote:    %s (not there: %v)\n", path, err)
+			continue
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		fmt.Fprintf(w, "wrote:    %s, %d lines: %s\n", path, strings.Count(string(data), "\n"), first)
+	}
 	if s.Complete {
 		fmt.Fprintf(w, "result:   %s\n", oneLine(s.Result))
 		fmt.Fprintf(w, "duration: %s\n", s.Duration.Round(100*time.Millisecond))
