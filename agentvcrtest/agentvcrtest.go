@@ -46,6 +46,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 // state is what one test binary's tests used, for the report at the end.
@@ -223,6 +224,59 @@ func Golden(t testing.TB, name string, got []byte, opts ...Option) {
 		t.Errorf("writing the pending golden: %v", werr)
 	}
 	t.Errorf("%s\n%s", strings.TrimRight(what, "\n"), golden.HowToAccept(pending, "^"+t.Name()+"$"))
+}
+
+// GoldenFiles compares the file changes of the last agent call the stand-in
+// answered (see StandIn) with the golden NAME: one line per change (create,
+// modify, delete, ...; path, mode, summary) and the normalised content of
+// text files below it, so that an agent upgrade shows it now edits go.mod
+// too. It fails and leaves NAME.golden.new as Golden does. The stand-in
+// re-creates the recorded changes in the working directory of the call.
+func GoldenFiles(t testing.TB, name string, opts ...Option) {
+	t.Helper()
+	state.Lock()
+	runLog := state.runLog
+	state.Unlock()
+	tape := lastCassette(runLog)
+	if tape == "" {
+		t.Fatalf("agentvcrtest.GoldenFiles: no agent call was answered from a cassette yet (call StandIn, then the agent)")
+	}
+	rd, f, err := cassette.Open(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	nopts := normalize.ForHeader(rd.Header())
+	nopts.Format = normalize.Text
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	nopts.Rules = o.rules
+	n := normalize.New(nopts)
+	listing, err := workspace.Listing(tape, func(b []byte) []byte { return n.Bytes(b, cassette.Stdout) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	Golden(t, name, listing, append(opts, Format(normalize.Text), Cwd(rd.Header().Cwd))...)
+}
+
+// lastCassette is the cassette of the last run in the stand-in's run log.
+func lastCassette(runLog string) string {
+	data, err := os.ReadFile(runLog)
+	if err != nil {
+		return ""
+	}
+	last := ""
+	for line := range strings.Lines(string(data)) {
+		var run struct {
+			Cassette string `json:"cassette"`
+		}
+		if json.Unmarshal([]byte(line), &run) == nil && run.Cassette != "" {
+			last = run.Cassette
+		}
+	}
+	return last
 }
 
 // Normalize returns got with what varies between runs replaced by

@@ -12,9 +12,15 @@ import (
 	"os/exec"
 )
 
-// Ask runs the agent on prompt and returns its answer.
-func Ask(prompt string) (string, error) {
-	out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", prompt).Output()
+// Ask runs the agent on prompt in the current directory and returns its answer.
+func Ask(prompt string) (string, error) { return AskIn("", prompt) }
+
+// AskIn runs the agent on prompt in dir, where it may change files, and
+// returns its answer.
+func AskIn(dir, prompt string) (string, error) {
+	cmd := exec.Command("cursor-agent", "--print", "--output-format", "json", prompt)
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return "", fmt.Errorf("cursor-agent failed (exit %d): %s", exit.ExitCode(), exit.Stderr)

@@ -1,7 +1,9 @@
 package answer_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,4 +36,23 @@ func TestStreamGolden(t *testing.T) {
 		t.Fatalf("no result event:\n%s", out)
 	}
 	agentvcrtest.Golden(t, "hello_stream", out)
+}
+
+// The agent writes summary.txt: replayed, the stand-in writes it again in the
+// call's working directory, and the change has a golden of its own.
+func TestSummaryFile(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Demo\n\nA small project, summarised by the agent.\n"), 0o644)
+	if _, err := answer.AskIn(dir, "Summarise README.md"); err != nil {
+		t.Fatal(err)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	if err != nil {
+		t.Fatalf("the agent's file is not there: %v", err)
+	}
+	if !strings.HasPrefix(string(summary), "# Résumé of README.md") {
+		t.Errorf("summary.txt: %q", summary)
+	}
+	agentvcrtest.GoldenFiles(t, "summary_files")
 }

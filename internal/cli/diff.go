@@ -11,7 +11,9 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 func init() {
@@ -29,7 +31,8 @@ type side struct {
 	format         contract.Format
 	stdout, stderr *os.File // normalised streams
 	shape          *contract.Shape
-	exit           int // contract.ExitUnknown when not recorded
+	exit           int    // contract.ExitUnknown when not recorded
+	files          []byte // the normalised listing of the file changes (cassettes only)
 }
 
 func (s *side) close() {
@@ -135,7 +138,13 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 	if ft, ok := stderr.Footer(); ok {
 		s.exit = ft.Code
 	}
-	return s, nil
+	if in.Cassette {
+		textOpts := opts
+		textOpts.Format = normalize.Text
+		fn := normalize.New(textOpts)
+		s.files, err = workspace.Listing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
+	}
+	return s, err
 }
 
 // normalizeTo writes the normalised stream to a temporary file, rewound.
@@ -173,7 +182,8 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		return false, err
 	}
 	drift := contract.Drift(a.shape, b.shape)
-	if len(stdout)+len(stderr)+len(drift) == 0 && a.exit == b.exit && a.format == b.format {
+	files := golden.Diff("A", "B", a.files, b.files)
+	if len(stdout)+len(stderr)+len(drift) == 0 && a.exit == b.exit && a.format == b.format && files == "" {
 		return false, nil
 	}
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", a.in.Name, b.in.Name)
@@ -196,6 +206,12 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		fmt.Fprintf(w, "shape drift:\n")
 		for _, c := range drift {
 			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	if files != "" {
+		fmt.Fprintf(w, "files (the changes the agent made, normalised):\n")
+		for line := range strings.Lines(files) {
+			fmt.Fprintf(w, "  %s", line)
 		}
 	}
 	return true, nil

@@ -238,3 +238,31 @@ func subprocessIn(t *testing.T, dir string, args ...string) result {
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var _ = fmt.Sprint
+
+// diff reports files whose changes differ between two recordings, with a
+// text diff of their normalised contents; the same changes in two working
+// directories are no difference.
+func TestDiffEffects(t *testing.T) {
+	record := func(body string) string {
+		work := t.TempDir()
+		agent := vcrtest.Script(t, t.TempDir(), "fake-agent", body)
+		tape := filepath.Join(t.TempDir(), "run.cassette")
+		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+		cmd.Dir = work
+		if r := runCmd(t, cmd, nil); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		return tape
+	}
+	a := record(`printf 'module x\n\ngo 1.25\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
+	b := record(`printf 'module x\n\ngo 1.25\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
+	if r := run(t, nil, "diff", a, b); r.code != 0 {
+		t.Errorf("same changes in two directories: %+v", r)
+	}
+	c := record(`printf 'module x\n\ngo 1.26\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
+	r := run(t, nil, "diff", a, c)
+	if r.code != 1 || !strings.Contains(r.stdout, "files (the changes the agent made, normalised):") ||
+		!strings.Contains(r.stdout, "go 1.25") || !strings.Contains(r.stdout, "go 1.26") || strings.Contains(r.stdout, "notes.txt") {
+		t.Errorf("%+v", r)
+	}
+}
