@@ -280,6 +280,7 @@ func Apply(root, path string, opts ApplyOptions) ([]string, error) {
 			if open, err = safefile.Create(full); err != nil {
 				return fail(err, n)
 			}
+			open.NoSync = true // a replay's files are cheap to make again; a sync per file is not
 			openEffect = e
 			if _, err := open.Write(c.Data); err != nil {
 				return fail(err, n)

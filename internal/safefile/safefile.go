@@ -20,8 +20,12 @@ import (
 // Commit does nothing, so `defer f.Abort()` is always right.
 type File struct {
 	*os.File
-	path string
-	done bool
+	// NoSync skips the flush to disk before the rename: the file still
+	// appears whole or not at all, but may be empty after a power loss. For
+	// files that are cheap to make again (a replayed agent's output files).
+	NoSync bool
+	path   string
+	done   bool
 }
 
 // Create starts writing path: a temporary file in path's directory (named
@@ -53,7 +57,10 @@ func (f *File) Commit() error {
 		return errors.New("safefile: already committed or aborted")
 	}
 	f.done = true
-	err := f.File.Sync()
+	var err error
+	if !f.NoSync {
+		err = f.File.Sync()
+	}
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}

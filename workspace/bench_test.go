@@ -1,0 +1,79 @@
+package workspace_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// tree makes n files of size bytes in directories of 100.
+func tree(b *testing.B, n, size int) string {
+	dir := b.TempDir()
+	content := []byte(strings.Repeat("x", size-1) + "\n")
+	for i := range n {
+		d := filepath.Join(dir, fmt.Sprintf("d%03d", i/100))
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.go", i)), content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkSnapshot10k is what recording file changes adds to a run in a
+// working directory of 10 000 files of 2 KiB: the snapshot before (every
+// file hashed) and the comparison after (unchanged files not read again).
+func BenchmarkSnapshot10k(b *testing.B) {
+	dir := tree(b, 10000, 2048)
+	var before, after time.Duration
+	runs := 0
+	for b.Loop() {
+		runs++
+		t0 := time.Now()
+		s, err := workspace.Take(dir, workspace.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Changes(); err != nil {
+			b.Fatal(err)
+		}
+		before += t1.Sub(t0)
+		after += time.Since(t1)
+	}
+	b.ReportMetric(float64(before.Milliseconds())/float64(runs), "ms-before")
+	b.ReportMetric(float64(after.Milliseconds())/float64(runs), "ms-after")
+}
+
+// BenchmarkApply1000 applies a cassette of 1000 created files of 2 KiB.
+func BenchmarkApply1000(b *testing.B) {
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+	content := strings.Repeat("y", 2047) + "\n"
+	for i := range 1000 {
+		w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i/100, i), Mode: "0644"},
+			strings.NewReader(content), int64(len(content)))
+	}
+	w.Close(cassette.Footer{})
+	tape := filepath.Join(b.TempDir(), "many.cassette")
+	os.WriteFile(tape, buf.Bytes(), 0o644)
+	var took time.Duration
+	runs := 0
+	for b.Loop() {
+		runs++
+		dir := b.TempDir()
+		t0 := time.Now()
+		if _, err := workspace.Apply(dir, tape, workspace.ApplyOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		took += time.Since(t0)
+	}
+	b.ReportMetric(float64(took.Milliseconds())/float64(runs), "ms-apply")
+}
