@@ -44,7 +44,7 @@ func ExampleCommands() {
 	}
 	sort.Strings(names)
 	fmt.Println(names)
-	// Output: [agent agentvcr cursor-agent cursor-agent-sim]
+	// Output: [agent agentvcr claude codex cursor-agent cursor-agent-sim gemini qwen]
 }
 
 func ExampleParams() {

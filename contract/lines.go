@@ -132,3 +132,10 @@ func eachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error
 		lr.shrink()
 	}
 }
+
+// EachLine calls f with every line of r, numbered from 1, without its
+// newline and valid only during the call; a line longer than MaxLine comes as
+// nil. It returns the number of lines. For the agent profiles' checks.
+func EachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
+	return eachLine(r, f)
+}

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
+	_ "github.com/agentvcr/agentvcr/agent/all"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,8 +92,8 @@ func Run(env *Env, args []string) int {
 }
 
 // StandinNames are the names under which the binary is the agent stand-in:
-// every agent CLI it answers for.
-func StandinNames() []string { return []string{"cursor-agent", "agent"} }
+// every binary name of every agent profile.
+func StandinNames() []string { return agent.Binaries() }
 
 // IsStandinName reports whether a program invoked as argv0 is the agent stand-in.
 func IsStandinName(argv0 string) bool {

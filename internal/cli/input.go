@@ -143,6 +143,31 @@ func (s *Stream) Close() error {
 
 // Open returns a reader over one stream. For raw input, the input is stdout and
 // stderr is empty. Each stream of a cassette may be opened any number of times.
+// Head returns up to n bytes from the start of stdout, without using it up.
+func (in *input) Head(n int) ([]byte, error) {
+	if !in.Cassette && in.raw != nil {
+		if br, ok := in.raw.(*bufio.Reader); ok {
+			p, err := br.Peek(n)
+			if err == io.EOF || err == bufio.ErrBufferFull {
+				err = nil
+			}
+			return p, err
+		}
+		return nil, nil
+	}
+	s, err := in.Open(cassette.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	buf := make([]byte, n)
+	got, err := io.ReadFull(s, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf[:got], err
+}
+
 func (in *input) Open(which cassette.Stream) (*Stream, error) {
 	noFooter := func() (cassette.Footer, bool) { return cassette.Footer{}, false }
 	if !in.Cassette {

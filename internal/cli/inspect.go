@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"maps"
+	"slices"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
 	"io"
 	"sort"
 	"strings"
@@ -45,6 +49,9 @@ func runInspect(env *Env, args []string) int {
 	defer f.Close()
 	rd.Effects = true
 	s := newSummary()
+	if p, ok := agent.ForBinary(firstArg(rd.Header().Argv)); ok {
+		s.setProfile(p)
+	}
 	for {
 		c, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -60,6 +67,14 @@ func runInspect(env *Env, args []string) int {
 		s.add(c)
 	}
 	s.flushLine()
+	if s.profile == nil { // a json document spread over lines: sniff it whole
+		if p, ok := agent.Sniff(s.head); ok {
+			s.setProfile(p)
+		}
+	}
+	if s.agentSum != nil && s.agentSum.jsonEvents == 0 && len(s.head) > 0 {
+		s.agentSum.document(s.head)
+	}
 	s.print(env.Stdout, pos[0], rd)
 	return ExitOK
 }
@@ -76,6 +91,146 @@ type summary struct {
 	tools         []*toolCall
 	byID          map[string]*toolCall
 	effects       []*effectSummary
+	profile       agent.Profile
+	agentSum      *agentSummary // for agents other than Cursor, whose events peekEvent reads
+	head          []byte        // the start of stdout, until the agent is known
+}
+
+// maxAgentDoc bounds what inspect reads whole of another agent's events: a
+// stdout line, or a json document.
+const maxAgentDoc = 4 << 20
+
+func (s *summary) setProfile(p agent.Profile) {
+	s.profile = p
+	if _, cursorContract := p.(agent.Validator); !cursorContract {
+		s.agentSum = &agentSummary{p: p, tools: map[string]int{}}
+	}
+}
+
+func (s *summary) lineLimit() int {
+	if s.agentSum != nil {
+		return maxAgentDoc
+	}
+	return maxEventPrefix
+}
+
+func firstArg(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
+}
+
+// agentSummary is what inspect shows of another agent's run, through its
+// profile's event model.
+type agentSummary struct {
+	p          agent.Profile
+	events     int
+	session    string
+	model      string
+	tools      map[string]int
+	toolOrder  []string
+	textLen    int
+	usage      map[string]float64
+	terminal   bool
+	failed     bool
+	kinds      map[string]int
+	jsonEvents int
+}
+
+func (a *agentSummary) line(line []byte) {
+	var ev map[string]json.RawMessage
+	if json.Unmarshal(line, &ev) != nil || ev == nil {
+		return
+	}
+	a.jsonEvents++
+	a.add(a.p.Parse(ev))
+}
+
+func (a *agentSummary) add(e agent.Event) {
+	a.events++
+	if a.kinds == nil {
+		a.kinds = map[string]int{}
+	}
+	a.kinds[e.Kind]++
+	if a.session == "" {
+		a.session = e.Session
+	}
+	if a.model == "" {
+		a.model = e.Model
+	}
+	if e.ToolStart != "" {
+		if _, seen := a.tools[e.ToolKind]; !seen {
+			a.toolOrder = append(a.toolOrder, e.ToolKind)
+		}
+		a.tools[e.ToolKind]++
+	}
+	a.textLen += len(e.Text)
+	if e.Terminal {
+		a.terminal, a.failed = true, e.Failed
+		if e.Usage != nil {
+			a.usage = e.Usage
+		}
+	}
+}
+
+// document reads a json document (an object, or an array of events).
+func (a *agentSummary) document(data []byte) {
+	var arr []map[string]json.RawMessage
+	if json.Unmarshal(data, &arr) == nil {
+		for _, ev := range arr {
+			a.add(a.p.Parse(ev))
+		}
+		return
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) == nil {
+		a.add(a.p.Parse(doc))
+	}
+}
+
+func (a *agentSummary) print(w io.Writer) {
+	fmt.Fprintf(w, "agent\t%s\n", a.p.Name())
+	if a.session != "" {
+		fmt.Fprintf(w, "session\t%s\n", a.session)
+	}
+	if a.model != "" {
+		fmt.Fprintf(w, "model\t%s\n", a.model)
+	}
+	fmt.Fprintf(w, "events\t%d\n", a.events)
+	for _, k := range sortedKeys(a.kinds) {
+		fmt.Fprintf(w, "  %s\t%d\n", k, a.kinds[k])
+	}
+	total := 0
+	for _, n := range a.tools {
+		total += n
+	}
+	if total > 0 {
+		fmt.Fprintf(w, "tool calls\t%d\n", total)
+		for _, k := range a.toolOrder {
+			fmt.Fprintf(w, "  %s\t%d\n", k, a.tools[k])
+		}
+	}
+	fmt.Fprintf(w, "text\t%d bytes\n", a.textLen)
+	switch {
+	case a.failed:
+		fmt.Fprintf(w, "result\tfailed\n")
+	case a.terminal:
+		fmt.Fprintf(w, "result\tsuccess\n")
+	default:
+		fmt.Fprintf(w, "result\t(none: no terminal event)\n")
+	}
+	if len(a.usage) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(a.usage)) {
+			if v := a.usage[k]; v == float64(int64(v)) {
+				parts = append(parts, fmt.Sprintf("%s=%d", k, int64(v)))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s=%g", k, v))
+			}
+		}
+		fmt.Fprintf(w, "usage\t%s\n", strings.Join(parts, " "))
+	}
 }
 
 // effectSummary is one file change as inspect lists it.
@@ -163,7 +318,13 @@ func (s *summary) add(c cassette.Chunk) {
 		if i >= 0 {
 			part = data[:i]
 		}
-		if room := maxEventPrefix - len(s.line); room > 0 {
+		if s.profile == nil && len(s.head) < maxAgentDoc { // for sniffing, and for json documents
+			s.head = append(s.head, part[:min(maxAgentDoc-len(s.head), len(part))]...)
+			if i >= 0 && len(s.head) < maxAgentDoc {
+				s.head = append(s.head, '\n')
+			}
+		}
+		if room := s.lineLimit() - len(s.line); room > 0 {
 			s.line = append(s.line, part[:min(room, len(part))]...)
 		}
 		if i < 0 {
@@ -181,6 +342,15 @@ func (s *summary) flushLine() {
 	}
 	s.lineOpen = false
 	s.lines++
+	if s.profile == nil && s.lines <= 3 {
+		if p, ok := agent.Sniff(s.line); ok {
+			s.setProfile(p)
+		}
+	}
+	if s.agentSum != nil {
+		s.agentSum.line(s.line)
+		return
+	}
 	ev, ok := peekEvent(s.line)
 	if !ok {
 		return
@@ -303,6 +473,9 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 		printRedactions(tw, foot.Redactions)
 	}
 	printEffects(tw, s.effects)
+	if s.agentSum != nil {
+		s.agentSum.print(tw)
+	}
 	if s.jsonLines > 0 {
 		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
 		for _, k := range sortedKeys(s.events) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/workspace"
 	"io"
 	"io/fs"
@@ -212,8 +213,10 @@ func pipedStdin(stdin io.Reader) io.Reader {
 
 // isKnownAgent says whether asking "--version" of the program is harmless.
 func isKnownAgent(argv0 string) bool {
-	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	return base == "cursor-agent" || base == "agent" || base == "cursor-agent-sim"
+	if _, ok := agent.ForBinary(argv0); ok {
+		return true
+	}
+	return strings.TrimSuffix(filepath.Base(argv0), ".exe") == "cursor-agent-sim"
 }
 
 // catchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE

@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"io"
+	"strings"
+
 	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
+	_ "github.com/agentvcr/agentvcr/agent/all"
 	"strconv"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -40,6 +46,7 @@ func runValidate(env *Env, args []string) int {
 	skip := fs.Bool("skip-comments", false, "skip blank stdout lines and lines starting with # (annotations added to saved transcripts)")
 	notes := fs.Bool("notes", false, "also print notes: undocumented events and fields the contract allows")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	agentName := fs.String("agent", "auto", "whose contract: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, err)
@@ -68,31 +75,24 @@ func runValidate(env *Env, args []string) int {
 	if in.Undecided && f == "" {
 		return fail(env, name, errUndecided(in))
 	}
-	if in.Cassette {
-		if argvFormat, ok := contract.FormatFromArgv(in.Header.Argv); ok && f == "" {
-			f = argvFormat
+	prof, err := pickAgent(in, *agentName)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if in.Cassette && f == "" {
+		if argvFormat, ok := prof.Format(in.Header.Argv); ok {
+			f = argvFormat // else the content tells
 		}
 	}
-	v := contract.Options{SkipComments: *skip}.NewValidator(f)
-	err = readStream(in, cassette.Stdout, func(s *Stream) error { return v.ReadStdout(s) })
+	var report contract.Report
+	if _, own := prof.(agent.Validator); own {
+		report, err = validateCursor(in, f, *skip, *exitCode == "", &exit)
+	} else {
+		report, err = validateAgent(in, prof, f, *skip, *exitCode == "", &exit)
+	}
 	if err != nil {
 		return fail(env, name, err)
 	}
-	var footer func() (cassette.Footer, bool)
-	err = readStream(in, cassette.Stderr, func(s *Stream) error {
-		footer = s.Footer
-		return v.ReadStderr(s)
-	})
-	if err != nil {
-		return fail(env, name, err)
-	}
-	if in.Cassette && *exitCode == "" { // --exit-code overrides the recorded status
-		exit = contract.ExitUnknown
-		if ft, ok := footer(); ok {
-			exit = ft.Code
-		}
-	}
-	report := v.Finish(exit)
 
 	out := bufio.NewWriter(env.Stdout)
 	if *asJSON {
@@ -127,6 +127,99 @@ func readStream(in *input, which cassette.Stream, read func(*Stream) error) erro
 		return fmt.Errorf("%s: %w", in.Name, err)
 	}
 	return nil
+}
+
+// validateCursor streams the run through contract's validator, which
+// reads stdout and stderr once each.
+func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
+	v := contract.Options{SkipComments: skip}.NewValidator(f)
+	err := readStream(in, cassette.Stdout, func(s *Stream) error { return v.ReadStdout(s) })
+	if err != nil {
+		return contract.Report{}, err
+	}
+	var footer func() (cassette.Footer, bool)
+	err = readStream(in, cassette.Stderr, func(s *Stream) error {
+		footer = s.Footer
+		return v.ReadStderr(s)
+	})
+	if err != nil {
+		return contract.Report{}, err
+	}
+	if in.Cassette && recordedExit { // --exit-code overrides the recorded status
+		*exit = contract.ExitUnknown
+		if ft, ok := footer(); ok {
+			*exit = ft.Code
+		}
+	}
+	return v.Finish(*exit), nil
+}
+
+// validateAgent checks a run of another agent with its profile.
+func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
+	stdout, err := in.Open(cassette.Stdout)
+	if err != nil {
+		return contract.Report{}, err
+	}
+	defer stdout.Close()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	if f == "" {
+		f = contract.Sniff(br)
+	}
+	var stderr io.Reader
+	if in.Cassette {
+		s, err := in.Open(cassette.Stderr)
+		if err != nil {
+			return contract.Report{}, err
+		}
+		defer s.Close()
+		// stderr first, kept (1 MiB at most): the exit status comes with the
+		// end of the cassette, and the checks of stdout need it.
+		var buf bytes.Buffer
+		if _, err := io.Copy(&buf, io.LimitReader(s, 1<<20)); err != nil {
+			return contract.Report{}, err
+		}
+		io.Copy(io.Discard, s)
+		stderr = &buf
+		if recordedExit {
+			*exit = contract.ExitUnknown
+			if ft, ok := s.Footer(); ok {
+				*exit = ft.Code
+			}
+		}
+	}
+	return agent.Validate(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
+}
+
+// pickAgent chooses whose contract applies: the one named, else the one a
+// cassette's argv runs, else the one whose output this looks like, else Cursor.
+func pickAgent(in *input, name string) (agent.Profile, error) {
+	if name != "auto" {
+		p, ok := agent.ByName(name)
+		if !ok {
+			return nil, fmt.Errorf("--agent %q: want auto or one of %s", name, strings.Join(agentNames(), ", "))
+		}
+		return p, nil
+	}
+	if in.Cassette && len(in.Header.Argv) > 0 {
+		if p, ok := agent.ForBinary(in.Header.Argv[0]); ok {
+			return p, nil
+		}
+	}
+	if head, err := in.Head(64 << 10); err == nil {
+		if p, ok := agent.Sniff(head); ok {
+			return p, nil
+		}
+	}
+	p, _ := agent.ByName("cursor")
+	return p, nil
+}
+
+func agentNames() []string {
+	var names []string
+	for _, p := range agent.All() {
+		names = append(names, p.Name())
+	}
+	return names
 }
 
 func writeValidateText(w *bufio.Writer, input string, r contract.Report, notes bool) error {

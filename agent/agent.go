@@ -1,0 +1,204 @@
+// Package agent holds one profile per agent CLI (Cursor, Claude Code, Gemini
+// CLI, Codex, Qwen Code), behind one small interface, and the registry that
+// finds the profile of a run: from a binary name, from a cassette's argv, or
+// by the look of its output. Nothing outside the profile packages knows an
+// agent by name.
+//
+// # Adding an agent
+//
+// Write a package agent/NAME with a type that implements [Profile] (look at
+// agent/gemini for a small one): the binary names, how argv asks for an
+// output format, how to read one line of its stream-json output into an
+// [Event] (session, model, tool start and end, text, terminal result), and
+// what its output looks like (Sniff). Then add it to the list in
+// agent/all. The stand-in answers under its names, validate checks its
+// streams, inspect and diff understand its events.
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+// Profile is what agentvcr knows of one agent CLI.
+type Profile interface {
+	// Name is the agent's short name: "cursor", "claude", ...
+	Name() string
+	// Binaries are the program names it is run as; the stand-in answers to
+	// each.
+	Binaries() []string
+	// Format is the output format argv asks for; ok is false when argv says
+	// nothing (the output's look then tells).
+	Format(argv []string) (f contract.Format, ok bool)
+	// Sniff reports whether a first JSON event (a line of stream-json
+	// output, as a decoded object) is this agent's.
+	Sniff(first map[string]json.RawMessage) bool
+	// Parse reads one stream-json event.
+	Parse(ev map[string]json.RawMessage) Event
+}
+
+// Validator is implemented by profiles with a contract of their own (Cursor's
+// is in package contract); the others are checked by Validate's common rules.
+type Validator interface {
+	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
+}
+
+// Event is one stream-json event, as every agent's is understood.
+type Event struct {
+	// Kind names the event for reports and diffs: "system/init", "tool_use".
+	Kind string
+	// Known is false for an event kind the agent's documentation does not
+	// list: a note, not a problem.
+	Known bool
+	// Init is set on the event that starts a session (a run may hold several).
+	Init bool
+	// PreInit is set on an event that may come before the first init (hooks
+	// that run before the session starts).
+	PreInit bool
+	// Session is the session (thread) id the event carries, if any.
+	Session string
+	Model   string
+	// ToolStart and ToolEnd name a tool call's id; ToolKind its tool.
+	ToolStart, ToolEnd string
+	ToolKind           string
+	ToolFailed         bool
+	// Text is assistant text the event carries.
+	Text string
+	// Terminal is set on the event that ends a session; Failed when it says
+	// the run failed.
+	Terminal, Failed bool
+	// Usage holds token counts and cost, by name, when the event has them.
+	Usage map[string]float64
+}
+
+// Str reads a string member of ev ("" when absent or not a string).
+func Str(ev map[string]json.RawMessage, key string) string {
+	var s string
+	json.Unmarshal(ev[key], &s)
+	return s
+}
+
+// Obj reads an object member of ev (nil when absent or not an object).
+func Obj(ev map[string]json.RawMessage, key string) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	json.Unmarshal(ev[key], &m)
+	return m
+}
+
+// Numbers reads the numeric members of an object member of ev.
+func Numbers(ev map[string]json.RawMessage, key string) map[string]float64 {
+	var out map[string]float64
+	for k, v := range Obj(ev, key) {
+		var f float64
+		if json.Unmarshal(v, &f) == nil {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[k] = f
+		}
+	}
+	return out
+}
+
+// FlagFormat reads "--output-format F" / "--output-format=F" (the last one
+// wins) from argv.
+func FlagFormat(argv []string, flag string) (contract.Format, bool) {
+	var f contract.Format
+	ok := false
+	for i, a := range argv {
+		v, has := "", false
+		if a == flag && i+1 < len(argv) {
+			v, has = argv[i+1], true
+		} else if rest, cut := strings.CutPrefix(a, flag+"="); cut {
+			v, has = rest, true
+		}
+		if has {
+			if pf, err := contract.ParseFormat(v); err == nil {
+				f, ok = pf, true
+			}
+		}
+	}
+	return f, ok
+}
+
+var registry []Profile
+
+// Register adds a profile; agent/all registers every profile.
+func Register(p Profile) { registry = append(registry, p) }
+
+// All lists the registered profiles.
+func All() []Profile { return registry }
+
+// ByName finds a profile by its Name.
+func ByName(name string) (Profile, bool) {
+	for _, p := range registry {
+		if p.Name() == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// ForBinary finds the profile of a program path or name ("/usr/bin/claude").
+func ForBinary(argv0 string) (Profile, bool) {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	for _, p := range registry {
+		for _, b := range p.Binaries() {
+			if b == base {
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Binaries lists every program name of every profile.
+func Binaries() []string {
+	var names []string
+	for _, p := range registry {
+		names = append(names, p.Binaries()...)
+	}
+	return names
+}
+
+// Sniff finds the profile whose output starts like head (stream-json lines,
+// or a json document); ok is false when none does.
+func Sniff(head []byte) (Profile, bool) {
+	for line := range bytes.Lines(head) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if line[0] == '[' { // a json array of events (Qwen's json format)
+			var arr []map[string]json.RawMessage
+			if json.Unmarshal(head, &arr) == nil && len(arr) > 0 {
+				return sniffEvent(arr[0])
+			}
+			line = bytes.TrimPrefix(line, []byte("["))
+		}
+		var ev map[string]json.RawMessage
+		if json.Unmarshal(line, &ev) != nil {
+			var doc map[string]json.RawMessage
+			if json.Unmarshal(head, &doc) == nil { // pretty-printed json
+				return sniffEvent(doc)
+			}
+			return nil, false
+		}
+		return sniffEvent(ev)
+	}
+	return nil, false
+}
+
+func sniffEvent(ev map[string]json.RawMessage) (Profile, bool) {
+	for _, p := range registry {
+		if p.Sniff(ev) {
+			return p, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,21 @@
+// Package all registers every agent profile: import it for its side effect
+// where agents are found by name or by their output.
+package all
+
+import (
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/claude"
+	"github.com/agentvcr/agentvcr/agent/codex"
+	"github.com/agentvcr/agentvcr/agent/cursor"
+	"github.com/agentvcr/agentvcr/agent/gemini"
+	"github.com/agentvcr/agentvcr/agent/qwen"
+)
+
+// The order is the order in which output is sniffed: the most specific first.
+func init() {
+	agent.Register(cursor.Profile{})
+	agent.Register(qwen.Profile{})
+	agent.Register(claude.Profile{})
+	agent.Register(gemini.Profile{})
+	agent.Register(codex.Profile{})
+}

@@ -1,0 +1,64 @@
+// Package gemini is the profile of Gemini CLI (gemini -p PROMPT
+// --output-format text|json|stream-json): init opens the session, message
+// events carry user and assistant text (assistant text as deltas),
+// tool_use/tool_result pair by tool_id, result ends the run with its status
+// and stats; error events are notes of trouble on the way.
+package gemini
+
+import (
+	"encoding/json"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+// Profile is Gemini CLI's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "gemini" }
+func (Profile) Binaries() []string { return []string{"gemini"} }
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	return agent.FlagFormat(argv, "--output-format")
+}
+
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	typ := agent.Str(ev, "type")
+	_, stamp := ev["timestamp"]
+	if typ == "init" && stamp {
+		return true
+	}
+	// json format: {session_id?, response, stats}
+	_, response := ev["response"]
+	_, stats := ev["stats"]
+	return typ == "" && response && stats
+}
+
+var known = map[string]bool{"init": true, "message": true, "tool_use": true, "tool_result": true, "error": true, "result": true}
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	typ := agent.Str(ev, "type")
+	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "session_id")}
+	switch typ {
+	case "init":
+		e.Init, e.Model = true, agent.Str(ev, "model")
+	case "message":
+		e.Kind += "/" + agent.Str(ev, "role")
+		if agent.Str(ev, "role") == "assistant" {
+			e.Text = agent.Str(ev, "content")
+		}
+	case "tool_use":
+		e.ToolStart, e.ToolKind = agent.Str(ev, "tool_id"), agent.Str(ev, "tool_name")
+	case "tool_result":
+		e.ToolEnd, e.ToolFailed = agent.Str(ev, "tool_id"), agent.Str(ev, "status") != "success"
+	case "result":
+		e.Terminal, e.Failed = true, agent.Str(ev, "status") != "success"
+		e.Usage = agent.Numbers(ev, "stats")
+	case "":
+		if _, ok := ev["response"]; ok { // the json format's one object
+			e.Kind, e.Known, e.Terminal = "response", true, true
+			e.Text = agent.Str(ev, "response")
+			_, e.Failed = ev["error"]
+		}
+	}
+	return e
+}

@@ -1,0 +1,30 @@
+// Package qwen is the profile of Qwen Code (qwen PROMPT --output-format
+// text|json|stream-json): Claude-shaped events (system/init, assistant,
+// user, result) with snake_case fields such as permission_mode and
+// qwen_code_version; its json format is one array of all the events.
+package qwen
+
+import (
+	"encoding/json"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/claude"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+// Profile is Qwen Code's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "qwen" }
+func (Profile) Binaries() []string { return []string{"qwen"} }
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	return agent.FlagFormat(argv, "--output-format")
+}
+
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	_, version := ev["qwen_code_version"]
+	_, mode := ev["permission_mode"]
+	return agent.Str(ev, "type") == "system" && (version || mode)
+}
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return claude.ParseEvent(ev) }

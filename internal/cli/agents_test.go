@@ -1,0 +1,115 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+)
+
+// agentRun says how each agent's real transcripts were made, and which
+// problems their authors' documented edits leave (agents-SOURCES.md).
+var agentRuns = map[string]struct {
+	argv  []string
+	known map[string]string // file → the problem it must report
+}{
+	"claude": {argv: []string{"claude", "-p", "hi", "--output-format", "stream-json", "--verbose"}},
+	"gemini": {argv: []string{"gemini", "-p", "hi", "--output-format", "stream-json"}},
+	"codex": {argv: []string{"codex", "exec", "--json", "hi"}, known: map[string]string{
+		"jnarowski__agentcmd__stream-output-multi-1-truncated.jsonl": ":2: the run exits 0 but the stream ends (here) without the agent's terminal event",
+	}},
+}
+
+// Every real transcript of Claude Code, Gemini CLI and Codex validates with
+// no problem but its authors' documented edits, is inspected with its tool
+// calls, and replays byte for byte through the stand-in under the agent's
+// own name.
+func TestAgentTranscripts(t *testing.T) {
+	root := vcrtest.RealWorld(t)
+	for name, ar := range agentRuns {
+		files, _ := filepath.Glob(filepath.Join(root, name, "*"))
+		if len(files) == 0 {
+			t.Fatalf("no %s transcripts in %s", name, root)
+		}
+		for _, file := range files {
+			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
+				argv := ar.argv
+				if strings.HasSuffix(file, ".json") { // a json-format result
+					argv = []string{name, "-p", "hi", "--output-format", "json"}
+				}
+				tapes := t.TempDir()
+				tape := filepath.Join(tapes, "run.cassette")
+				fake := vcrtest.Script(t, t.TempDir(), name, `cat "$TRANSCRIPT"`)
+				cmd := vcrtest.Command(t, vcrtest.Env(t, "TRANSCRIPT="+file), append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", tape, "--", fake}, argv[1:]...)...)
+				if r := runCmd(t, cmd, nil); r.code != 0 {
+					t.Fatalf("record: %+v", r)
+				}
+				v := run(t, nil, "validate", tape)
+				want := ar.known[filepath.Base(file)]
+				if want == "" && v.code != 0 || want != "" && (v.code != 1 || !strings.Contains(v.stdout, want)) {
+					t.Errorf("validate: %+v (want %q)", v, want)
+				}
+				i := run(t, nil, "inspect", tape)
+				if !strings.Contains(i.stdout, "agent ") || !strings.Contains(squash(i.stdout), "agent "+name) {
+					t.Errorf("inspect does not name the agent:\n%s", i.stdout)
+				}
+				// Replayed by the stand-in under the agent's name.
+				link := vcrtest.Link(t, t.TempDir(), name)
+				call := exec.Command(link, argv[1:]...)
+				call.Env = vcrtest.Env(t, cli.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir())
+				r := runCmd(t, call, nil)
+				data, _ := os.ReadFile(file)
+				if r.code != 0 || r.stdout != string(data) {
+					t.Errorf("the stand-in as %s: exit %d, %d bytes, want %d; stderr %q", name, r.code, len(r.stdout), len(data), r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// Defects are pinned to their lines, for every agent.
+func TestAgentDefects(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		agent, stream, want string
+	}{
+		{"claude", `{"type":"system","subtype":"init","session_id":"a","tools":[],"permissionMode":"default"}
+{"type":"assistant","session_id":"a","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash"}]}}
+{"type":"result","subtype":"success","is_error":false,"session_id":"a"}
+`, ":2: tool call \"toolu_1\" started here has no result"},
+		{"gemini", `{"type":"init","timestamp":"t","session_id":"a","model":"m"}
+{"type":"message","timestamp":"t","session_id":"b","role":"assistant","content":"hi"}
+{"type":"result","timestamp":"t","status":"success"}
+`, ":2: session id \"b\""},
+		{"codex", `{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"hi"}}
+`, ":3: the run exits 0 but the stream ends (here) without the agent's terminal event"},
+		{"codex", `{"type":"turn.started"}
+{"type":"turn.completed"}
+`, ":1: first event is \"turn.started\", want the agent's init event"},
+	} {
+		f := filepath.Join(dir, tc.agent+".jsonl")
+		os.WriteFile(f, []byte(tc.stream), 0o644)
+		r := run(t, nil, "validate", "--agent", tc.agent, f)
+		if r.code != 1 || !strings.Contains(r.stdout, f+tc.want) {
+			t.Errorf("%s: %+v, want %q", tc.agent, r, tc.want)
+		}
+	}
+	// A failed run checked against the streams given only: an empty stdout
+	// with --exit-code 1 and no stderr is no problem.
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	for _, name := range []string{"claude", "gemini", "codex", "qwen"} {
+		if r := run(t, nil, "validate", "--agent", name, "--format", "stream-json", "--exit-code", "1", empty); r.code != 0 {
+			t.Errorf("%s, empty stdout, exit 1: %+v", name, r)
+		}
+	}
+	if r := run(t, nil, "validate", "--agent", "nope", empty); r.code != 2 || !strings.Contains(r.stderr, "want auto or one of cursor, qwen, claude, gemini, codex") {
+		t.Errorf("unknown agent: %+v", r)
+	}
+}
