@@ -9,11 +9,12 @@ import (
 type keyClass uint8
 
 const (
-	keyPlain    keyClass = iota // scrub as text
-	keyID                       // whole value is an identifier: numbered placeholder
-	keyDuration                 // run-time measure
-	keyClock                    // point in time
-	keyCounter                  // token or cost counter
+	keyPlain      keyClass = iota // scrub as text
+	keyID                         // whole value is an identifier: numbered placeholder
+	keyDuration                   // run-time measure
+	keyClock                      // point in time
+	keyCounter                    // token or cost counter
+	keyNumCounter                 // a counter when its value is a number ("input": 12), text otherwise
 )
 
 // keyInfo is the cached decision for one member name. It is small: it is
@@ -126,7 +127,8 @@ func (n *Normalizer) classifyName(k string) keyInfo {
 	switch {
 	case class == keyDuration && n.off[RuleDurationKeys],
 		class == keyClock && n.off[RuleClockKeys],
-		class == keyCounter && n.off[RuleTokenKeys]:
+		class == keyCounter && n.off[RuleTokenKeys],
+		class == keyNumCounter && n.off[RuleTokenKeys]:
 		class = keyPlain
 	}
 	info.class = class
@@ -147,12 +149,26 @@ func measureClass(k string) keyClass {
 		lower == "ts" || lower == "time" || lower == "datetime" || lower == "date" ||
 			lower == "mtime" || lower == "ctime" || lower == "atime":
 		return keyClock
+	case strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "Ms") || strings.HasSuffix(k, "_MS"):
+		// Any other milliseconds are a measured time: ttft_ms, ttftMs,
+		// time_to_request_ms, first_content_frame_ms, totalTtftMs.
+		return keyDuration
 	case (strings.HasSuffix(lower, "tokens") || strings.HasSuffix(lower, "_token_count")) &&
 		!strings.HasPrefix(lower, "max") && !strings.HasPrefix(lower, "min"),
 		strings.Contains(lower, "cost") && !strings.HasPrefix(lower, "max"):
 		return keyCounter
+	case tokenWords[lower]:
+		return keyNumCounter
 	}
 	return keyPlain
+}
+
+// tokenWords are the bare names agents give token counts in their stats
+// (Gemini's {"input": 12, "candidates": 30, "cached": 0}); a number under
+// them is a count, text under them is left to the text rules.
+var tokenWords = map[string]bool{
+	"input": true, "output": true, "prompt": true, "candidates": true, "total": true, "cached": true,
+	"thoughts": true, "tool": true, "cache_read": true, "cache_write": true, "reasoning": true,
 }
 
 // camelAt reports names like createdAt or lastSeenAt (a lower-case letter, then "At").

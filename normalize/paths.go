@@ -110,6 +110,18 @@ func (rs *rootSet) addMangled(dir string) {
 	if strings.ContainsAny(m, " _") {
 		forms = append(forms, strings.NewReplacer(" ", "-", "_", "-").Replace(m))
 	}
+	// Claude Code's ~/.claude/projects/<name>: every character but a letter
+	// or digit becomes "-", the leading separator included (/tmp/a.b/w is
+	// -tmp-a-b-w).
+	claude := strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, dir)
+	if !slices.Contains(forms, claude) {
+		forms = append(forms, claude)
+	}
 	for _, f := range forms {
 		esc := jsonEscape(f)
 		rs.add(spelling{text: f, repl: placeCwdMangled, fold: win, inText: true, inJSON: esc == f, mangled: true})

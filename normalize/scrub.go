@@ -141,6 +141,13 @@ func (n *Normalizer) atWord(s []byte, i int, esc bool, prev uint8) (int, string)
 			return m, rep
 		}
 	}
+	if isHex(c) && n.flags.ids && i >= len(chunkID) && string(s[i-len(chunkID):i]) == chunkID {
+		// "Chunk ID: 1ca6bf": the id a tool run gives its output chunk.
+		if m := hexRun(s, i); m >= 4 && wordEnd(s, i+m) {
+			n.canon = append(n.canon[:0], s[i:i+m]...)
+			return m, n.identity("ID", n.canon)
+		}
+	}
 	if n.flags.uuid && isHex(c) {
 		if m := uuidLen(s, i); m > 0 {
 			kind := "UUID"
@@ -155,6 +162,16 @@ func (n *Normalizer) atWord(s []byte, i int, esc bool, prev uint8) (int, string)
 		return n.matchNumeric(s, i)
 	}
 	return 0, ""
+}
+
+const chunkID = "Chunk ID: "
+
+func hexRun(s []byte, i int) int {
+	j := i
+	for j < len(s) && isHex(s[j]) {
+		j++
+	}
+	return j - i
 }
 
 // matchRoot matches a spelling of cwd, home or temp dir at s[i], at a path boundary.
@@ -496,7 +513,23 @@ func matchDuration(s []byte, i int) int {
 		small = s[k] != 'h' && !(s[k] == 'm' && u == 1)
 		j, parts = k+u, parts+1
 	}
-	if parts == 0 || parts == 1 && !small || !wordEnd(s, j) {
+	if parts == 0 {
+		// A number and a unit in words: "Wall time: 0.1044 seconds" (as tool
+		// runs report it), "took 12 ms".
+		k := i + digitRun(s, i)
+		if k+1 < len(s) && s[k] == '.' && s[k+1] >= '0' && s[k+1] <= '9' {
+			k += 1 + digitRun(s, k+1)
+		}
+		if k < len(s) && s[k] == ' ' {
+			for _, u := range [...]string{"seconds", "second", "secs", "milliseconds", "ms"} {
+				if end := k + 1 + len(u); end <= len(s) && string(s[k+1:end]) == u && wordEnd(s, end) {
+					return end
+				}
+			}
+		}
+		return 0
+	}
+	if parts == 1 && !small || !wordEnd(s, j) {
 		return 0
 	}
 	return j

@@ -419,7 +419,7 @@ func (p *proc) numberReplacement(tok []byte) (string, bool) {
 		return `"` + repl + `"`, true
 	}
 	switch info.class {
-	case keyDuration, keyClock, keyCounter:
+	case keyDuration, keyClock, keyCounter, keyNumCounter:
 		return "0", string(tok) != "0"
 	}
 	if n.flags.epoch && isEpoch(tok) {
