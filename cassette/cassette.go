@@ -12,7 +12,7 @@
 // Non-goals: random access, compression, more than one run per file, and hand-editing
 // of the recorded bytes (frames carry byte counts; edit with the agentvcr tools).
 //
-// # Format (version 1)
+// # Format (version 2; version 1 is the same without "f" frames)
 //
 // A cassette is a sequence of lines and counted byte blocks:
 //
@@ -23,6 +23,21 @@
 //	e 415 12
 //	a warning!
 //	exit {"code":0,"duration_ms":431}
+//
+// Version 2 adds the changes the agent made to files under its working
+// directory, after the output frames: "f", the time in milliseconds, the
+// number of content bytes, and the change as JSON ([Effect]), then that many
+// bytes of the file's new content, framed like output (a text file reads as
+// itself in a pager):
+//
+//	f 430 45 {"op":"create","path":"summary.txt","mode":"0644","size":45,"sha256":"…"}
+//	# Résumé of README.md …
+//	f 430 0 {"op":"delete","path":"old.md","before":"…"}
+//
+// The recorder compares snapshots of the tree taken before the agent starts
+// and after it ends (see package workspace), so every change is stamped with
+// the end of the run: when each happened during the run is not known. A
+// [Reader] skips these frames unless its Effects field is set.
 //
 // The first line names the format and its version. The second is the [Header] as one
 // JSON object. Then come frames: "o" (stdout) or "e" (stderr), the time since the start
