@@ -118,7 +118,46 @@ func TestUserModule(t *testing.T) {
 		t.Fatalf("after review --accept: %v\n%s", err, out)
 	}
 
-	// 6. A cassette no test uses fails go test ./..., named.
+	// 6. The agent-upgrade story: keep the old cassettes, re-record with the
+	// "new build", report the drift, review.
+	agentvcrIn := func(dir string, env []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "agentvcr"), args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	before := filepath.Join(work, "cassettes-before")
+	if out, err := exec.Command("cp", "-r", filepath.Join(mod, "testdata/cassettes"), before).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	out, err = gorun(mod, []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0",
+		"CURSOR_API_KEY=new-build-key-0123"}, "test", "-count=1", "./...")
+	if err == nil || !strings.Contains(out, "testdata/golden/stream.golden.new") {
+		t.Fatalf("re-record: the changed golden is not pending: %v\n%s", err, out)
+	}
+	out, err = agentvcrIn(mod, nil, "drift", before, "testdata/cassettes")
+	if err == nil || !strings.Contains(out, `apiKeySource: "login" → "env"`) || !strings.Contains(out, "1 calls drifted") {
+		t.Fatalf("drift: %v\n%s", err, out)
+	}
+	agentvcr("review", "--accept")
+	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+		t.Fatalf("after the upgrade review: %v\n%s", err, out)
+	}
+
+	// 7. The bug-report story: record a run, check it, normalise it, replay it.
+	bug := filepath.Join(work, "bug-123.cassette")
+	if out, err := agentvcrIn(mod, []string{withAgent, "SIMAGENT_DELAY=0"}, "record", "-o", bug, "--", "cursor-agent", "--print",
+		"--output-format", "stream-json", "Fix the failing test"); err != nil {
+		t.Fatalf("record: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"validate", bug}, {"normalize", bug}, {"replay", bug}, {"inspect", bug}} {
+		if out, err := agentvcrIn(mod, nil, args...); err != nil {
+			t.Errorf("agentvcr %s: %v\n%s", args[0], err, out)
+		}
+	}
+
+	// 8. A cassette no test uses fails go test ./..., named.
 	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
 	data, _ := os.ReadFile(tapes[0])
 	data = []byte(strings.Replace(string(data), "Reply with exactly: hello", "Reply with exactly: bye", 1)) // another call
