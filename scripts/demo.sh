@@ -47,9 +47,21 @@ section "5. a golden test in plain go test (examples/answer, package agentvcrtes
 
 section "6. an agent upgrade: re-record with a new build, then agentvcr drift"
 cp "$tape" "$out/before/"
-# The "new build": authenticated by a key from the environment, so it reports another apiKeySource.
+# The "new build": authenticated by a key from the environment, so it reports another
+# apiKeySource. It runs on the project as it was, as the first build did.
+mkdir -p "$out/work2" && cp README.md "$out/work2/" && cd "$out/work2"
 CURSOR_API_KEY=demo-key-0123456789 "$bin/agentvcr" record --quiet -o "$tape" -- \
 	"$bin/cursor-agent-sim" --print --output-format stream-json "$prompt" > /dev/null
+cd "$out/work"
 "$bin/agentvcr" drift "$out/before" "$out/cassettes" | clip || true
+
+section "7. a second agent: Claude Code's stream-json (the simulated agent under the name claude)"
+ln -sf "$bin/cursor-agent-sim" "$out/claude-real/claude" 2>/dev/null || { mkdir -p "$out/claude-real" && ln -sf "$bin/cursor-agent-sim" "$out/claude-real/claude"; }
+mkdir -p "$out/claude-cassettes" && ln -sf "$bin/agentvcr" "$out/claude"
+AGENTVCR_CASSETTES=$out/claude-cassettes AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=$out/claude-real/claude \
+	"$out/claude" -p --output-format stream-json --verbose "$prompt" > /dev/null
+claude_tape=$(ls "$out"/claude-cassettes/*.cassette)
+"$bin/agentvcr" validate "$claude_tape" && echo "validate: conforms to Claude Code's stream-json contract"
+"$bin/agentvcr" inspect "$claude_tape" | grep -E '^(agent|tool calls|  (Read|Write|Edit|Bash) )' | clip
 
 printf '\nThe cassette is plain text: less .demo/cassettes/run.cassette\n'

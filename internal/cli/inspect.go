@@ -449,7 +449,7 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	fmt.Fprintf(tw, "cwd\t%s\n", h.Cwd)
 	fmt.Fprintf(tw, "started\t%s\n", h.Start.Format(time.RFC3339))
 	if h.AgentVersion != "" {
-		fmt.Fprintf(tw, "agent\t%s\n", h.AgentVersion)
+		fmt.Fprintf(tw, "version\t%s\n", h.AgentVersion)
 	}
 	if h.Stdin != nil {
 		fmt.Fprintf(tw, "stdin\t%s (sha256 %.12s)\n", byteSize(h.Stdin.Size), h.Stdin.SHA256)

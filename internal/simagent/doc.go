@@ -76,6 +76,9 @@
 //	SIMAGENT_LINGER   how long the grandchild and linger scenarios keep a
 //	                  process alive (default 30s; "500ms" or a number of
 //	                  seconds)
+//	SIMAGENT_SHAPE    cursor (default) or claude: Claude Code's events
+//	                  (claude -p --output-format stream-json --verbose), as
+//	                  under the name claude or with --shape claude
 //	CURSOR_API_KEY    apiKeySource "env" (unless --api-key is given)
 //
 // apiKeySource is "flag" with --api-key, else "env" with CURSOR_API_KEY,

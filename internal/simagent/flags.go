@@ -26,6 +26,8 @@ type options struct {
 	approveMCPs bool
 	version     bool
 	help        bool
+	verbose     bool
+	shape       string   // "claude": Claude Code's events instead of Cursor's
 	prompt      []string // positional words, joined with spaces
 }
 
@@ -50,6 +52,8 @@ var flagSpecs = []flagSpec{
 	{long: "approve-mcps", set: func(o *options, _ string) { o.approveMCPs = true }},
 	{long: "scenario", metavar: "name", set: func(o *options, v string) { o.scenario = v }},
 	{long: "version", short: 'v', set: func(o *options, _ string) { o.version = true }},
+	{long: "verbose", set: func(o *options, _ string) { o.verbose = true }},
+	{long: "shape", metavar: "agent", set: func(o *options, v string) { o.shape = v }},
 	{long: "help", short: 'h', set: func(o *options, _ string) { o.help = true }},
 }
 

@@ -38,6 +38,8 @@ func appendValue(b []byte, v any) []byte {
 		return strconv.AppendInt(b, int64(v), 10)
 	case int64:
 		return strconv.AppendInt(b, v, 10)
+	case float64:
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
 	case object:
 		b = append(b, '{')
 		for i, f := range v {

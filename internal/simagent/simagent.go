@@ -63,7 +63,11 @@ func Main() int {
 	}
 	// No signal handling on purpose: SIGINT and SIGTERM kill the process,
 	// so a recorder sees a death by signal, as with most real agents.
-	return Run(context.Background(), os.Args[1:], env)
+	args := os.Args[1:]
+	if name := filepath.Base(os.Args[0]); name == "claude" || name == "claude-sim" {
+		args = append([]string{"--shape", "claude"}, args...) // Claude Code's events, under its name
+	}
+	return Run(context.Background(), args, env)
 }
 
 // runner is an Env with its defaults filled in, plus the settings read from
@@ -195,8 +199,18 @@ func (r *runner) run(args []string, env Env) (int, error) {
 	if format == "" {
 		format = FormatStreamJSON
 	}
+	if o.shape == "" {
+		o.shape = r.getenv("SIMAGENT_SHAPE")
+	}
+	if o.shape != "" && o.shape != "claude" && o.shape != "cursor" {
+		return 0, usageError(fmt.Sprintf("Error: --shape %q: want cursor or claude", o.shape))
+	}
+	if o.shape == "claude" && format == FormatStreamJSON && !o.verbose {
+		return 0, failure("Error: When using --print, --output-format=stream-json requires --verbose")
+	}
 	t := &turn{
-		r: r, format: format, partial: o.partial && format == FormatStreamJSON,
+		claude: o.shape == "claude",
+		r:      r, format: format, partial: o.partial && format == FormatStreamJSON,
 		prompt: prompt, cwd: r.dir, home: r.home, model: model, apiKeySource: keySource,
 		session: o.resume, resumed: o.resume != "",
 	}

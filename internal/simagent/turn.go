@@ -35,6 +35,10 @@ type turn struct {
 	began       time.Time
 	lastStamp   int64
 	finished    bool
+
+	claude   bool              // emit Claude Code's stream-json shape
+	toolUses map[string]string // Cursor call id → Claude tool_use id
+	turns    int               // Claude's num_turns
 }
 
 // Pauses between steps, in milliseconds: each draws a real delay from its
@@ -107,6 +111,14 @@ func (t *turn) write(b []byte) error {
 // emit writes one stream-json event; other formats have no events.
 func (t *turn) emit(o object) error {
 	if t.format != FormatStreamJSON {
+		return nil
+	}
+	if t.claude {
+		for _, c := range t.claudeEvents(o) {
+			if err := t.write(encodeLine(c)); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	return t.write(encodeLine(o))
@@ -357,6 +369,9 @@ func (t *turn) finish() error {
 	}
 	elapsed := t.r.now().Sub(t.began).Milliseconds()
 	duration := max(elapsed, 0) + t.simulatedMs
+	if t.claude {
+		return t.write(encodeLine(t.claudeResult(text, duration)))
+	}
 	return t.write(encodeLine(object{
 		{"type", "result"}, {"subtype", "success"},
 		{"duration_ms", duration}, {"duration_api_ms", duration},
