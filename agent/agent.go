@@ -48,6 +48,12 @@ type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }
 
+// SetMembers is implemented by profiles whose output holds arrays that are
+// sets, in no stable order: the normaliser sorts them (normalize.Options.Sets).
+type SetMembers interface {
+	SetMembers() []string
+}
+
 // Event is one stream-json event, as every agent's is understood.
 type Event struct {
 	// Kind names the event for reports and diffs: "system/init", "tool_use".

@@ -52,7 +52,14 @@ func TestAgentsTwoDirectories(t *testing.T) {
 			}, r.cwd)
 			in := strings.NewReplacer("{cwd}", r.cwd, "{home}", r.home, "{id1}", r.id1, "{id2}", r.id2, "{id3}", r.id3,
 				"{ms1}", r.ms1, "{ms2}", r.ms2, "{tok}", r.tok, "{epoch}", r.epoch, "{mangled}", mangled).Replace(tmpl)
-			n := normalize.New(normalize.Options{Format: normalize.StreamJSON, Cwd: r.cwd, Home: r.home})
+			if i == 1 { // a set in another order
+				in = strings.Replace(in, `"tools":["read_file","run_shell_command"]`, `"tools":["run_shell_command","read_file"]`, 1)
+			}
+			opts := normalize.Options{Format: normalize.StreamJSON, Cwd: r.cwd, Home: r.home}
+			if agent == "qwen" {
+				opts.Sets = []string{"tools"} // what agent/qwen says of its output
+			}
+			n := normalize.New(opts)
 			outs[i] = string(n.Bytes([]byte(in), cassette.Stdout))
 		}
 		if outs[0] != outs[1] {
@@ -63,5 +70,17 @@ func TestAgentsTwoDirectories(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// "sort NAME" in a rules file makes the arrays under NAME sets.
+func TestSortRule(t *testing.T) {
+	rules, err := normalize.ParseRules(strings.NewReader("sort tags\n"), "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := normalize.String(`{"tags":["b","a",{"x":["z","y"]}],"keep":["b","a"]}`+"\n", normalize.Options{Format: normalize.StreamJSON, Rules: rules})
+	if out != `{"tags":["a","b",{"x":["z","y"]}],"keep":["b","a"]}`+"\n" {
+		t.Errorf("%s", out)
 	}
 }

@@ -95,6 +95,7 @@
 //	path     $.usage.*             0
 //	regex    `pid [0-9]+`          "pid <PID>"
 //	literal  ci-runner-17.local    <RUNNER>
+//	sort     tools
 //	off      dates
 //
 // key matches member names with path.Match globs; path matches the names of
@@ -105,7 +106,10 @@
 // string. regex (RE2 syntax) and literal rules apply to all text, JSON
 // strings included, where they see the content as it is written, escapes and
 // all; a match that would split an escape is skipped. User rules come before
-// the default profile. off names a default rule: uuid, ids, id-keys,
+// the default profile. sort names a member whose array value is a set (its
+// order varies between runs): its elements are sorted in the output, line by
+// line, for json and stream-json (lines up to 1 MiB); agent profiles add their
+// own (Qwen Code's init tools) through [Options].Sets. off names a default rule: uuid, ids, id-keys,
 // duration-keys, clock-keys, token-keys, durations, timestamps, dates, times,
 // epoch-ms, cwd, home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,13 +23,28 @@ type Options struct {
 	Cwd, Home, TempDir string
 	// Rules are user rules on top of the default profile; nil adds none.
 	Rules *Rules
+	// Sets names members whose array values are sets, whose order varies
+	// between runs: their elements are sorted in the output (Qwen Code's
+	// init "tools"). Agent profiles say which (see ForHeader); a rules file
+	// adds more with "sort NAME". Default: none.
+	Sets []string
 }
 
 // ForHeader returns the options for a recording with header h: its
-// directories, and the stdout format its argv asked for.
+// directories, the stdout format its argv asked for, and the set-valued
+// members of the agent it ran (see SetsFor).
 func ForHeader(h cassette.Header) Options {
-	return Options{Format: DetectFormat(h.Argv), Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
+	opts := Options{Format: DetectFormat(h.Argv), Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
+	if len(h.Argv) > 0 && SetsFor != nil {
+		opts.Sets = SetsFor(h.Argv[0])
+	}
+	return opts
 }
+
+// SetsFor, when set, names the set-valued members of the output of the
+// program argv0: the agent profiles set it (package agent), so that this
+// package needs to know no agent.
+var SetsFor func(argv0 string) []string
 
 // Normalizer scrubs the output of one recording. It holds the identity maps,
 // so that a value gets the same placeholder in stdout and stderr: normalise
@@ -204,6 +220,19 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	f := n.opts.Format
 	if stream == cassette.Stderr {
 		f = Text
+	}
+	sets := n.opts.Sets
+	if n.rules != nil {
+		sets = append(slices.Clone(sets), n.rules.sets...)
+	}
+	if len(sets) > 0 && f != Text {
+		ss := newSetSorter(dst, sets)
+		p := newProc(n, ss, src)
+		p.run(f)
+		if err := p.finish(); err != nil {
+			return err
+		}
+		return ss.flush()
 	}
 	p := newProc(n, dst, src)
 	p.run(f)

@@ -53,6 +53,7 @@ type Rules struct {
 	paths []pathRule
 	texts []textRule
 	off   map[string]bool
+	sets  []string // "sort NAME": arrays under NAME are sets
 }
 
 // replacement is what a rule writes in place of a value: fixed text, or a
@@ -133,6 +134,13 @@ func (r *Rules) parseLine(line string) error {
 		r.off[fields[1]] = true
 		return nil
 	}
+	if verb == "sort" {
+		if len(fields) != 2 {
+			return errors.New(`want "sort NAME": the member whose array is a set`)
+		}
+		r.sets = append(r.sets, fields[1])
+		return nil
+	}
 	if len(fields) != 3 {
 		return fmt.Errorf("want %q followed by a pattern and a placeholder", verb)
 	}
@@ -167,7 +175,7 @@ func (r *Rules) parseLine(line string) error {
 		}
 		r.texts = append(r.texts, textRule{re: re, replacement: repl})
 	default:
-		return fmt.Errorf("unknown rule %q (want key, path, regex, literal or off)", verb)
+		return fmt.Errorf("unknown rule %q (want key, path, regex, literal, sort or off)", verb)
 	}
 	return nil
 }

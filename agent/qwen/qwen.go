@@ -28,3 +28,6 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 }
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return claude.ParseEvent(ev) }
+
+// SetMembers: the init event's tools list comes in another order each run.
+func (Profile) SetMembers() []string { return []string{"tools"} }
