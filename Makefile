@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test race demo bench record update fuzz lint clean
+.PHONY: all build test race demo bench record update fuzz lint clean realagents
 
 all: build
 
@@ -45,5 +45,9 @@ update:
 fuzz:
 	@scripts/fuzz.sh $(FUZZTIME)
 
+# The real agent CLIs from npm, offline against a fake model: do two runs normalise alike?
+realagents:
+	@scripts/realagents.sh
+
 clean:
-	rm -rf $(BIN) .demo
+	rm -rf $(BIN) .demo .realagents

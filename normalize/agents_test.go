@@ -21,7 +21,7 @@ var runs = [2]run{
 // every agent, with the default rules.
 func TestAgentsTwoDirectories(t *testing.T) {
 	streams := map[string]string{
-		"claude": `{"type":"system","subtype":"init","cwd":"{cwd}","session_id":"{id1}","tools":["Bash","Read"],"model":"claude-sonnet-5","permissionMode":"default","memory_paths":["{home}/.claude/projects/{mangled}/memory"],"uuid":"{id1}"}
+		"claude": `{"type":"system","subtype":"init","cwd":"{cwd}","session_id":"{id1}","messaging_socket_path":"/tmp/cc-socks/{ms2}.sock","tools":["Bash","Read"],"model":"claude-sonnet-5","permissionMode":"default","memory_paths":["{home}/.claude/projects/{mangled}/memory"],"uuid":"{id1}"}
 {"type":"assistant","message":{"id":"{id2}","content":[{"type":"tool_use","id":"{id3}","name":"Read","input":{"file_path":"{cwd}/README.md"}}],"usage":{"input_tokens":{tok},"output_tokens":{tok}}},"session_id":"{id1}"}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"{id3}","content":"# Demo"}]},"session_id":"{id1}"}
 {"type":"result","subtype":"success","is_error":false,"duration_ms":{ms2},"duration_api_ms":{ms1},"ttft_ms":{ms1},"ttft_stream_ms":{ms1},"time_to_request_ms":{ms1},"first_content_frame_ms":{ms1},"num_turns":2,"result":"Done in {cwd}","session_id":"{id1}","total_cost_usd":0.0{tok},"usage":{"input_tokens":{tok}}}

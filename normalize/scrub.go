@@ -358,6 +358,11 @@ func modelCallSuffix(s []byte, j int) int {
 func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 	d := digitRun(s, i)
 	f := n.flags
+	// A socket named after a process id ($TMP/cc-socks/27963.sock): a
+	// different number every run.
+	if i > 0 && s[i-1] == '/' && f.durations && i+d+5 <= len(s) && string(s[i+d:i+d+5]) == ".sock" {
+		return d, "<PID>"
+	}
 	if d == 4 && (f.timestamps || f.dates) {
 		if end, withTime := matchDate(s, i); end > 0 {
 			if withTime && f.timestamps {

@@ -113,3 +113,22 @@ func TestAgentDefects(t *testing.T) {
 		t.Errorf("unknown agent: %+v", r)
 	}
 }
+
+// A real Claude Code run (2.1.330, offline against the fake model server of
+// make realagents) validates clean and shows its Bash call.
+func TestRealClaudeRecording(t *testing.T) {
+	tape := filepath.Join("testdata", "realagents", "claude-2.1.330-stream-json.cassette")
+	if r := run(t, nil, "validate", tape); r.code != 0 {
+		t.Errorf("validate: %+v", r)
+	}
+	i := run(t, nil, "inspect", tape)
+	for _, want := range []string{"agent claude", "tool calls 1", "Bash 1", "result success"} {
+		if !strings.Contains(squash(i.stdout), want) {
+			t.Errorf("inspect lacks %q:\n%s", want, i.stdout)
+		}
+	}
+	data, _ := os.ReadFile(tape)
+	if strings.Contains(string(data), "sk-ant-offline") {
+		t.Error("the dummy key is in the cassette")
+	}
+}

@@ -1,0 +1,135 @@
+// Package fakemodel is a model server for the agent CLIs' own offline runs:
+// it answers on loopback, in the wire format each CLI expects, with a fixed
+// script: first a tool call (list the working directory), then, once the tool
+// result comes back, a short answer. It lets scripts/realagents.sh run the
+// real Claude Code, Gemini CLI, Codex and Qwen Code with no network and see
+// what they print.
+//
+// Served: the Anthropic Messages API (POST /v1/messages, streamed as
+// server-sent events, or not), which Claude Code speaks. Every request is
+// logged (method, path) to the server's Log.
+package fakemodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Server is the fake model.
+type Server struct {
+	// Log receives one line per request; nil discards them.
+	Log io.Writer
+	// Answer is the final text; default "The directory holds README.md."
+	Answer string
+
+	mu sync.Mutex
+	n  int
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.mu.Lock()
+		fmt.Fprintf(s.Log, format+"\n", args...)
+		s.mu.Unlock()
+	}
+}
+
+// ServeHTTP routes a request to the API it belongs to.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.logf("%s %s", r.Method, r.URL.Path)
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
+		s.anthropic(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
+		json.NewEncoder(w).Encode(map[string]int{"input_tokens": 42})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// anthropicRequest is what the fake reads of a Messages request.
+type anthropicRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// anthropic answers a Messages request: a Bash tool call while no tool result
+// is in the conversation and the request offers Bash, else the answer.
+func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
+	var req anthropicRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasResult, offersBash := false, false
+	for _, m := range req.Messages {
+		if strings.Contains(string(m.Content), `"tool_result"`) {
+			hasResult = true
+		}
+	}
+	for _, t := range req.Tools {
+		offersBash = offersBash || t.Name == "Bash"
+	}
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	s.mu.Unlock()
+	msgID := fmt.Sprintf("msg_01FakeModel%012d", n)
+	answer := s.Answer
+	if answer == "" {
+		answer = "The directory holds README.md."
+	}
+	var blocks []map[string]any
+	stop := "end_turn"
+	if offersBash && !hasResult {
+		blocks = []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_01FakeTool%012d", n), "name": "Bash",
+			"input": map[string]any{"command": "ls", "description": "List the files"}}}
+		stop = "tool_use"
+	} else {
+		blocks = []map[string]any{{"type": "text", "text": answer}}
+	}
+	usage := map[string]int{"input_tokens": 120 + n, "output_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": req.Model,
+			"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(event string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": msgID, "type": "message",
+		"role": "assistant", "model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": usage["input_tokens"], "output_tokens": 1}}})
+	for i, b := range blocks {
+		if b["type"] == "text" {
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": b["text"]}})
+		} else {
+			start := map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": start})
+			input, _ := json.Marshal(b["input"])
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]int{"output_tokens": usage["output_tokens"]}})
+	send("message_stop", map[string]any{"type": "message_stop"})
+}

@@ -1,0 +1,55 @@
+package fakemodel_test
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/fakemodel"
+)
+
+func post(t *testing.T, url, body string) string {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// The script: a Bash call first, then the answer once the tool result is in
+// the conversation; streamed as server-sent events in the order the Messages
+// API sends them.
+func TestAnthropicScript(t *testing.T) {
+	var log strings.Builder
+	srv := httptest.NewServer(&fakemodel.Server{Log: &log})
+	defer srv.Close()
+	first := post(t, srv.URL, `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"list"}]}`)
+	var events []string
+	sc := bufio.NewScanner(strings.NewReader(first))
+	for sc.Scan() {
+		if ev, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			events = append(events, ev)
+		}
+	}
+	want := "message_start content_block_start content_block_delta content_block_stop message_delta message_stop"
+	if strings.Join(events, " ") != want || !strings.Contains(first, `"name":"Bash"`) || !strings.Contains(first, `"stop_reason":"tool_use"`) {
+		t.Errorf("first answer:\n%s", first)
+	}
+	second := post(t, srv.URL, `{"model":"m","stream":false,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"list"},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"README.md"}]}]}`)
+	if !strings.Contains(second, `"text":"The directory holds README.md."`) || !strings.Contains(second, `"stop_reason":"end_turn"`) {
+		t.Errorf("second answer: %s", second)
+	}
+	if log.String() != "POST /v1/messages\nPOST /v1/messages\n" {
+		t.Errorf("log %q", log.String())
+	}
+}

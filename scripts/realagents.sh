@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make realagents: the real agent CLIs, installed from npm, run offline against
+# the project's fake model server (internal/fakemodel, on loopback), each
+# recorded twice by agentvcr in two working directories of different path
+# lengths and homes; the two recordings must normalise to the same bytes with
+# the default rules. Prints a table: agent, format, differing lines.
+#
+# Not part of make test: it needs the npm registry (it skips, saying so, when
+# npm or the registry cannot be had). REALAGENTS_DIR keeps the install.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${REALAGENTS_DIR:-$root/.realagents}
+mkdir -p "$dir"
+if ! command -v npm >/dev/null 2>&1; then
+	echo "realagents: skipped: npm is not installed"
+	exit 0
+fi
+# Pinned: a new release is a deliberate upgrade (re-run this and look at the table).
+packages="@anthropic-ai/claude-code@2.1.330"
+if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >"$dir/npm.log" 2>&1); then
+	echo "realagents: skipped: npm install failed (registry unreachable?); see $dir/npm.log"
+	exit 0
+fi
+cd "$root"
+go build -o "$dir/agentvcr" ./cmd/agentvcr
+go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
+rm -f "$dir/fakemodel.url"
+"$dir/fakemodel" -log "$dir/fakemodel.log" >"$dir/fakemodel.url" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+while [ ! -s "$dir/fakemodel.url" ]; do
+	kill -0 $server 2>/dev/null || { echo "realagents: the fake model server did not start" >&2; exit 1; }
+	read -r -t 0.1 _ <>"$dir/fakemodel.log" || true # wait a moment without a busy loop
+done
+url=$(head -n 1 "$dir/fakemodel.url")
+bin=$dir/node_modules/.bin
+
+# run AGENT FORMAT N ARGS...: record run N of AGENT in its own directory and home.
+run() {
+	local agent=$1 format=$2 n=$3
+	shift 3
+	local work=$dir/runs/$agent-$format/$n home=$dir/runs/$agent-$format/home$n
+	[ "$n" = 2 ] && work=$dir/runs/$agent-$format/a.much-longer/path.name/work$n
+	rm -rf "$work" "$home"
+	mkdir -p "$work" "$home"
+	printf '# Demo\n\nA small project.\n' >"$work/README.md"
+	(cd "$work" && env HOME="$home" "$@" >/dev/null 2>&1) || true
+}
+
+printf '%-8s %-12s %s\n' agent format "differing lines"
+status=0
+for format in text json stream-json; do
+	extra=()
+	[ "$format" = stream-json ] && extra=(--verbose)
+	for n in 1 2; do
+		run claude "$format" "$n" env ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=sk-ant-offline-0000 \
+			DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+			"$dir/agentvcr" record --quiet -o "$dir/runs/claude-$format/run$n.cassette" -- \
+			"$bin/claude" -p "List the files here" --output-format "$format" "${extra[@]}" --allowedTools Bash
+	done
+	a=$dir/runs/claude-$format/run1.cassette b=$dir/runs/claude-$format/run2.cassette
+	if [ ! -s "$a" ] || [ ! -s "$b" ]; then
+		printf '%-8s %-12s %s\n' claude "$format" "not recorded (see $dir/runs/claude-$format)"
+		status=1
+		continue
+	fi
+	differ=$(diff <("$dir/agentvcr" normalize "$a") <("$dir/agentvcr" normalize "$b") | grep -c '^<' || true)
+	printf '%-8s %-12s %s\n' claude "$format" "$differ"
+	[ "$differ" = 0 ] || status=1
+done
+echo "realagents: Gemini CLI, Codex and Qwen Code need the fake server to speak their APIs too: not run yet"
+exit $status
