@@ -16,7 +16,7 @@ if ! command -v npm >/dev/null 2>&1; then
 	exit 0
 fi
 # Pinned: a new release is a deliberate upgrade (re-run this and look at the table).
-packages="@anthropic-ai/claude-code@2.1.330"
+packages="@anthropic-ai/claude-code@2.1.330 @qwen-code/qwen-code@0.24.4"
 if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >"$dir/npm.log" 2>&1); then
 	echo "realagents: skipped: npm install failed (registry unreachable?); see $dir/npm.log"
 	exit 0
@@ -47,26 +47,41 @@ run() {
 	(cd "$work" && env HOME="$home" "$@" >/dev/null 2>&1) || true
 }
 
-printf '%-8s %-12s %s\n' agent format "differing lines"
-status=0
-for format in text json stream-json; do
-	extra=()
-	[ "$format" = stream-json ] && extra=(--verbose)
-	for n in 1 2; do
+# record AGENT FORMAT N: run N of AGENT in FORMAT, recorded.
+record() {
+	local agent=$1 format=$2 n=$3 tape=$dir/runs/$1-$2/run$3.cassette
+	local common=("$dir/agentvcr" record --quiet -o "$tape" --)
+	case $agent in
+	claude)
+		local extra=()
+		[ "$format" = stream-json ] && extra=(--verbose)
 		run claude "$format" "$n" env ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=sk-ant-offline-0000 \
 			DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-			"$dir/agentvcr" record --quiet -o "$dir/runs/claude-$format/run$n.cassette" -- \
-			"$bin/claude" -p "List the files here" --output-format "$format" "${extra[@]}" --allowedTools Bash
+			"${common[@]}" "$bin/claude" -p "List the files here" --output-format "$format" "${extra[@]}" --allowedTools Bash
+		;;
+	qwen)
+		run qwen "$format" "$n" env OPENAI_BASE_URL="$url/v1" OPENAI_API_KEY=sk-offline-0000 OPENAI_MODEL=qwen3-coder \
+			"${common[@]}" "$bin/qwen" "List the files here" --output-format "$format"
+		;;
+	esac
+}
+
+printf '%-8s %-12s %s\n' agent format "differing lines"
+status=0
+for agent in claude qwen; do
+	for format in text json stream-json; do
+		record "$agent" "$format" 1
+		record "$agent" "$format" 2
+		a=$dir/runs/$agent-$format/run1.cassette b=$dir/runs/$agent-$format/run2.cassette
+		if [ ! -s "$a" ] || [ ! -s "$b" ]; then
+			printf '%-8s %-12s %s\n' "$agent" "$format" "not recorded (see $dir/runs/$agent-$format)"
+			status=1
+			continue
+		fi
+		differ=$(diff <("$dir/agentvcr" normalize "$a") <("$dir/agentvcr" normalize "$b") | grep -c '^<' || true)
+		printf '%-8s %-12s %s\n' "$agent" "$format" "$differ"
+		[ "$differ" = 0 ] || status=1
 	done
-	a=$dir/runs/claude-$format/run1.cassette b=$dir/runs/claude-$format/run2.cassette
-	if [ ! -s "$a" ] || [ ! -s "$b" ]; then
-		printf '%-8s %-12s %s\n' claude "$format" "not recorded (see $dir/runs/claude-$format)"
-		status=1
-		continue
-	fi
-	differ=$(diff <("$dir/agentvcr" normalize "$a") <("$dir/agentvcr" normalize "$b") | grep -c '^<' || true)
-	printf '%-8s %-12s %s\n' claude "$format" "$differ"
-	[ "$differ" = 0 ] || status=1
 done
-echo "realagents: Gemini CLI, Codex and Qwen Code need the fake server to speak their APIs too: not run yet"
+echo "realagents: Gemini CLI and Codex need the fake server to speak their APIs (generateContent, responses): not run"
 exit $status

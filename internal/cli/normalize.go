@@ -60,6 +60,7 @@ func runNormalize(env *Env, args []string) int {
 		if f == normalize.Auto {
 			opts.Format = h.Format
 		}
+		opts.Sets = h.Sets
 		// Directories given on the command line win over the header's.
 		for _, d := range []struct{ flag, header *string }{
 			{&opts.Cwd, &h.Cwd}, {&opts.Home, &h.Home}, {&opts.TempDir, &h.TempDir},

@@ -6,8 +6,9 @@
 // what they print.
 //
 // Served: the Anthropic Messages API (POST /v1/messages, streamed as
-// server-sent events, or not), which Claude Code speaks. Every request is
-// logged (method, path) to the server's Log.
+// server-sent events, or not), which Claude Code speaks, and the OpenAI chat
+// completions API (POST /v1/chat/completions, streamed or not), which Qwen
+// Code speaks. Every request is logged (method, path) to the server's Log.
 package fakemodel
 
 import (
@@ -44,6 +45,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
 		s.anthropic(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		s.openAIChat(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
 		json.NewEncoder(w).Encode(map[string]int{"input_tokens": 42})
 	default:
@@ -132,4 +135,89 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]int{"output_tokens": usage["output_tokens"]}})
 	send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// openAIRequest is what the fake reads of a chat completions request.
+type openAIRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role string `json:"role"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// shellTools are tools that list a directory, with arguments that do, in the
+// order the fake prefers them.
+var shellTools = []struct {
+	name, args string
+}{
+	{"run_shell_command", `{"command":"ls"}`},
+	{"glob", `{"pattern":"*"}`},
+	{"list_directory", `{"path":"."}`},
+}
+
+// openAIChat answers a chat completion: a listing tool call while no tool
+// message is in the conversation, else the answer.
+func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
+	var req openAIRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasResult := false
+	for _, m := range req.Messages {
+		hasResult = hasResult || m.Role == "tool"
+	}
+	var tool, args string
+	for _, st := range shellTools {
+		for _, t := range req.Tools {
+			if tool == "" && t.Function.Name == st.name {
+				tool, args = st.name, st.args
+			}
+		}
+	}
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	s.mu.Unlock()
+	id := fmt.Sprintf("chatcmpl-fake%012d", n)
+	answer := s.Answer
+	if answer == "" {
+		answer = "The directory holds README.md."
+	}
+	delta := map[string]any{"role": "assistant", "content": answer}
+	finish := "stop"
+	if tool != "" && !hasResult {
+		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []map[string]any{{"index": 0,
+			"id": fmt.Sprintf("call_fake%012d", n), "type": "function", "function": map[string]any{"name": tool, "arguments": args}}}}
+		finish = "tool_calls"
+	}
+	usage := map[string]int{"prompt_tokens": 120 + n, "completion_tokens": 12, "total_tokens": 132 + n}
+	if !req.Stream {
+		msg := map[string]any{"role": "assistant", "content": delta["content"]}
+		if tc, ok := delta["tool_calls"]; ok {
+			msg["tool_calls"] = tc
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": 1700000000, "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, finish any, usage any) {
+		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1700000000, "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}, "usage": usage})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	chunk(delta, nil, nil)
+	chunk(map[string]any{}, finish, usage)
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }

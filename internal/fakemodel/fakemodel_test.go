@@ -53,3 +53,27 @@ func TestAnthropicScript(t *testing.T) {
 		t.Errorf("log %q", log.String())
 	}
 }
+
+// The chat completions script: a listing tool the request offers, then the
+// answer once a tool message is in the conversation.
+func TestOpenAIChatScript(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	chat := func(body string) string {
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	first := chat(`{"model":"q","stream":true,"tools":[{"type":"function","function":{"name":"read_file"}},{"type":"function","function":{"name":"glob"}}],"messages":[{"role":"user","content":"list"}]}`)
+	if !strings.Contains(first, `"name":"glob"`) || !strings.Contains(first, `"finish_reason":"tool_calls"`) || !strings.HasSuffix(first, "data: [DONE]\n\n") {
+		t.Errorf("first: %s", first)
+	}
+	second := chat(`{"model":"q","stream":false,"tools":[{"type":"function","function":{"name":"glob"}}],"messages":[{"role":"user","content":"list"},{"role":"tool","content":"README.md"}]}`)
+	if !strings.Contains(second, `"content":"The directory holds README.md."`) || !strings.Contains(second, `"finish_reason":"stop"`) {
+		t.Errorf("second: %s", second)
+	}
+}
