@@ -16,7 +16,7 @@ if ! command -v npm >/dev/null 2>&1; then
 	exit 0
 fi
 # Pinned: a new release is a deliberate upgrade (re-run this and look at the table).
-packages="@anthropic-ai/claude-code@2.1.330 @qwen-code/qwen-code@0.24.4"
+packages="@anthropic-ai/claude-code@2.1.330 @qwen-code/qwen-code@0.24.4 @google/gemini-cli@0.61.0"
 if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >"$dir/npm.log" 2>&1); then
 	echo "realagents: skipped: npm install failed (registry unreachable?); see $dir/npm.log"
 	exit 0
@@ -44,6 +44,10 @@ run() {
 	rm -rf "$work" "$home"
 	mkdir -p "$work" "$home"
 	printf '# Demo\n\nA small project.\n' >"$work/README.md"
+	if [ "$agent" = gemini ]; then # an API key as its auth, no telemetry, no update check
+		mkdir -p "$home/.gemini"
+		printf '%s\n' '{"security":{"auth":{"selectedType":"gemini-api-key"}},"selectedAuthType":"gemini-api-key","telemetry":{"enabled":false},"general":{"disableAutoUpdate":true}}' >"$home/.gemini/settings.json"
+	fi
 	(cd "$work" && env HOME="$home" "$@" >/dev/null 2>&1) || true
 }
 
@@ -59,6 +63,10 @@ record() {
 			DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 			"${common[@]}" "$bin/claude" -p "List the files here" --output-format "$format" "${extra[@]}" --allowedTools Bash
 		;;
+	gemini)
+		run gemini "$format" "$n" env GOOGLE_GEMINI_BASE_URL="$url" GEMINI_API_KEY=offline-key-0000 GEMINI_CLI_TRUST_WORKSPACE=true \
+			"${common[@]}" "$bin/gemini" -p "List the files here" --output-format "$format"
+		;;
 	qwen)
 		run qwen "$format" "$n" env OPENAI_BASE_URL="$url/v1" OPENAI_API_KEY=sk-offline-0000 OPENAI_MODEL=qwen3-coder \
 			"${common[@]}" "$bin/qwen" "List the files here" --output-format "$format"
@@ -68,7 +76,7 @@ record() {
 
 printf '%-8s %-12s %s\n' agent format "differing lines"
 status=0
-for agent in claude qwen; do
+for agent in claude gemini qwen; do
 	for format in text json stream-json; do
 		record "$agent" "$format" 1
 		record "$agent" "$format" 2
@@ -83,5 +91,5 @@ for agent in claude qwen; do
 		[ "$differ" = 0 ] || status=1
 	done
 done
-echo "realagents: Gemini CLI and Codex need the fake server to speak their APIs (generateContent, responses): not run"
+echo "realagents: Codex needs the fake server to speak the OpenAI responses API over its own transport: not run"
 exit $status

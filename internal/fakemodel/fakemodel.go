@@ -8,7 +8,9 @@
 // Served: the Anthropic Messages API (POST /v1/messages, streamed as
 // server-sent events, or not), which Claude Code speaks, and the OpenAI chat
 // completions API (POST /v1/chat/completions, streamed or not), which Qwen
-// Code speaks. Every request is logged (method, path) to the server's Log.
+// Code speaks, and the Gemini API (POST /v1beta/models/M:generateContent and
+// :streamGenerateContent), which Gemini CLI speaks. Every request is logged
+// (method, path) to the server's Log.
 package fakemodel
 
 import (
@@ -45,6 +47,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
 		s.anthropic(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent"):
+		s.gemini(w, r, false)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
+		s.gemini(w, r, true)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		s.openAIChat(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
@@ -220,4 +226,100 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 	chunk(delta, nil, nil)
 	chunk(map[string]any{}, finish, usage)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// geminiRequest is what the fake reads of a generateContent request.
+type geminiRequest struct {
+	Contents []struct {
+		Parts []map[string]json.RawMessage `json:"parts"`
+	} `json:"contents"`
+	Tools []struct {
+		FunctionDeclarations []struct {
+			Name       string `json:"name"`
+			Parameters struct {
+				Required []string `json:"required"`
+			} `json:"parameters"`
+			ParametersJSONSchema struct {
+				Required []string `json:"required"`
+			} `json:"parametersJsonSchema"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+	GenerationConfig struct {
+		ResponseMimeType string `json:"responseMimeType"`
+	} `json:"generationConfig"`
+}
+
+// gemini answers generateContent: JSON when JSON is asked for (the CLI's
+// model router), a listing tool call while no function response is in the
+// conversation, else the answer.
+func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
+	var req geminiRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	model := strings.TrimSuffix(strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], ":streamGenerateContent"), ":generateContent")
+	hasResult := false
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			_, fr := p["functionResponse"]
+			hasResult = hasResult || fr
+		}
+	}
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	s.mu.Unlock()
+	answer := s.Answer
+	if answer == "" {
+		answer = "The directory holds README.md."
+	}
+	part := map[string]any{"text": answer}
+	switch {
+	case req.GenerationConfig.ResponseMimeType == "application/json":
+		part = map[string]any{"text": `{"reasoning":"A short, simple request.","model_choice":"flash"}`}
+	case !hasResult:
+		if call := geminiCall(req); call != nil {
+			part = map[string]any{"functionCall": call}
+		}
+	}
+	resp := map[string]any{
+		"candidates":    []map[string]any{{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]int{"promptTokenCount": 120 + n, "candidatesTokenCount": 12, "totalTokenCount": 132 + n},
+		"modelVersion":  model,
+	}
+	b, _ := json.Marshal(resp)
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+}
+
+// geminiCall picks a listing tool the request declares and its arguments.
+func geminiCall(req geminiRequest) map[string]any {
+	for _, want := range []string{"run_shell_command", "list_directory", "glob"} {
+		for _, t := range req.Tools {
+			for _, f := range t.FunctionDeclarations {
+				if f.Name != want {
+					continue
+				}
+				args := map[string]any{}
+				switch want {
+				case "run_shell_command":
+					args["command"] = "ls"
+				case "glob":
+					args["pattern"] = "*"
+				default:
+					for _, p := range append(f.Parameters.Required, f.ParametersJSONSchema.Required...) {
+						args[p] = "."
+					}
+				}
+				return map[string]any{"name": want, "args": args}
+			}
+		}
+	}
+	return nil
 }

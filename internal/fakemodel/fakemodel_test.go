@@ -77,3 +77,31 @@ func TestOpenAIChatScript(t *testing.T) {
 		t.Errorf("second: %s", second)
 	}
 }
+
+// The Gemini script: JSON for the model router, a listing function call,
+// then the answer once a function response is in the conversation.
+func TestGeminiScript(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	gen := func(model, method, body string) string {
+		resp, err := http.Post(srv.URL+"/v1beta/models/"+model+":"+method, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	tools := `"tools":[{"functionDeclarations":[{"name":"list_directory","parametersJsonSchema":{"required":["dir_path"]}}]}]`
+	if r := gen("lite", "generateContent", `{"generationConfig":{"responseMimeType":"application/json"},"contents":[]}`); !strings.Contains(r, `model_choice`) {
+		t.Errorf("router: %s", r)
+	}
+	first := gen("pro", "streamGenerateContent", `{`+tools+`,"contents":[{"parts":[{"text":"list"}]}]}`)
+	if !strings.HasPrefix(first, "data: ") || !strings.Contains(first, `"functionCall":{"args":{"dir_path":"."},"name":"list_directory"}`) {
+		t.Errorf("first: %s", first)
+	}
+	second := gen("pro", "streamGenerateContent", `{`+tools+`,"contents":[{"parts":[{"text":"list"}]},{"parts":[{"functionResponse":{"name":"list_directory"}}]}]}`)
+	if !strings.Contains(second, `"text":"The directory holds README.md."`) {
+		t.Errorf("second: %s", second)
+	}
+}
