@@ -35,6 +35,7 @@ func TestAgentsTwoDirectories(t *testing.T) {
 `,
 		"codex": `{"type":"thread.started","thread_id":"{id1}"}
 {"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"ls {cwd}","aggregated_output":"Chunk ID: 1ca6bf\nWall time: 0.{ms1} seconds\nREADME.md\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done\ntokens used\n{tok}"}}
 {"type":"turn.completed","usage":{"input_tokens":{tok},"cached_input_tokens":{tok},"output_tokens":{tok}}}
 `,
 		"qwen": `{"type":"system","subtype":"init","uuid":"{id1}","session_id":"{id1}","cwd":"{cwd}","tools":["read_file","run_shell_command"],"permission_mode":"default","qwen_code_version":"0.2.0"}

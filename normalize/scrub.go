@@ -363,6 +363,12 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 	if i > 0 && s[i-1] == '/' && f.durations && i+d+5 <= len(s) && string(s[i+d:i+d+5]) == ".sock" {
 		return d, "<PID>"
 	}
+	// A token count a CLI prints in words ("tokens used\n351", "tokens used: 351").
+	for _, before := range [...]string{"tokens used\n", "tokens used: ", `tokens used\n`} {
+		if i >= len(before) && string(s[i-len(before):i]) == before && wordEnd(s, i+d) {
+			return d, "<COUNT>"
+		}
+	}
 	if d == 4 && (f.timestamps || f.dates) {
 		if end, withTime := matchDate(s, i); end > 0 {
 			if withTime && f.timestamps {

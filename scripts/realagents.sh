@@ -16,7 +16,7 @@ if ! command -v npm >/dev/null 2>&1; then
 	exit 0
 fi
 # Pinned: a new release is a deliberate upgrade (re-run this and look at the table).
-packages="@anthropic-ai/claude-code@2.1.330 @qwen-code/qwen-code@0.24.4 @google/gemini-cli@0.61.0"
+packages="@anthropic-ai/claude-code@2.1.330 @qwen-code/qwen-code@0.24.4 @google/gemini-cli@0.61.0 @openai/codex@0.169.0"
 if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >"$dir/npm.log" 2>&1); then
 	echo "realagents: skipped: npm install failed (registry unreachable?); see $dir/npm.log"
 	exit 0
@@ -48,6 +48,10 @@ run() {
 		mkdir -p "$home/.gemini"
 		printf '%s\n' '{"security":{"auth":{"selectedType":"gemini-api-key"}},"selectedAuthType":"gemini-api-key","telemetry":{"enabled":false},"general":{"disableAutoUpdate":true}}' >"$home/.gemini/settings.json"
 	fi
+	if [ "$agent" = codex ]; then # a model provider on loopback, over HTTPS-less SSE, no websockets
+		mkdir -p "$home/.codex"
+		printf 'model = "gpt-5-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "%s/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\nsupports_websockets = false\n' "$url" >"$home/.codex/config.toml"
+	fi
 	(cd "$work" && env HOME="$home" "$@" >/dev/null 2>&1) || true
 }
 
@@ -63,6 +67,12 @@ record() {
 			DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 			"${common[@]}" "$bin/claude" -p "List the files here" --output-format "$format" "${extra[@]}" --allowedTools Bash
 		;;
+	codex)
+		local json=()
+		[ "$format" = stream-json ] && json=(--json)
+		run codex "$format" "$n" env OPENAI_API_KEY=sk-offline-0000 CODEX_HOME="$dir/runs/codex-$format/home$n/.codex" \
+			"${common[@]}" "$bin/codex" exec "${json[@]}" --skip-git-repo-check "List the files here"
+		;;
 	gemini)
 		run gemini "$format" "$n" env GOOGLE_GEMINI_BASE_URL="$url" GEMINI_API_KEY=offline-key-0000 GEMINI_CLI_TRUST_WORKSPACE=true \
 			"${common[@]}" "$bin/gemini" -p "List the files here" --output-format "$format"
@@ -74,10 +84,13 @@ record() {
 	esac
 }
 
-printf '%-8s %-12s %s\n' agent format "differing lines"
+echo "differing lines between the two runs, normalised (stdout fails the check; stderr is shown:"
+echo "a CLI's own log lines may come in another order)"
+printf '%-8s %-12s %-7s %s\n' agent format stdout stderr
 status=0
-for agent in claude gemini qwen; do
+for agent in claude gemini qwen codex; do
 	for format in text json stream-json; do
+		[ "$agent" = codex ] && [ "$format" = json ] && continue # codex exec has text and --json only
 		record "$agent" "$format" 1
 		record "$agent" "$format" 2
 		a=$dir/runs/$agent-$format/run1.cassette b=$dir/runs/$agent-$format/run2.cassette
@@ -86,10 +99,10 @@ for agent in claude gemini qwen; do
 			status=1
 			continue
 		fi
-		differ=$(diff <("$dir/agentvcr" normalize "$a") <("$dir/agentvcr" normalize "$b") | grep -c '^<' || true)
-		printf '%-8s %-12s %s\n' "$agent" "$format" "$differ"
-		[ "$differ" = 0 ] || status=1
+		out=$(diff <("$dir/agentvcr" normalize "$a") <("$dir/agentvcr" normalize "$b") | grep -c '^<' || true)
+		err=$(diff <("$dir/agentvcr" normalize --stderr "$a") <("$dir/agentvcr" normalize --stderr "$b") | grep -c '^<' || true)
+		printf '%-8s %-12s %-7s %s\n' "$agent" "$format" "$out" "$err"
+		[ "$out" = 0 ] || status=1
 	done
 done
-echo "realagents: Codex needs the fake server to speak the OpenAI responses API over its own transport: not run"
 exit $status

@@ -114,21 +114,37 @@ func TestAgentDefects(t *testing.T) {
 	}
 }
 
-// A real Claude Code run (2.1.330, offline against the fake model server of
-// make realagents) validates clean and shows its Bash call.
-func TestRealClaudeRecording(t *testing.T) {
-	tape := filepath.Join("testdata", "realagents", "claude-2.1.330-stream-json.cassette")
-	if r := run(t, nil, "validate", tape); r.code != 0 {
-		t.Errorf("validate: %+v", r)
-	}
-	i := run(t, nil, "inspect", tape)
-	for _, want := range []string{"agent claude", "tool calls 1", "Bash 1", "result success"} {
-		if !strings.Contains(squash(i.stdout), want) {
-			t.Errorf("inspect lacks %q:\n%s", want, i.stdout)
-		}
-	}
-	data, _ := os.ReadFile(tape)
-	if strings.Contains(string(data), "sk-ant-offline") {
-		t.Error("the dummy key is in the cassette")
+// Real runs of the four CLIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Qwen
+// Code 0.24.4, Codex 0.169.0), recorded by make realagents offline against
+// the fake model server: each validates clean, shows its one tool call,
+// replays byte for byte through the stand-in under its name, and holds no key.
+func TestRealAgentRecordings(t *testing.T) {
+	for _, name := range []string{"claude", "gemini", "qwen", "codex"} {
+		t.Run(name, func(t *testing.T) {
+			tape := filepath.Join("testdata", "realagents", name+"-stream-json.cassette")
+			if r := run(t, nil, "validate", tape); r.code != 0 {
+				t.Errorf("validate: %+v", r)
+			}
+			i := run(t, nil, "inspect", tape)
+			for _, want := range []string{"agent " + name, "tool calls 1", "result success"} {
+				if !strings.Contains(squash(i.stdout), want) {
+					t.Errorf("inspect lacks %q:\n%s", want, i.stdout)
+				}
+			}
+			data, _ := os.ReadFile(tape)
+			if strings.Contains(string(data), "offline-0000") {
+				t.Error("the dummy key is in the cassette")
+			}
+			rd := vcrtest.Load(t, tape)
+			link := vcrtest.Link(t, t.TempDir(), name)
+			call := exec.Command(link, rd.Header.Argv[1:]...)
+			call.Dir = t.TempDir()
+			abs, _ := filepath.Abs(filepath.Dir(tape))
+			call.Env = vcrtest.Env(t, cli.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir())
+			r := runCmd(t, call, nil)
+			if r.code != 0 || r.stdout != string(rd.Stream('o')) {
+				t.Errorf("the stand-in as %s: %+v", name, r)
+			}
+		})
 	}
 }

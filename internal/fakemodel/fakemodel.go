@@ -9,8 +9,9 @@
 // server-sent events, or not), which Claude Code speaks, and the OpenAI chat
 // completions API (POST /v1/chat/completions, streamed or not), which Qwen
 // Code speaks, and the Gemini API (POST /v1beta/models/M:generateContent and
-// :streamGenerateContent), which Gemini CLI speaks. Every request is logged
-// (method, path) to the server's Log.
+// :streamGenerateContent), which Gemini CLI speaks, and the OpenAI responses
+// API (POST /v1/responses, streamed), which Codex speaks. Every request is
+// logged (method, path) to the server's Log.
 package fakemodel
 
 import (
@@ -51,6 +52,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r, false)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
 		s.gemini(w, r, true)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
+		s.responses(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		s.openAIChat(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
@@ -322,4 +325,72 @@ func geminiCall(req geminiRequest) map[string]any {
 		}
 	}
 	return nil
+}
+
+// responsesRequest is what the fake reads of an OpenAI responses request.
+type responsesRequest struct {
+	Model string `json:"model"`
+	Input []struct {
+		Type string `json:"type"`
+	} `json:"input"`
+	Tools []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// responses answers the OpenAI responses API (Codex), streamed as
+// server-sent events: a shell call while no call output is in the input,
+// else the answer.
+func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
+	var req responsesRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasResult := false
+	for _, in := range req.Input {
+		hasResult = hasResult || strings.HasSuffix(in.Type, "_call_output")
+	}
+	var tool, args string
+	for _, want := range []struct{ name, args string }{
+		{"exec_command", `{"cmd":"ls"}`}, {"shell", `{"command":["ls"]}`}, {"shell_command", `{"command":"ls"}`},
+	} {
+		for _, t := range req.Tools {
+			if tool == "" && t.Name == want.name {
+				tool, args = want.name, want.args
+			}
+		}
+	}
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	s.mu.Unlock()
+	answer := s.Answer
+	if answer == "" {
+		answer = "The directory holds README.md."
+	}
+	respID := fmt.Sprintf("resp_fake%012d", n)
+	var item map[string]any
+	if tool != "" && !hasResult {
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%012d", n), "call_id": fmt.Sprintf("call_fake%012d", n),
+			"name": tool, "arguments": args, "status": "completed"}
+	} else {
+		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake%012d", n), "role": "assistant", "status": "completed",
+			"content": []map[string]any{{"type": "output_text", "text": answer, "annotations": []any{}}}}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(data map[string]any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	send(map[string]any{"type": "response.created", "response": map[string]any{"id": respID, "status": "in_progress", "model": req.Model}})
+	send(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	send(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	send(map[string]any{"type": "response.completed", "response": map[string]any{"id": respID, "status": "completed", "model": req.Model,
+		"output": []any{item}, "usage": map[string]any{"input_tokens": 120 + n, "output_tokens": 12, "total_tokens": 132 + n,
+			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}})
 }

@@ -105,3 +105,27 @@ func TestGeminiScript(t *testing.T) {
 		t.Errorf("second: %s", second)
 	}
 }
+
+// The responses script (Codex): a shell call, then the answer once a call
+// output is in the input.
+func TestResponsesScript(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	post := func(body string) string {
+		resp, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	first := post(`{"model":"m","tools":[{"type":"function","name":"exec_command"}],"input":[{"type":"message"}]}`)
+	if !strings.Contains(first, "event: response.completed") || !strings.Contains(first, `"name":"exec_command"`) {
+		t.Errorf("first: %s", first)
+	}
+	second := post(`{"model":"m","tools":[{"type":"function","name":"exec_command"}],"input":[{"type":"message"},{"type":"function_call_output"}]}`)
+	if !strings.Contains(second, `"text":"The directory holds README.md."`) {
+		t.Errorf("second: %s", second)
+	}
+}
