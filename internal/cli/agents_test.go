@@ -148,3 +148,23 @@ func TestRealAgentRecordings(t *testing.T) {
 		})
 	}
 }
+
+// The json formats: Gemini's one pretty-printed object, Qwen's one array of
+// events, inspected and validated whole.
+func TestRealAgentJSONFormats(t *testing.T) {
+	for name, want := range map[string][]string{
+		"gemini": {"agent gemini", "events 1", "result success"},
+		"qwen":   {"agent qwen", "tool calls 1", "result success"},
+	} {
+		tape := filepath.Join("testdata", "realagents", name+"-json.cassette")
+		if r := run(t, nil, "validate", tape); r.code != 0 {
+			t.Errorf("%s validate: %+v", name, r)
+		}
+		i := run(t, nil, "inspect", tape)
+		for _, w := range want {
+			if !strings.Contains(squash(i.stdout), w) {
+				t.Errorf("%s inspect lacks %q:\n%s", name, w, i.stdout)
+			}
+		}
+	}
+}

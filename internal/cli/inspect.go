@@ -73,7 +73,7 @@ func runInspect(env *Env, args []string) int {
 		}
 	}
 	if s.agentSum != nil && s.agentSum.jsonEvents == 0 && len(s.head) > 0 {
-		s.agentSum.document(s.head)
+		s.agentSum.document(s.head, s.bytes[cassette.Stdout])
 	}
 	s.print(env.Stdout, pos[0], rd)
 	return ExitOK
@@ -136,6 +136,7 @@ type agentSummary struct {
 	failed     bool
 	kinds      map[string]int
 	jsonEvents int
+	text       bool // text output: no events
 }
 
 func (a *agentSummary) line(line []byte) {
@@ -174,8 +175,9 @@ func (a *agentSummary) add(e agent.Event) {
 	}
 }
 
-// document reads a json document (an object, or an array of events).
-func (a *agentSummary) document(data []byte) {
+// document reads a json document (an object, or an array of events), or
+// else text output, whose length it counts.
+func (a *agentSummary) document(data []byte, stdoutBytes int64) {
 	var arr []map[string]json.RawMessage
 	if json.Unmarshal(data, &arr) == nil {
 		for _, ev := range arr {
@@ -186,7 +188,9 @@ func (a *agentSummary) document(data []byte) {
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(data, &doc) == nil {
 		a.add(a.p.Parse(doc))
+		return
 	}
+	a.text, a.textLen = true, int(stdoutBytes)
 }
 
 func (a *agentSummary) print(w io.Writer) {
@@ -197,7 +201,9 @@ func (a *agentSummary) print(w io.Writer) {
 	if a.model != "" {
 		fmt.Fprintf(w, "model\t%s\n", a.model)
 	}
-	fmt.Fprintf(w, "events\t%d\n", a.events)
+	if !a.text {
+		fmt.Fprintf(w, "events\t%d\n", a.events)
+	}
 	for _, k := range sortedKeys(a.kinds) {
 		fmt.Fprintf(w, "  %s\t%d\n", k, a.kinds[k])
 	}
@@ -213,6 +219,8 @@ func (a *agentSummary) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "text\t%d bytes\n", a.textLen)
 	switch {
+	case a.text:
+		fmt.Fprintf(w, "format\ttext\n")
 	case a.failed:
 		fmt.Fprintf(w, "result\tfailed\n")
 	case a.terminal:
@@ -318,7 +326,7 @@ func (s *summary) add(c cassette.Chunk) {
 		if i >= 0 {
 			part = data[:i]
 		}
-		if s.profile == nil && len(s.head) < maxAgentDoc { // for sniffing, and for json documents
+		if (s.profile == nil || s.agentSum != nil) && len(s.head) < maxAgentDoc { // for sniffing, and for json documents
 			s.head = append(s.head, part[:min(maxAgentDoc-len(s.head), len(part))]...)
 			if i >= 0 && len(s.head) < maxAgentDoc {
 				s.head = append(s.head, '\n')
