@@ -85,3 +85,16 @@ func TestSortRule(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// A session id seen first under "uuid" (Qwen's init) is still a session.
+func TestSessionAfterUUID(t *testing.T) {
+	in := `{"type":"system","subtype":"init","uuid":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d","session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}
+{"type":"result","session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d","result":"in 0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}
+`
+	want := `{"type":"system","subtype":"init","uuid":"<UUID-1>","session_id":"<SESSION-1>"}
+{"type":"result","session_id":"<SESSION-1>","result":"in <SESSION-1>"}
+`
+	if got := normalize.String(in, normalize.Options{Format: normalize.StreamJSON}); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

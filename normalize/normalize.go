@@ -189,7 +189,12 @@ func (n *Normalizer) compileUserRules() {
 // within its kind: <UUID-1>, <SESSION-2>, <CALL-3>.
 func (n *Normalizer) identity(kind string, canon []byte) string {
 	if p, ok := n.ids[string(canon)]; ok {
-		return p
+		// A session id is a session's placeholder even when its value was
+		// seen first as another uuid (Qwen's init has "uuid" before
+		// "session_id", both the same): from here on it is <SESSION-n>.
+		if kind != "SESSION" || strings.HasPrefix(p, "<SESSION-") {
+			return p
+		}
 	}
 	n.counts[kind]++
 	p := "<" + kind + "-" + strconv.Itoa(n.counts[kind]) + ">"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/agentvcrtest"
 	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
@@ -53,6 +54,14 @@ func TestAgentTranscripts(t *testing.T) {
 				if want == "" && v.code != 0 || want != "" && (v.code != 1 || !strings.Contains(v.stdout, want)) {
 					t.Errorf("validate: %+v (want %q)", v, want)
 				}
+				// The normalised transcript, as a golden: what an agent upgrade
+				// review would compare.
+				norm := run(t, nil, "normalize", tape)
+				if norm.code != 0 {
+					t.Fatalf("normalize: %+v", norm)
+				}
+				agentvcrtest.Golden(t, name+"/"+strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), []byte(norm.stdout),
+					agentvcrtest.GoldenDir(filepath.Join("testdata", "golden", "agents")))
 				i := run(t, nil, "inspect", tape)
 				if !strings.Contains(i.stdout, "agent ") || !strings.Contains(squash(i.stdout), "agent "+name) {
 					t.Errorf("inspect does not name the agent:\n%s", i.stdout)
