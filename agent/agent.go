@@ -82,6 +82,18 @@ type Event struct {
 	Usage map[string]float64
 }
 
+// Head reads what every Claude- and Cursor-shaped event begins with: its
+// type (and subtype, in Kind as "type/subtype") and session id; known lists
+// the documented types.
+func Head(ev map[string]json.RawMessage, known map[string]bool) (e Event, typ, sub string) {
+	typ, sub = Str(ev, "type"), Str(ev, "subtype")
+	e = Event{Kind: typ, Known: known[typ], Session: Str(ev, "session_id")}
+	if sub != "" {
+		e.Kind += "/" + sub
+	}
+	return e, typ, sub
+}
+
 // Str reads a string member of ev ("" when absent or not a string).
 func Str(ev map[string]json.RawMessage, key string) string {
 	var s string

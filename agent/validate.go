@@ -68,15 +68,14 @@ type checker struct {
 	notes    map[string]*contract.Note
 	lines    int
 
-	events     int
-	inSession  bool
-	session    string
-	sessionAt  int
-	open       map[string]int // tool call id → line it started
-	terminal   bool           // the last session ended
-	failed     bool           // ... with a failure
-	lastEvent  int
-	brokenLast bool
+	events    int
+	inSession bool
+	session   string
+	sessionAt int
+	open      map[string]int // tool call id → line it started
+	terminal  bool           // the last session ended
+	failed    bool           // ... with a failure
+	lastEvent int
 }
 
 func (c *checker) problem(line int, rule contract.Rule, format string, args ...any) {

@@ -280,21 +280,33 @@ func lastCassette(runLog string) string {
 }
 
 // Normalize returns got with what varies between runs replaced by
-// placeholders, as Golden compares it.
+// placeholders, as Golden compares it. The directories scrubbed are those
+// of the recording the stand-in last replayed (its output names them, not
+// this machine's), else the test's working, home and temp directories.
 func Normalize(got []byte, opts ...Option) []byte {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
+	nopts := normalize.Options{Cwd: o.cwd, Home: os.Getenv("HOME"), TempDir: os.TempDir(), Rules: o.rules}
 	if o.cwd == "" {
-		o.cwd, _ = os.Getwd()
+		nopts.Cwd, _ = os.Getwd()
+		state.Lock()
+		runLog := state.runLog
+		state.Unlock()
+		if tape := lastCassette(runLog); tape != "" {
+			if rd, f, err := cassette.Open(tape); err == nil {
+				f.Close()
+				h := normalize.ForHeader(rd.Header())
+				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.Sets = h.Cwd, h.Home, h.TempDir, h.Sets
+			}
+		}
 	}
-	f := o.format
-	if f == normalize.Auto {
-		f = normalize.SniffFormat(got)
+	nopts.Format = o.format
+	if nopts.Format == normalize.Auto {
+		nopts.Format = normalize.SniffFormat(got)
 	}
-	n := normalize.New(normalize.Options{Format: f, Cwd: o.cwd, Home: os.Getenv("HOME"), TempDir: os.TempDir(), Rules: o.rules})
-	return n.Bytes(got, cassette.Stdout)
+	return normalize.New(nopts).Bytes(got, cassette.Stdout)
 }
 
 // reportUnreferenced lists the cassettes no test replayed and the goldens no

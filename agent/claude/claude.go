@@ -44,11 +44,7 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return ParseEv
 
 // ParseEvent reads one event of Claude's stream-json.
 func ParseEvent(ev map[string]json.RawMessage) agent.Event {
-	typ, sub := agent.Str(ev, "type"), agent.Str(ev, "subtype")
-	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "session_id")}
-	if sub != "" {
-		e.Kind += "/" + sub
-	}
+	e, typ, sub := agent.Head(ev, known)
 	switch typ {
 	case "system":
 		switch sub {

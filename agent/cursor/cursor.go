@@ -47,11 +47,7 @@ func (Profile) Validate(opts contract.Options, stdout, stderr io.Reader, exit in
 var known = map[string]bool{"system": true, "user": true, "assistant": true, "tool_call": true, "result": true, "thinking": true}
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
-	typ, sub := agent.Str(ev, "type"), agent.Str(ev, "subtype")
-	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "session_id")}
-	if sub != "" {
-		e.Kind += "/" + sub
-	}
+	e, typ, sub := agent.Head(ev, known)
 	switch typ {
 	case "system":
 		e.Init, e.Model = sub == "init", agent.Str(ev, "model")

@@ -42,6 +42,29 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
+// decode reads a request body into v, answering 400 when it cannot.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// next numbers a request (ids and token counts follow it) and gives the
+// answer text.
+func (s *Server) next() (n int, answer string) {
+	s.mu.Lock()
+	s.n++
+	n = s.n
+	s.mu.Unlock()
+	answer = s.Answer
+	if answer == "" {
+		answer = "The directory holds README.md."
+	}
+	return n, answer
+}
+
 // ServeHTTP routes a request to the API it belongs to.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logf("%s %s", r.Method, r.URL.Path)
@@ -80,8 +103,7 @@ type anthropicRequest struct {
 // is in the conversation and the request offers Bash, else the answer.
 func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	var req anthropicRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !decode(w, r, &req) {
 		return
 	}
 	hasResult, offersBash := false, false
@@ -93,15 +115,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		offersBash = offersBash || t.Name == "Bash"
 	}
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	s.mu.Unlock()
+	n, answer := s.next()
 	msgID := fmt.Sprintf("msg_01FakeModel%012d", n)
-	answer := s.Answer
-	if answer == "" {
-		answer = "The directory holds README.md."
-	}
 	var blocks []map[string]any
 	stop := "end_turn"
 	if offersBash && !hasResult {
@@ -174,8 +189,7 @@ var shellTools = []struct {
 // message is in the conversation, else the answer.
 func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 	var req openAIRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !decode(w, r, &req) {
 		return
 	}
 	hasResult := false
@@ -190,15 +204,8 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	s.mu.Unlock()
+	n, answer := s.next()
 	id := fmt.Sprintf("chatcmpl-fake%012d", n)
-	answer := s.Answer
-	if answer == "" {
-		answer = "The directory holds README.md."
-	}
 	delta := map[string]any{"role": "assistant", "content": answer}
 	finish := "stop"
 	if tool != "" && !hasResult {
@@ -257,8 +264,7 @@ type geminiRequest struct {
 // conversation, else the answer.
 func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 	var req geminiRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !decode(w, r, &req) {
 		return
 	}
 	model := strings.TrimSuffix(strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], ":streamGenerateContent"), ":generateContent")
@@ -269,14 +275,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 			hasResult = hasResult || fr
 		}
 	}
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	s.mu.Unlock()
-	answer := s.Answer
-	if answer == "" {
-		answer = "The directory holds README.md."
-	}
+	n, answer := s.next()
 	part := map[string]any{"text": answer}
 	switch {
 	case req.GenerationConfig.ResponseMimeType == "application/json":
@@ -344,8 +343,7 @@ type responsesRequest struct {
 // else the answer.
 func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	var req responsesRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !decode(w, r, &req) {
 		return
 	}
 	hasResult := false
@@ -362,14 +360,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	s.mu.Unlock()
-	answer := s.Answer
-	if answer == "" {
-		answer = "The directory holds README.md."
-	}
+	n, answer := s.next()
 	respID := fmt.Sprintf("resp_fake%012d", n)
 	var item map[string]any
 	if tool != "" && !hasResult {
