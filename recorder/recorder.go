@@ -107,6 +107,9 @@ type Result struct {
 	Ran bool
 	// Effects counts the file changes recorded.
 	Effects int
+	// Warnings are things the caller should tell the user (a working
+	// directory too large to snapshot).
+	Warnings []string
 	// ShortSecrets names secret-looking environment variables whose values were
 	// too short to search for in the output (see [MinEnvSecret]).
 	ShortSecrets []string
@@ -168,7 +171,13 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
-		if snap, err = workspace.Take(dir, *r.opts.Workspace); err != nil {
+		snap, err = workspace.Take(dir, *r.opts.Workspace)
+		switch {
+		case errors.Is(err, workspace.ErrTooMany):
+			// Output only: a run in a home directory must still be recorded.
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%v: file changes are not recorded (--ignore parts of it, or --no-files)", err))
+			snap = nil
+		case err != nil:
 			return r.res, fmt.Errorf("reading the working directory: %w", err)
 		}
 	}

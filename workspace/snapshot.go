@@ -49,6 +49,10 @@ type Options struct {
 	// MaxFileSize is the largest file whose content is recorded; a larger one
 	// is noted as skipped. 0 means DefaultMaxFileSize.
 	MaxFileSize int64
+	// MaxFiles bounds the paths a snapshot reads: a working directory with more
+	// (a home directory, a huge monorepo) is not snapshotted at all, and Take
+	// returns ErrTooMany. 0 means DefaultMaxFiles.
+	MaxFiles int
 	// Exclude lists absolute paths, or globs of absolute paths, never
 	// recorded, with everything under them: the cassette being written, the
 	// cassette directory. Default: none.
@@ -57,6 +61,12 @@ type Options struct {
 
 // DefaultMaxFileSize is the largest file recorded unless told otherwise.
 const DefaultMaxFileSize = 64 << 20
+
+// DefaultMaxFiles is the most paths a snapshot reads unless told otherwise.
+const DefaultMaxFiles = 200000
+
+// ErrTooMany is returned by Take for a tree of more than Options.MaxFiles paths.
+var ErrTooMany = errors.New("too many files to snapshot")
 
 // maxLineHashes bounds the line digests kept for "+N -M lines" summaries:
 // files beyond it get sizes instead.
@@ -88,8 +98,14 @@ func Take(root string, opts Options) (*Snapshot, error) {
 	if opts.MaxFileSize == 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
+	if opts.MaxFiles == 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
 	s := &Snapshot{root: root, opts: opts, entries: map[string]*entry{}}
 	err := s.walk(func(rel string, info fs.FileInfo) error {
+		if len(s.entries) >= opts.MaxFiles {
+			return fmt.Errorf("%w: more than %d under %s", ErrTooMany, opts.MaxFiles, root)
+		}
 		e, err := s.describe(rel, info, nil)
 		if err != nil {
 			return err

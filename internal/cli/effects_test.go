@@ -237,7 +237,6 @@ func subprocessIn(t *testing.T, dir string, args ...string) result {
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-var _ = fmt.Sprint
 
 // diff reports files whose changes differ between two recordings, with a
 // text diff of their normalised contents; the same changes in two working
@@ -264,5 +263,25 @@ func TestDiffEffects(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "files (the changes the agent made, normalised):") ||
 		!strings.Contains(r.stdout, "go 1.25") || !strings.Contains(r.stdout, "go 1.26") || strings.Contains(r.stdout, "notes.txt") {
 		t.Errorf("%+v", r)
+	}
+}
+
+// A working directory with more paths than --max-files is recorded without
+// its file changes, with a warning, not refused.
+func TestRecordTooManyFiles(t *testing.T) {
+	work := t.TempDir()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(work, fmt.Sprintf("f%d", i)), []byte("x"), 0o644)
+	}
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo ok`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-files", "3", "-o", tape, "--", agent)
+	cmd.Dir = work
+	r := runCmd(t, cmd, nil)
+	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "too many files to snapshot: more than 3") {
+		t.Errorf("%+v", r)
+	}
+	if effects, err := workspace.Effects(tape); err != nil || len(effects) != 0 {
+		t.Errorf("effects %v, %v", effects, err)
 	}
 }

@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name: "record",
 		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] " +
-			"[--ignore GLOB]... [--max-file-size BYTES] [--no-files] [--quiet] " +
+			"[--ignore GLOB]... [--max-file-size BYTES] [--max-files N] [--no-files] [--quiet] " +
 			"-- AGENT [ARGS...]",
 		summary: "run AGENT, show its output live, save the run to CASSETTE, exit with AGENT's status",
 		run:     runRecord,
@@ -49,6 +49,7 @@ func runRecord(env *Env, args []string) int {
 	grace := fs.Duration("timeout-grace", 5*time.Second, "after --timeout's SIGTERM, wait this long before SIGKILL")
 	noFiles := fs.Bool("no-files", false, "record the output only, not the changes the agent makes to files under the current directory")
 	maxFile := fs.Int64("max-file-size", workspace.DefaultMaxFileSize, "record the content of changed files up to `BYTES`; a larger one is noted as skipped")
+	maxFiles := fs.Int("max-files", workspace.DefaultMaxFiles, "snapshot working directories of up to `N` paths; a larger one gets its output recorded, not its file changes")
 	var secrets, allow, shapes, ignore listFlag
 	fs.Var(&ignore, "ignore", "do not record changes to paths matching `GLOB` (repeatable; .git is always ignored)")
 	fs.Var(&secrets, "secret", "redact `VALUE` too, at any length (repeatable)")
@@ -77,7 +78,7 @@ func runRecord(env *Env, args []string) int {
 		KillGrace: *grace,
 	}
 	if !*noFiles {
-		opts.Workspace = &workspace.Options{Ignore: ignore, MaxFileSize: *maxFile, Exclude: cassetteFiles(*out)}
+		opts.Workspace = &workspace.Options{Ignore: ignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {
@@ -135,6 +136,9 @@ func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res reco
 	}
 	defer f.Abort()
 	res, err = recordWithSignals(opts, f)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "%s: warning: %s\n", cmd, w)
+	}
 	for _, name := range res.ShortSecrets {
 		fmt.Fprintf(env.Stderr, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
 			cmd, name, recorder.MinEnvSecret)
