@@ -237,7 +237,6 @@ func subprocessIn(t *testing.T, dir string, args ...string) result {
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-
 // diff reports files whose changes differ between two recordings, with a
 // text diff of their normalised contents; the same changes in two working
 // directories are no difference.
