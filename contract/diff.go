@@ -53,6 +53,10 @@ func (f FieldChange) String() string {
 type DiffOptions struct {
 	// Excerpt bounds the bytes shown of one value; 0 means 120.
 	Excerpt int
+	// Label names the event on a line, which aligns the two streams (events
+	// of one label pair up) and names it in the report; nil reads Cursor's
+	// type, subtype and tool kind. Agent profiles give their own.
+	Label func(line []byte) string
 }
 
 // maxEditDistance bounds the work of the line alignment: beyond it the
@@ -69,11 +73,15 @@ func (o DiffOptions) DiffEvents(a, b io.ReaderAt) ([]DiffOp, error) {
 		o.Excerpt = 120
 	}
 	seed := maphash.MakeSeed()
-	la, err := indexLines(a, seed)
+	label := o.Label
+	if label == nil {
+		label = lineLabel
+	}
+	la, err := indexLines(a, seed, label)
 	if err != nil {
 		return nil, err
 	}
-	lb, err := indexLines(b, seed)
+	lb, err := indexLines(b, seed, label)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +100,7 @@ type lineRef struct {
 }
 
 // indexLines hashes every line of r and labels events.
-func indexLines(r io.ReaderAt, seed maphash.Seed) ([]lineRef, error) {
+func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string) ([]lineRef, error) {
 	var refs []lineRef
 	var off int64
 	labels := map[string]string{}

@@ -177,3 +177,22 @@ func TestRealAgentJSONFormats(t *testing.T) {
 		}
 	}
 }
+
+// diff names and pairs events as each agent's profile reads them.
+func TestAgentDiffLabels(t *testing.T) {
+	dir := t.TempDir()
+	a := `{"type":"thread.started","thread_id":"t"}
+{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"ls"}}
+{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"README.md\n","status":"completed"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"one file"}}
+{"type":"turn.completed","usage":{"input_tokens":1}}
+`
+	b := strings.Replace(a, `"aggregated_output":"README.md\n"`, `"aggregated_output":"README.md\nnew.txt\n"`, 1)
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(a), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(b), 0o644)
+	r := run(t, nil, "diff", filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"))
+	if r.code != 1 || !strings.Contains(r.stdout, "~ A:3 B:3 item.completed/command_execution\n") ||
+		!strings.Contains(r.stdout, `item.aggregated_output: "README.md\n" → "README.md\nnew.txt\n"`) {
+		t.Errorf("%+v", r)
+	}
+}

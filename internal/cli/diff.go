@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
+
 	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
 	"io"
 	"os"
 	"strings"
@@ -33,6 +36,26 @@ type side struct {
 	shape          *contract.Shape
 	exit           int    // contract.ExitUnknown when not recorded
 	files          []byte // the normalised listing of the file changes (cassettes only)
+	profile        agent.Profile
+}
+
+// eventLabel names events as the agent's profile reads them ("item.completed/
+// command_execution"); nil (Cursor's contract) for contract's own labels.
+func eventLabel(p agent.Profile) func([]byte) string {
+	if _, own := p.(agent.Validator); own || p == nil {
+		return nil
+	}
+	return func(line []byte) string {
+		var ev map[string]json.RawMessage
+		if json.Unmarshal(line, &ev) != nil || ev == nil {
+			return "text"
+		}
+		e := p.Parse(ev)
+		if e.ToolKind != "" && !strings.Contains(e.Kind, e.ToolKind) {
+			return e.Kind + " " + e.ToolKind
+		}
+		return e.Kind
+	}
 }
 
 func (s *side) close() {
@@ -100,6 +123,9 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 		return nil, err
 	}
 	s := &side{in: in, exit: contract.ExitUnknown}
+	if s.profile, err = pickAgent(in, "auto"); err != nil {
+		return s, err
+	}
 	opts := normalize.Options{}
 	if in.Cassette {
 		opts = normalize.ForHeader(in.Header)
@@ -173,7 +199,7 @@ func normalizeTo(n *normalize.Normalizer, r io.Reader, which cassette.Stream, in
 // writeDiff prints the differences of b from a, nothing when there are
 // none, and reports whether there are any.
 func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
-	stdout, err := contract.DiffEvents(a.stdout, b.stdout)
+	stdout, err := contract.DiffOptions{Label: eventLabel(a.profile)}.DiffEvents(a.stdout, b.stdout)
 	if err != nil {
 		return false, err
 	}
