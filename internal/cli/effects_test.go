@@ -284,3 +284,44 @@ func TestRecordTooManyFiles(t *testing.T) {
 		t.Errorf("effects %v, %v", effects, err)
 	}
 }
+
+// A file over --max-file-size is noted in the cassette as skipped, not
+// recorded, and not applied.
+func TestRecordSkipsLargeFiles(t *testing.T) {
+	work := t.TempDir()
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `head -c 100 /dev/zero > big.bin; echo small > small.txt; echo ok`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-file-size", "10", "-o", tape, "--", agent)
+	cmd.Dir = work
+	if r := runCmd(t, cmd, nil); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	effects, _ := workspace.Effects(tape)
+	if len(effects) != 2 || effects[0].Op != cassette.OpSkip || effects[0].Path != "big.bin" ||
+		!strings.Contains(effects[0].Note, "100 bytes, larger than the 10-byte limit") || effects[1].Path != "small.txt" {
+		t.Fatalf("effects %+v", effects)
+	}
+	again := t.TempDir()
+	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(again, "big.bin")); err == nil {
+		t.Error("a skipped file was applied")
+	}
+}
+
+// A failure half-way through applying says what was applied and what was not.
+func TestApplyFailureMidway(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c", Mode: "0644"}, strings.NewReader("file\n"), 5)
+	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c/d.txt", Mode: "0644"}, strings.NewReader("x\n"), 2)
+	w.Close(cassette.Footer{})
+	tape := filepath.Join(t.TempDir(), "half.cassette")
+	os.WriteFile(tape, buf.Bytes(), 0o644)
+	r := subprocessIn(t, t.TempDir(), "replay", "--apply", tape)
+	oneLine(t, "midway", r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "applied: c; not applied: c/d.txt") {
+		t.Errorf("%+v", r)
+	}
+}
