@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,4 +101,32 @@ func ExampleStandIn() {
 	// out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", "hi").Output()
 	// ...
 	// agentvcrtest.Golden(t, "hello", out)
+}
+
+// capture passes everything to the test it wraps but keeps its errors, to
+// test what StandIn reports when the test ends.
+type capture struct {
+	testing.TB
+	errs []string
+}
+
+func (c *capture) Errorf(s string, a ...any) { c.errs = append(c.errs, fmt.Sprintf(s, a...)) }
+
+// A call with no cassette fails the test when it ends, naming the closest
+// recording and the command that records it.
+func TestStandInMiss(t *testing.T) {
+	dir := t.TempDir()
+	var c *capture
+	t.Run("call", func(t *testing.T) {
+		c = &capture{TB: t}
+		agentvcrtest.StandIn(c, dir)
+		out, err := exec.Command("cursor-agent", "--print", "never recorded").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "no cassette in "+dir) {
+			t.Errorf("the stand-in answered: %v\n%s", err, out)
+		}
+	})
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "no cassette in "+dir+` matches ["--print" "never recorded"]`) ||
+		!strings.Contains(c.errs[0], "AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test -run '^TestStandInMiss/call$' .") {
+		t.Errorf("reported: %q", c.errs)
+	}
 }
