@@ -42,8 +42,8 @@ type Profile interface {
 	Parse(ev map[string]json.RawMessage) Event
 }
 
-// Validator is implemented by profiles with a contract of their own (Cursor's
-// is in package contract); the others are checked by Validate's common rules.
+// Validator is implemented by profiles with a contract of their own
+// (agent/cursor); the others are checked by Validate's common rules.
 type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }

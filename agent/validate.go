@@ -17,7 +17,8 @@ import (
 // a run that exits 0 ends its last session with its terminal event; a failed
 // run says why on stderr or in a failed terminal event. Unknown events are
 // notes. In json, the output is one JSON document (an object, or for some
-// agents an array of events). Cursor's own contract is in package contract.
+// agents an array of events). A profile with a contract of its own
+// (Validator: Cursor's, in agent/cursor) is checked by it instead.
 func Validate(p Profile, opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error) {
 	if v, ok := p.(Validator); ok {
 		return v.Validate(opts, stdout, stderr, exit, f)

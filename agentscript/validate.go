@@ -2,6 +2,7 @@ package agentscript
 
 import (
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent"
 	"io"
 	"regexp"
 	"strconv"
@@ -72,7 +73,14 @@ func (h *harness) cmdValidate(ts *testscript.TestScript, neg bool, args []string
 	in, err := h.validateInput(ts, va)
 	ts.Check(err)
 	defer in.close()
-	report, err := contract.Options{SkipComments: va.skipComments}.ValidateRun(in.stdout, in.stderr, in.code, in.format)
+	prof, ok := agent.ForBinary(firstArg(in.argv))
+	if !ok {
+		prof, _ = agent.ByName("cursor") // a file of output with no run: the first agent's contract
+	}
+	if in.format == "" {
+		in.format, _ = prof.Format(in.argv)
+	}
+	report, err := agent.Validate(prof, contract.Options{SkipComments: va.skipComments}, in.stdout, in.stderr, in.code, in.format)
 	ts.Check(err)
 	var list strings.Builder
 	for _, p := range report.Problems {
@@ -139,6 +147,7 @@ type validateInput struct {
 	stdout, stderr io.Reader
 	code           int
 	format         contract.Format
+	argv           []string // the run's command line: whose contract applies, in what format
 	closers        []io.Closer
 }
 
@@ -166,8 +175,8 @@ func (h *harness) validateInput(ts *testscript.TestScript, va validateArgs) (*va
 		} else {
 			in.stdout, in.stderr = strings.NewReader(ts.ReadFile("stdout")), strings.NewReader(ts.ReadFile("stderr"))
 		}
-		if in.format == "" {
-			in.format, _ = contract.FormatFromArgv(run.Argv)
+		if in.argv == nil {
+			in.argv = run.Argv
 		}
 	case va.file != "stdout" && va.file != "stderr" && isCassette(ts.MkAbs(va.file)):
 		path := ts.MkAbs(va.file)
@@ -185,8 +194,8 @@ func (h *harness) validateInput(ts *testscript.TestScript, va validateArgs) (*va
 }
 
 // openCassette reads stdout and stderr of the cassette at path, its exit
-// code (contract.ExitUnknown when the recording is incomplete), and the
-// format from its argv unless one was given.
+// code (contract.ExitUnknown when the recording is incomplete), and its argv
+// (whose agent and format the contract follows).
 func (in *validateInput) openCassette(path string) error {
 	code, err := cassetteExit(path)
 	if err != nil {
@@ -202,9 +211,7 @@ func (in *validateInput) openCassette(path string) error {
 		in.closers = append(in.closers, f)
 		if s == cassette.Stdout {
 			in.stdout = rd.StreamReader(s)
-			if in.format == "" {
-				in.format, _ = contract.FormatFromArgv(rd.Header().Argv)
-			}
+			in.argv = rd.Header().Argv
 		} else {
 			in.stderr = rd.StreamReader(s)
 		}
@@ -230,4 +237,11 @@ func cassetteExit(path string) (int, error) {
 		return ft.Code, nil
 	}
 	return contract.ExitUnknown, nil
+}
+
+func firstArg(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
 }

@@ -3,6 +3,7 @@ package contract_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/agentvcr/agentvcr/agent/cursor"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -115,7 +116,7 @@ func BenchmarkValidate(b *testing.B) {
 	opts := contract.Options{SkipComments: true}
 	benchCorpusOp(b, func(runs [][]byte) {
 		for _, run := range runs {
-			r, err := opts.ValidateRun(bytes.NewReader(run), nil, 0, contract.StreamJSON)
+			r, err := cursor.Validate(opts, bytes.NewReader(run), nil, 0, contract.StreamJSON)
 			if err != nil || !r.OK() {
 				b.Fatalf("run does not validate: %v %v", err, r.Problems)
 			}
@@ -159,7 +160,7 @@ func BenchmarkValidateLongRun(b *testing.B) {
 	start := cpuTime()
 	for b.Loop() {
 		g := &longRun{target: corpusSize}
-		r, err := contract.Options{}.ValidateRun(g, nil, 0, contract.StreamJSON)
+		r, err := cursor.Validate(contract.Options{}, g, nil, 0, contract.StreamJSON)
 		if err != nil || !r.OK() {
 			b.Fatalf("long run does not validate: %v %v", err, r.Problems)
 		}

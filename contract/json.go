@@ -28,6 +28,9 @@ const (
 
 var kindNames = [...]string{"invalid", "null", "boolean", "number", "string", "array", "object"}
 
+// Article names the type with its article: "an object", "a string", "null".
+func (k Kind) Article() string { return k.a() }
+
 // a names the type with its article: "an object", "a string", "null".
 func (k Kind) a() string {
 	switch k {
@@ -49,13 +52,13 @@ func (k Kind) String() string {
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxDepth = 10000
 
-// syntaxError is a JSON syntax error at a byte offset of the scanned data.
-type syntaxError struct {
-	off int
-	msg string
+// SyntaxError is a JSON syntax error at a byte offset of the scanned data.
+type SyntaxError struct {
+	Off int
+	Msg string
 }
 
-func (e *syntaxError) Error() string { return e.msg }
+func (e *SyntaxError) Error() string { return e.Msg }
 
 // strPlain marks bytes that may appear unescaped inside a JSON string and need
 // no further look (printable ASCII other than '"' and '\\').
@@ -84,7 +87,7 @@ func skipWS(d []byte, i int) int {
 // and returns its kind and the offset just past it.
 func scanValue(d []byte, i, depth int) (Kind, int, error) {
 	if i >= len(d) {
-		return Invalid, i, &syntaxError{i, "unexpected end of JSON"}
+		return Invalid, i, &SyntaxError{Off: i, Msg: "unexpected end of JSON"}
 	}
 	switch c := d[i]; {
 	case c == '"':
@@ -106,7 +109,7 @@ func scanValue(d []byte, i, depth int) (Kind, int, error) {
 	case c == 'n':
 		return literal(d, i, "null", Null)
 	default:
-		return Invalid, i, &syntaxError{i, fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+		return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", describeByte(d[i]))}
 	}
 }
 
@@ -114,7 +117,7 @@ func literal(d []byte, i int, word string, k Kind) (Kind, int, error) {
 	if bytes.HasPrefix(d[i:], []byte(word)) {
 		return k, i + len(word), nil
 	}
-	return Invalid, i, &syntaxError{i, fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+	return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", describeByte(d[i]))}
 }
 
 func describeByte(c byte) string {
@@ -150,7 +153,7 @@ func scanString(d []byte, i int) (int, error) {
 			i++
 		}
 		if i >= len(d) {
-			return i, &syntaxError{start, "unterminated string"}
+			return i, &SyntaxError{Off: start, Msg: "unterminated string"}
 		}
 		switch c := d[i]; {
 		case c == '"':
@@ -162,11 +165,11 @@ func scanString(d []byte, i int) (int, error) {
 			}
 			i += n
 		case c < 0x20:
-			return i, &syntaxError{i, fmt.Sprintf("control character 0x%02x in string", c)}
+			return i, &SyntaxError{Off: i, Msg: fmt.Sprintf("control character 0x%02x in string", c)}
 		default:
 			r, n := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && n == 1 {
-				return i, &syntaxError{i, "invalid UTF-8 in string"}
+				return i, &SyntaxError{Off: i, Msg: "invalid UTF-8 in string"}
 			}
 			i += n
 		}
@@ -176,23 +179,23 @@ func scanString(d []byte, i int) (int, error) {
 // scanEscape validates the escape at d[i] ('\\') and returns its length.
 func scanEscape(d []byte, i int) (int, error) {
 	if i+1 >= len(d) {
-		return 0, &syntaxError{i, "unterminated string"}
+		return 0, &SyntaxError{Off: i, Msg: "unterminated string"}
 	}
 	switch d[i+1] {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		return 2, nil
 	case 'u':
 		if i+6 > len(d) {
-			return 0, &syntaxError{i, "short \\u escape"}
+			return 0, &SyntaxError{Off: i, Msg: "short \\u escape"}
 		}
 		for _, h := range d[i+2 : i+6] {
 			if hexVal(h) < 0 {
-				return 0, &syntaxError{i, "bad \\u escape"}
+				return 0, &SyntaxError{Off: i, Msg: "bad \\u escape"}
 			}
 		}
 		return 6, nil
 	}
-	return 0, &syntaxError{i, fmt.Sprintf("bad escape \\%c", d[i+1])}
+	return 0, &SyntaxError{Off: i, Msg: fmt.Sprintf("bad escape \\%c", d[i+1])}
 }
 
 func hexVal(c byte) int {
@@ -224,12 +227,12 @@ func scanNumber(d []byte, i int) (int, error) {
 	case i < len(d) && d[i] == '0':
 		i++
 	case digits() == 0:
-		return i, &syntaxError{start, "bad number"}
+		return i, &SyntaxError{Off: start, Msg: "bad number"}
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if digits() == 0 {
-			return i, &syntaxError{start, "bad number"}
+			return i, &SyntaxError{Off: start, Msg: "bad number"}
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -238,7 +241,7 @@ func scanNumber(d []byte, i int) (int, error) {
 			i++
 		}
 		if digits() == 0 {
-			return i, &syntaxError{start, "bad number"}
+			return i, &SyntaxError{Off: start, Msg: "bad number"}
 		}
 	}
 	return i, nil
@@ -252,7 +255,7 @@ func scanObject(d []byte, i, depth int) (int, error) {
 // it every member as it goes: the raw key and the value's kind and span.
 func scanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, end int)) (int, error) {
 	if depth > maxDepth {
-		return i, &syntaxError{i, "nested too deeply"}
+		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
@@ -294,7 +297,7 @@ func scanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, en
 
 func scanArray(d []byte, i, depth int) (int, error) {
 	if depth > maxDepth {
-		return i, &syntaxError{i, "nested too deeply"}
+		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
@@ -319,9 +322,9 @@ func scanArray(d []byte, i, depth int) (int, error) {
 
 func expected(d []byte, i int, what string) error {
 	if i >= len(d) {
-		return &syntaxError{i, "unexpected end of JSON, want " + what}
+		return &SyntaxError{Off: i, Msg: "unexpected end of JSON, want " + what}
 	}
-	return &syntaxError{i, fmt.Sprintf("unexpected %s, want %s", describeByte(d[i]), what)}
+	return &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s, want %s", describeByte(d[i]), what)}
 }
 
 // scanDocument validates that d holds exactly one JSON value, surrounded by
@@ -333,7 +336,7 @@ func scanDocument(d []byte) (k Kind, start, end int, err error) {
 		return Invalid, start, end, err
 	}
 	if rest := skipWS(d, end); rest < len(d) {
-		return k, start, end, &syntaxError{rest, fmt.Sprintf("unexpected %s after the JSON value", describeByte(d[rest]))}
+		return k, start, end, &SyntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", describeByte(d[rest]))}
 	}
 	return k, start, end, nil
 }
@@ -468,25 +471,25 @@ func decodeString(raw []byte) string {
 // stringValue decodes a raw JSON string value (with quotes).
 func stringValue(v []byte) string { return decodeString(v[1 : len(v)-1]) }
 
-// sink receives decoded string bytes in pieces.
-type sink interface{ write(p []byte) }
+// Sink receives decoded string bytes in pieces.
+type Sink interface{ Write(p []byte) }
 
 type bytesSink []byte
 
-func (b *bytesSink) write(p []byte) { *b = append(*b, p...) }
+func (b *bytesSink) Write(p []byte) { *b = append(*b, p...) }
 
 // walkString passes the decoded bytes of a valid JSON string's content to w,
 // in pieces. Unpaired surrogates become U+FFFD, as encoding/json does.
-func walkString(raw []byte, w sink) {
+func walkString(raw []byte, w Sink) {
 	var rb [8]byte
 	for len(raw) > 0 {
 		j := bytes.IndexByte(raw, '\\')
 		if j < 0 {
-			w.write(raw)
+			w.Write(raw)
 			return
 		}
 		if j > 0 {
-			w.write(raw[:j])
+			w.Write(raw[:j])
 		}
 		raw = raw[j:]
 		var r rune
@@ -508,7 +511,7 @@ func walkString(raw []byte, w sink) {
 			} else if r >= 0xDC00 && r < 0xE000 {
 				r = utf8.RuneError
 			}
-			w.write(rb[:utf8.EncodeRune(rb[:], r)])
+			w.Write(rb[:utf8.EncodeRune(rb[:], r)])
 			continue
 		case 'b':
 			rb[0] = '\b'
@@ -523,7 +526,7 @@ func walkString(raw []byte, w sink) {
 		default: // '"', '\\', '/'
 			rb[0] = raw[1]
 		}
-		w.write(rb[:1])
+		w.Write(rb[:1])
 		raw = raw[2:]
 	}
 }
@@ -542,4 +545,39 @@ func lineCol(d []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(d[:off], []byte{'\n'})
 	col = off - bytes.LastIndexByte(d[:off], '\n')
 	return line, col
+}
+
+// DepthTracker finds where a JSON value spread over lines ends.
+type DepthTracker struct {
+	depth    int
+	inString bool
+	escape   bool
+	started  bool
+}
+
+// Feed takes one line and reports whether a value has ended by its end.
+func (t *DepthTracker) Feed(line []byte) bool {
+	for _, c := range line {
+		switch {
+		case t.inString:
+			switch {
+			case t.escape:
+				t.escape = false
+			case c == '\\':
+				t.escape = true
+			case c == '"':
+				t.inString = false
+			}
+		case c == '"':
+			t.inString, t.started = true, true
+		case c == '{' || c == '[':
+			t.depth++
+			t.started = true
+		case c == '}' || c == ']':
+			t.depth--
+		case !wsByte[c]:
+			t.started = true
+		}
+	}
+	return t.started && t.depth <= 0 && !t.inString
 }

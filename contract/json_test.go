@@ -98,33 +98,3 @@ func FuzzScan(f *testing.F) {
 		checkDecode(t, d)
 	})
 }
-
-// FuzzValidate: any input validates, shapes and diffs without panicking,
-// and every problem has a place.
-func FuzzValidate(f *testing.F) {
-	f.Add(stream(), 0)
-	f.Add(stream(deleteLine(4)), 1)
-	f.Add(baseRun[6]+"\n", 0)
-	f.Add("{\n\"type\":\"result\"\n", 0)
-	f.Add("Read file\n{\"a\":1}\n", 2)
-	f.Fuzz(func(t *testing.T, stdout string, exit int) {
-		for _, format := range Formats {
-			r, err := Options{SkipComments: exit%2 == 0}.ValidateRun(strings.NewReader(stdout), strings.NewReader("e"), exit, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range r.Problems {
-				if (p.Line > 0) == (p.Where != "") || p.Msg == "" || p.Rule == "" {
-					t.Fatalf("%s: malformed problem %+v", format, p)
-				}
-			}
-		}
-		var s Shape
-		s.Add([]byte(stdout))
-		_ = ValidateEvent([]byte(stdout))
-		if _, err := DiffEvents(strings.NewReader(stdout), strings.NewReader(stream())); err != nil {
-			t.Fatal(err)
-		}
-		_ = DiffFields([]byte(stdout), []byte(baseRun[6]), 10)
-	})
-}

@@ -76,7 +76,7 @@ type ShapeWriter struct {
 	shape  Shape
 	line   []byte // the line being written
 	doc    []byte // the json value being assembled
-	depth  depthTracker
+	depth  DepthTracker
 }
 
 // NewShapeWriter returns a ShapeWriter for output in format f.
@@ -130,9 +130,9 @@ func (w *ShapeWriter) addLine(line []byte) {
 		return
 	}
 	w.doc = append(append(w.doc, line...), '\n')
-	if w.depth.feed(line) {
+	if w.depth.Feed(line) {
 		w.shape.Add(w.doc)
-		w.doc, w.depth = w.doc[:0], depthTracker{}
+		w.doc, w.depth = w.doc[:0], DepthTracker{}
 	}
 }
 

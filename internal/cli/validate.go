@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/agentvcr/agentvcr/agent/cursor"
 	"io"
 	"strings"
 
@@ -132,7 +133,7 @@ func readStream(in *input, which cassette.Stream, read func(*Stream) error) erro
 // validateCursor streams the run through contract's validator, which
 // reads stdout and stderr once each.
 func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
-	v := contract.Options{SkipComments: skip}.NewValidator(f)
+	v := cursor.NewValidator(contract.Options{SkipComments: skip}, f)
 	err := readStream(in, cassette.Stdout, func(s *Stream) error { return v.ReadStdout(s) })
 	if err != nil {
 		return contract.Report{}, err

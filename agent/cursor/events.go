@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"bytes"
@@ -173,7 +173,7 @@ func (c *eventChecker) parse(doc []byte) (k Kind, start, end int, err error) {
 		return Object, start, end, err
 	}
 	if rest := skipWS(doc, end); rest < len(doc) {
-		return Object, start, end, &syntaxError{rest, fmt.Sprintf("unexpected %s after the JSON value", describeByte(doc[rest]))}
+		return Object, start, end, &syntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", describeByte(doc[rest]))}
 	}
 	return Object, start, end, nil
 }
@@ -259,7 +259,7 @@ func (f *eventFields) slot(key []byte) (*field, uint32) {
 // note counts a note under the key built in c.kb and returns it when it is
 // new, for the caller to write its message.
 func (c *eventChecker) note(off int) *Note {
-	return c.notes.count(c.lineOf(off), c.kb)
+	return c.notes.Count(c.lineOf(off), c.kb)
 }
 
 // noteKey starts a note key.
@@ -305,7 +305,7 @@ func (c *eventChecker) classify(info *eventInfo) {
 	}
 	if f.typ.k != String {
 		info.broken = true
-		c.report(f.typ.off, RuleEventType, fmt.Sprintf(`"type" is %s, want a string`, f.typ.k.a()))
+		c.report(f.typ.off, RuleEventType, fmt.Sprintf(`"type" is %s, want a string`, f.typ.k.Article()))
 		return
 	}
 	typ, sub := f.typ.text(), f.subtype.text()
@@ -327,7 +327,7 @@ func (c *eventChecker) classify(info *eventInfo) {
 		return
 	}
 	if f.subtype.present() && f.subtype.k != String {
-		c.report(f.subtype.off, RuleFields, fmt.Sprintf(`"subtype" is %s, want a string`, f.subtype.k.a()))
+		c.report(f.subtype.off, RuleFields, fmt.Sprintf(`"subtype" is %s, want a string`, f.subtype.k.Article()))
 		info.broken = true
 		return
 	}
@@ -381,7 +381,7 @@ func label(typ, sub string) string {
 // It reports and returns false for a translated or malformed value.
 func (c *eventChecker) literalOK(v field, name, want string) bool {
 	if v.k != String {
-		c.report(v.off, RuleFields, fmt.Sprintf("%q is %s, want a string", name, v.k.a()))
+		c.report(v.off, RuleFields, fmt.Sprintf("%q is %s, want a string", name, v.k.Article()))
 		return false
 	}
 	t := v.text()
@@ -438,7 +438,7 @@ func (c *eventChecker) checkSession(k kind) {
 	case !s.present() && k != kindUnknown:
 		c.report(start(&c.fields), RuleSessionID, fmt.Sprintf(`%s event has no "session_id"`, kindLabels[k]))
 	case s.present() && s.k != String:
-		c.report(s.off, RuleSessionID, fmt.Sprintf(`"session_id" is %s, want a string`, s.k.a()))
+		c.report(s.off, RuleSessionID, fmt.Sprintf(`"session_id" is %s, want a string`, s.k.Article()))
 	}
 }
 
@@ -470,9 +470,9 @@ func (c *eventChecker) typed(k Kind, off int, where place, name string, want Kin
 	case k == want:
 		return true
 	case name == "":
-		c.report(off, RuleFields, fmt.Sprintf("%s is %s, want %s", where, k.a(), want.a()))
+		c.report(off, RuleFields, fmt.Sprintf("%s is %s, want %s", where, k.Article(), want.Article()))
 	default:
-		c.report(off, RuleFields, fmt.Sprintf("%s %q is %s, want %s", where, name, k.a(), want.a()))
+		c.report(off, RuleFields, fmt.Sprintf("%s %q is %s, want %s", where, name, k.Article(), want.Article()))
 	}
 	return false
 }
@@ -549,7 +549,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 	}
 	var roleF, content field
 	m := newMembers(f.message.raw)
-	for m.next() {
+	for m.Next() {
 		switch {
 		case keyIs(m.Key, "role"):
 			roleF = field{m.Val, m.K, f.message.off + m.Off}
@@ -566,15 +566,15 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 	}
 	info.text = emptySum()
 	el := newElements(content.raw)
-	for el.next() {
+	for el.Next() {
 		off := content.off + el.Off
 		if el.K != Object {
-			c.report(off, RuleFields, fmt.Sprintf("%s content item is %s, want an object", who, el.K.a()))
+			c.report(off, RuleFields, fmt.Sprintf("%s content item is %s, want an object", who, el.K.Article()))
 			continue
 		}
 		var typ, text field
 		im := newMembers(el.Val)
-		for im.next() {
+		for im.Next() {
 			switch {
 			case keyIs(im.Key, "type"):
 				typ = field{im.Val, im.K, off + im.Off}
@@ -609,7 +609,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, bool) {
 	c.members = c.members[:0]
 	m := newMembers(tc.raw)
-	for m.next() {
+	for m.Next() {
 		c.members = append(c.members, member{m.Key, field{m.Val, m.K, tc.off + m.Off}})
 	}
 	kindAt, named, objects, firstObject := -1, 0, 0, -1
@@ -684,7 +684,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 	}
 	var args, result, name field
 	bm := newMembers(body.raw)
-	for bm.next() {
+	for bm.Next() {
 		fv := field{bm.Val, bm.K, body.off + bm.Off}
 		switch {
 		case keyIs(bm.Key, "args"):
@@ -717,7 +717,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 	}
 	if result.k == Object {
 		rm := newMembers(result.raw)
-		for rm.next() {
+		for rm.Next() {
 			if keyIs(rm.Key, "success") && rm.K == Object {
 				c.fieldTypes(field{rm.Val, rm.K, result.off + rm.Off}, place{tw[0], tw[1], "result.success"}, spec.success)
 			}
@@ -728,7 +728,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 // fieldTypes checks the types of the documented members of obj that are present.
 func (c *eventChecker) fieldTypes(obj field, where place, types map[string]Kind) {
 	m := newMembers(obj.raw)
-	for m.next() {
+	for m.Next() {
 		if want, ok := types[string(m.Key)]; ok && m.K != want {
 			c.typed(m.K, obj.off+m.Off, where, decodeString(m.Key), want)
 		}

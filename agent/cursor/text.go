@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"fmt"
@@ -48,7 +48,7 @@ type textSum struct {
 
 func emptySum() textSum { return textSum{pow: 1} }
 
-func (t *textSum) write(p []byte) {
+func (t *textSum) Write(p []byte) {
 	if t.pow == 0 {
 		t.pow = 1
 	}

@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,7 @@ import (
 
 func sumOf(s string) textSum {
 	t := emptySum()
-	t.write([]byte(s))
+	t.Write([]byte(s))
 	return t
 }
 

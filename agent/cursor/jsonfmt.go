@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 	var (
 		buf     []byte
 		start   int // first line of the value
-		depth   depthTracker
+		depth   DepthTracker
 		done    bool
 		lastNL  bool
 		extra   int // non-blank lines after the value
@@ -63,7 +63,7 @@ func (v *Validator) readJSON(br *bufio.Reader) error {
 		}
 		buf = append(buf, line...)
 		lastNL = nl
-		if depth.feed(line) {
+		if depth.Feed(line) {
 			done = true
 			v.jsonValue(start, buf, lastNL)
 			buf = nil
@@ -96,7 +96,7 @@ func (v *Validator) jsonValue(start int, doc []byte, newline bool) {
 		v.problemAt(errOffset(err), RuleSingleJSON, "not one JSON object: "+err.Error())
 		return
 	case k != Object:
-		v.problemAt(s, RuleSingleJSON, fmt.Sprintf("stdout holds %s, want one JSON object", k.a()))
+		v.problemAt(s, RuleSingleJSON, fmt.Sprintf("stdout holds %s, want one JSON object", k.Article()))
 		return
 	}
 	v.json.objects = append(v.json.objects, v.lineOf(s))
@@ -124,41 +124,6 @@ func (v *Validator) jsonEnd() {
 	if j.empty && v.exit == 0 {
 		v.add(Problem{Where: WhereExit, Rule: RuleSingleJSON, Msg: "exit status 0 but stdout holds no JSON object"})
 	}
-}
-
-// depthTracker finds where a JSON value spread over lines ends.
-type depthTracker struct {
-	depth    int
-	inString bool
-	escape   bool
-	started  bool
-}
-
-// feed takes one line and reports whether a value has ended by its end.
-func (t *depthTracker) feed(line []byte) bool {
-	for _, c := range line {
-		switch {
-		case t.inString:
-			switch {
-			case t.escape:
-				t.escape = false
-			case c == '\\':
-				t.escape = true
-			case c == '"':
-				t.inString = false
-			}
-		case c == '"':
-			t.inString, t.started = true, true
-		case c == '{' || c == '[':
-			t.depth++
-			t.started = true
-		case c == '}' || c == ']':
-			t.depth--
-		case !wsByte[c]:
-			t.started = true
-		}
-	}
-	return t.started && t.depth <= 0 && !t.inString
 }
 
 // text checks the text format: no JSON events on stdout.

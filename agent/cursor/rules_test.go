@@ -1,68 +1,23 @@
-package contract
+package cursor
 
 import (
+	"github.com/agentvcr/agentvcr/internal/streamfixture"
 	"strings"
 	"testing"
 )
 
-// baseRun is a conforming stream-json run: init, prompt, text, one read tool
-// call, more text, result.
-var baseRun = []string{
-	`{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/home/u/proj","session_id":"S","model":"Auto","permissionMode":"default"}`,
-	`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Read a.txt"}]},"session_id":"S"}`,
-	`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Reading "}]},"session_id":"S"}`,
-	`{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"a.txt"}}},"session_id":"S"}`,
-	`{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"a.txt"},"result":{"success":{"content":"hi","isEmpty":false,"exceededLimit":false,"totalLines":1,"totalChars":2}}}},"session_id":"S"}`,
-	`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a.txt."}]},"session_id":"S"}`,
-	`{"type":"result","subtype":"success","duration_ms":10,"duration_api_ms":10,"is_error":false,"result":"Reading a.txt.","session_id":"S","request_id":"r"}`,
-}
+// The stream fixtures, by their short names.
+var (
+	baseRun     = streamfixture.BaseRun
+	replaceLine = streamfixture.ReplaceLine
+	setLine     = streamfixture.SetLine
+	deleteLine  = streamfixture.DeleteLine
+	insertLine  = streamfixture.InsertLine
+	copyLine    = streamfixture.CopyLine
+	stream      = streamfixture.Stream
+)
 
-// run builds a stream from baseRun changed by edit (1-based line numbers).
-type runEdit func(lines []string) []string
-
-func joinLines(lines []string) string { return strings.Join(lines, "\n") + "\n" }
-
-func replaceLine(n int, old, new string) runEdit {
-	return func(l []string) []string {
-		if !strings.Contains(l[n-1], old) {
-			panic("replaceLine: " + old + " not in line")
-		}
-		l[n-1] = strings.Replace(l[n-1], old, new, 1)
-		return l
-	}
-}
-
-func setLine(n int, s string) runEdit {
-	return func(l []string) []string { l[n-1] = s; return l }
-}
-
-func deleteLine(n int) runEdit {
-	return func(l []string) []string { return append(l[:n-1], l[n:]...) }
-}
-
-// insertLine inserts s so that it becomes line n.
-func insertLine(n int, s string) runEdit {
-	return func(l []string) []string { return append(l[:n-1], append([]string{s}, l[n-1:]...)...) }
-}
-
-func copyLine(from, to int) runEdit {
-	return func(l []string) []string { return insertLine(to, l[from-1])(l) }
-}
-
-func edits(es ...runEdit) runEdit {
-	return func(l []string) []string {
-		for _, e := range es {
-			l = e(l)
-		}
-		return l
-	}
-}
-
-func stream(es ...runEdit) string {
-	return joinLines(edits(es...)(append([]string(nil), baseRun...)))
-}
-
-const thinking = `{"type":"thinking","subtype":"delta","text":"hm","session_id":"S","timestamp_ms":1}`
+const thinking = streamfixture.Thinking
 
 // TestRules gives each rule an input with exactly one defect and expects
 // exactly that problem, where it is, and nothing else.

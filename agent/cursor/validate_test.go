@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"fmt"
@@ -34,9 +34,9 @@ func validate(t *testing.T, o Options, stdout, stderr string, exit int, f Format
 	var r Report
 	var err error
 	if se == nil {
-		r, err = o.ValidateRun(strings.NewReader(stdout), nil, exit, f)
+		r, err = Validate(o, strings.NewReader(stdout), nil, exit, f)
 	} else {
-		r, err = o.ValidateRun(strings.NewReader(stdout), se, exit, f)
+		r, err = Validate(o, strings.NewReader(stdout), se, exit, f)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +262,7 @@ func TestValidateConcurrent(t *testing.T) {
 	for range 4 {
 		for _, f := range files {
 			wg.Go(func() {
-				r, err := Options{SkipComments: true}.ValidateRun(strings.NewReader(data[f]), nil, 0, StreamJSON)
+				r, err := Validate(Options{SkipComments: true}, strings.NewReader(data[f]), nil, 0, StreamJSON)
 				if err != nil {
 					errs <- err.Error()
 					return

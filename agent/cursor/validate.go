@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"bufio"
@@ -11,31 +11,17 @@ import (
 	"sync"
 )
 
-// ExitUnknown is the exit code of a run whose exit status is not known, such
-// as an incomplete recording.
-const ExitUnknown = -1
-
-// Options tune validation. The zero value checks the contract as documented.
-type Options struct {
-	// SkipComments skips stdout lines that are blank or whose first non-blank
-	// byte is '#'. Some repositories prepend such comments to saved
-	// transcripts, or leave blank lines at their end; they are not agent
-	// output. Skipped lines keep their numbers and are listed as notes.
-	// Without this option they are problems.
-	SkipComments bool
-}
-
 // ValidateRun checks one run of the agent: its stdout, its stderr (nil for
 // none) and its exit code (ExitUnknown when not known), in the given output
 // format ("" to sniff it from stdout). It reads each stream once, holding one
 // line (one JSON object for the json format) at a time. The error is an I/O
 // error of a reader; contract problems are in the Report.
 func ValidateRun(stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
-	return Options{}.ValidateRun(stdout, stderr, exitCode, format)
+	return Validate(Options{}, stdout, stderr, exitCode, format)
 }
 
-// ValidateRun is the package-level ValidateRun with options.
-func (o Options) ValidateRun(stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
+// Validate is ValidateRun with options.
+func Validate(o Options, stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
 	// Validators are recycled: many small runs should not each pay for
 	// fresh maps and buffers. Finish copies out what it returns.
 	v := validators.Get().(*Validator)
@@ -78,7 +64,7 @@ type Validator struct {
 
 // NewValidator returns a Validator of a run in format f ("" to sniff it from
 // stdout).
-func (o Options) NewValidator(f Format) *Validator {
+func NewValidator(o Options, f Format) *Validator {
 	v := newValidator()
 	v.reset(o, f)
 	return v
@@ -98,7 +84,7 @@ func (v *Validator) reset(o Options, f Format) {
 	v.opts, v.format, v.exit = o, f, 0
 	v.problems = v.problems[:0]
 	v.perRule, v.folded = map[Rule]int{}, map[Rule]Problem{}
-	v.notes.reset()
+	v.notes.Reset()
 	v.ec.reset()
 	v.lines, v.doc, v.base, v.multiline = 0, nil, 0, false
 	v.stderrMessage = false
@@ -158,7 +144,7 @@ func (v *Validator) Finish(exitCode int) Report {
 	return Report{
 		Format:        v.format,
 		Problems:      slices.Clone(v.problems),
-		Notes:         v.notes.list(),
+		Notes:         v.notes.List(),
 		Lines:         v.lines,
 		PartialOutput: v.stream.partial,
 	}
@@ -169,20 +155,20 @@ func (v *Validator) Finish(exitCode int) Report {
 // the rules about sequences. doc holds one JSON object, possibly spread over
 // several lines; problems carry lines of doc.
 func ValidateEvent(doc []byte) Report {
-	v := Options{}.NewValidator(StreamJSON)
+	v := NewValidator(Options{}, StreamJSON)
 	v.setDoc(doc, 1, true)
 	k, s, _, err := v.ec.parse(doc)
 	switch {
 	case err != nil:
 		v.problemAt(errOffset(err), RuleJSONLine, "not JSON: "+err.Error())
 	case k != Object:
-		v.problemAt(s, RuleJSONLine, fmt.Sprintf("%s, want a JSON object", k.a()))
+		v.problemAt(s, RuleJSONLine, fmt.Sprintf("%s, want a JSON object", k.Article()))
 	default:
 		var info eventInfo
 		v.ec.check(&info)
 	}
 	sortProblems(v.problems)
-	return Report{Format: StreamJSON, Problems: v.problems, Notes: v.notes.list(), Lines: bytes.Count(doc, []byte{'\n'})}
+	return Report{Format: StreamJSON, Problems: v.problems, Notes: v.notes.List(), Lines: bytes.Count(doc, []byte{'\n'})}
 }
 
 // setDoc sets the document being checked and the line it starts on.
@@ -239,11 +225,11 @@ func (v *Validator) skippable(n int, line []byte) bool {
 	t := bytes.TrimSpace(line)
 	switch {
 	case len(t) == 0:
-		if note := v.notes.count(n, []byte("skip\x00blank")); note != nil {
+		if note := v.notes.Count(n, []byte("skip\x00blank")); note != nil {
 			note.Msg = "blank line skipped"
 		}
 	case t[0] == '#':
-		if note := v.notes.count(n, []byte("skip\x00comment")); note != nil {
+		if note := v.notes.Count(n, []byte("skip\x00comment")); note != nil {
 			note.Msg = "# comment line skipped"
 		}
 	default:
@@ -276,7 +262,7 @@ func hasMessage(r io.Reader) (bool, error) {
 func errOffset(err error) int {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return se.off
+		return se.Off
 	}
 	return 0
 }
@@ -294,5 +280,5 @@ func brokenLine(line []byte, newline bool, k Kind, err error) string {
 	case err != nil:
 		return fmt.Sprintf("not JSON: %v at column %d", err, errOffset(err)+1)
 	}
-	return fmt.Sprintf("%s, want a JSON object", k.a())
+	return fmt.Sprintf("%s, want a JSON object", k.Article())
 }

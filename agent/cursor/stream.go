@@ -1,4 +1,4 @@
-package contract
+package cursor
 
 import (
 	"bufio"
