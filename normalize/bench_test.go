@@ -208,3 +208,19 @@ func baselineWalk(v any, key string) any {
 	}
 	return v
 }
+
+// BenchmarkSmallRecording normalises one short recording with a fresh
+// Normalizer, as a suite of thousands of short runs does: what New and a run
+// cost beyond the bytes.
+func BenchmarkSmallRecording(b *testing.B) {
+	line := []byte(`{"type":"result","duration_ms":12,"session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}` + "\n")
+	b.ReportAllocs()
+	start := time.Now()
+	runs := 0
+	for b.Loop() {
+		runs++
+		n := New(Options{Format: StreamJSON, Cwd: "/tmp/x", Home: "/home/u"})
+		n.Bytes(line, cassette.Stdout)
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(runs), "µs/recording")
+}

@@ -233,6 +233,7 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	if len(sets) > 0 && f != Text {
 		ss := newSetSorter(dst, sets)
 		p := newProc(n, ss, src)
+		defer p.release()
 		p.run(f)
 		if err := p.finish(); err != nil {
 			return err
@@ -240,6 +241,7 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		return ss.flush()
 	}
 	p := newProc(n, dst, src)
+	defer p.release()
 	p.run(f)
 	return p.finish()
 }

@@ -3,6 +3,7 @@ package normalize
 import (
 	"bytes"
 	"io"
+	"sync"
 )
 
 // bufSize is the read buffer: a JSON string or a token that fits is
@@ -61,7 +62,25 @@ const (
 )
 
 func newProc(n *Normalizer, w io.Writer, r io.Reader) *proc {
-	return &proc{n: n, r: r, w: w, buf: make([]byte, bufSize), out: make([]byte, 0, flushAt+bufSize)}
+	b := procBufs.Get().(*bufs)
+	return &proc{n: n, r: r, w: w, buf: b.buf, out: b.out[:0]}
+}
+
+// bufs are a proc's read and write buffers, recycled across runs: a suite
+// that normalises thousands of short recordings should not allocate 320 KB
+// for each.
+type bufs struct{ buf, out []byte }
+
+var procBufs = sync.Pool{New: func() any {
+	return &bufs{buf: make([]byte, bufSize), out: make([]byte, 0, flushAt+bufSize)}
+}}
+
+// release gives the buffers back once the run is over.
+func (p *proc) release() {
+	if cap(p.out) <= 2*(flushAt+bufSize) && len(p.buf) == bufSize { // a grown buffer is not kept
+		procBufs.Put(&bufs{buf: p.buf, out: p.out[:0]})
+	}
+	p.buf, p.out = nil, nil
 }
 
 func (p *proc) run(f Format) {
