@@ -159,6 +159,7 @@ type Entry struct {
 	// Invocation is what the cassette recorded; zero when the entry comes from
 	// the cached index, which keeps keys only (Rescan reads it).
 	Invocation
+	stamp fileStamp // size and time when indexed
 }
 
 // Library is the set of cassettes in a directory, indexed by invocation.
@@ -185,10 +186,15 @@ func OpenLibrary(dir string) (*Library, error) {
 	}
 	stamp := strconv.FormatInt(st.ModTime().UnixNano(), 10)
 	cache := cacheFile(dir)
-	if cache != "" && l.loadIndex(cache, stamp) {
-		return l, nil
+	var known map[string]fileStamp
+	if cache != "" {
+		var fresh bool
+		if fresh, known = l.loadIndex(cache, stamp); fresh {
+			return l, nil
+		}
 	}
-	if err := l.scan(); err != nil {
+	// The directory changed: re-read only the cassettes that did.
+	if err := l.scanReusing(known); err != nil {
 		return nil, err
 	}
 	if cache != "" {
@@ -200,29 +206,54 @@ func OpenLibrary(dir string) (*Library, error) {
 // Rescan re-reads every cassette, for when the index may be stale.
 func (l *Library) Rescan() error { return l.scan() }
 
-func (l *Library) scan() error {
-	files, err := filepath.Glob(filepath.Join(l.Dir, "*"+cassette.Ext))
+func (l *Library) scan() error { return l.scanReusing(nil) }
+
+// fileStamp is what the index keeps of a cassette to tell it unchanged: its
+// size and modification time, and the key read from its header.
+type fileStamp struct {
+	key         string
+	size, mtime int64
+}
+
+// scanReusing indexes the directory, reading the header of each cassette
+// that known does not hold. A cassette known by name is taken as it was
+// indexed, unread and unstatted: cassettes are written by renaming a new
+// file into place, and a lookup verifies the header of what it opens, so an
+// entry gone stale costs a rescan, not a wrong replay.
+func (l *Library) scanReusing(known map[string]fileStamp) error {
+	ents, err := os.ReadDir(l.Dir)
 	if err != nil {
 		return err
 	}
 	l.entries, l.Unreadable, l.index = l.entries[:0], nil, nil
-	for _, f := range files {
+	for _, d := range ents {
+		name := d.Name()
+		if !strings.HasSuffix(name, cassette.Ext) {
+			continue
+		}
+		f := filepath.Join(l.Dir, name)
+		if k, ok := known[name]; ok && d.Type().IsRegular() {
+			l.entries = append(l.entries, Entry{File: f, Key: k.key, stamp: k})
+			continue
+		}
 		// A FIFO or device named *.cassette would block or never end: only
 		// regular files (or links to them) are cassettes.
-		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
 			if err == nil {
 				err = fmt.Errorf("%s: not a regular file (%v), skipped", f, st.Mode().Type())
 			}
 			l.Unreadable = append(l.Unreadable, err)
 			continue
 		}
+		stamp := fileStamp{size: st.Size(), mtime: st.ModTime().UnixNano()}
 		h, err := readHeader(f)
 		if err != nil {
 			l.Unreadable = append(l.Unreadable, err)
 			continue
 		}
 		inv := HeaderInvocation(h)
-		l.entries = append(l.entries, Entry{File: f, Key: inv.Key(), Invocation: inv})
+		l.entries = append(l.entries, Entry{File: f, Key: inv.Key(), Invocation: inv, stamp: stamp})
 	}
 	l.preferComplete()
 	l.reindex()
@@ -273,7 +304,7 @@ func (l *Library) Duplicates(key string) []string {
 	if l.index != nil {
 		first := true
 		for line := range strings.Lines(string(l.index)) {
-			if k, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok && k == key {
+			if k, file, _, ok := parseIndexLine(line); ok && k == key {
 				if !first {
 					dups = append(dups, filepath.Join(l.Dir, file))
 				}
@@ -325,8 +356,8 @@ func (l *Library) materialise() {
 	}
 	var entries []Entry
 	for line := range strings.Lines(string(l.index)) {
-		if key, file, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok {
-			entries = append(entries, Entry{File: filepath.Join(l.Dir, file), Key: key})
+		if key, file, st, ok := parseIndexLine(line); ok {
+			entries = append(entries, Entry{File: filepath.Join(l.Dir, file), Key: key, stamp: st})
 		}
 	}
 	l.entries, l.index = entries, nil
@@ -485,21 +516,47 @@ func cacheFile(dir string) string {
 	return filepath.Join(root, "index-"+hex.EncodeToString(sum[:8]))
 }
 
-const indexMagic = "agentvcr-index v2"
+const indexMagic = "agentvcr-index v3"
 
-// loadIndex reads a cached index made at the directory's current stamp.
-func (l *Library) loadIndex(path, stamp string) bool {
+// loadIndex reads the cached index: fresh when made at the directory's
+// current stamp (l then searches it as it is); otherwise what it knew of
+// each file, so that only changed cassettes are read again.
+func (l *Library) loadIndex(path, stamp string) (fresh bool, known map[string]fileStamp) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return false
+		return false, nil
 	}
-	first := indexMagic + " " + stamp + "\n"
-	body, ok := bytes.CutPrefix(data, []byte(first))
-	if !ok || (len(body) > 0 && body[len(body)-1] != '\n') {
-		return false
+	first, body, ok := bytes.Cut(data, []byte("\n"))
+	oldStamp, magicOK := strings.CutPrefix(string(first), indexMagic+" ")
+	if !ok || !magicOK || (len(body) > 0 && body[len(body)-1] != '\n') {
+		return false, nil
 	}
-	l.entries, l.byKey, l.index = nil, nil, body
-	return true
+	if oldStamp == stamp {
+		l.entries, l.byKey, l.index = nil, nil, body
+		return true, nil
+	}
+	known = map[string]fileStamp{}
+	for line := range strings.Lines(string(body)) {
+		if key, file, st, ok := parseIndexLine(line); ok {
+			st.key = key
+			known[file] = st
+		}
+	}
+	return false, known
+}
+
+// parseIndexLine reads "KEY\tFILE\tSIZE\tMTIME\n".
+func parseIndexLine(line string) (key, file string, st fileStamp, ok bool) {
+	line = strings.TrimSuffix(line, "\n")
+	key, rest, ok1 := strings.Cut(line, "\t")
+	file, rest, ok2 := strings.Cut(rest, "\t")
+	size, mtime, ok3 := strings.Cut(rest, "\t")
+	if !ok1 || !ok2 || !ok3 {
+		return "", "", st, false
+	}
+	sz, err1 := strconv.ParseInt(size, 10, 64)
+	mt, err2 := strconv.ParseInt(mtime, 10, 64)
+	return key, file, fileStamp{size: sz, mtime: mt}, err1 == nil && err2 == nil
 }
 
 // searchIndex finds key in the cached index's lines.
@@ -515,7 +572,8 @@ func (l *Library) searchIndex(key string) (Entry, bool) {
 	}
 	line := l.index[at+len(key)+1:]
 	line = line[:bytes.IndexByte(line, '\n')]
-	return Entry{File: filepath.Join(l.Dir, string(line)), Key: key}, true
+	file, _, _ := bytes.Cut(line, []byte("\t"))
+	return Entry{File: filepath.Join(l.Dir, string(file)), Key: key}, true
 }
 
 func (l *Library) saveIndex(path, stamp string) {
@@ -528,8 +586,13 @@ func (l *Library) saveIndex(path, stamp string) {
 	}
 	bw := bufio.NewWriter(tmp)
 	fmt.Fprintf(bw, "%s %s\n", indexMagic, stamp)
+	var line []byte
 	for _, e := range l.entries {
-		fmt.Fprintf(bw, "%s\t%s\n", e.Key, filepath.Base(e.File))
+		line = append(append(line[:0], e.Key...), '\t')
+		line = append(append(line, filepath.Base(e.File)...), '\t')
+		line = append(strconv.AppendInt(line, e.stamp.size, 10), '\t')
+		line = append(strconv.AppendInt(line, e.stamp.mtime, 10), '\n')
+		bw.Write(line)
 	}
 	err = bw.Flush()
 	if cerr := tmp.Close(); err != nil || cerr != nil {

@@ -74,3 +74,50 @@ func writeTape(b *testing.B, path string, args []string) {
 	w.WriteChunk(cassette.Stdout, time.Millisecond, []byte(`{"type":"result","subtype":"success","is_error":false,"result":"ok"}`+"\n"))
 	w.Close(cassette.Footer{})
 }
+
+// BenchmarkStandinAfterChange is the first call after one cassette of a
+// directory of 20 000 changed: the index is brought up to date by reading
+// only the changed cassette's header (each other one is a stat), and the
+// figure is compared with starting the binary at all.
+func BenchmarkStandinAfterChange(b *testing.B) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "agentvcr")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentvcr/agentvcr/cmd/agentvcr").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	agent := filepath.Join(dir, "cursor-agent")
+	os.Symlink(bin, agent)
+	tapes := filepath.Join(dir, "cassettes")
+	os.Mkdir(tapes, 0o755)
+	const n = 20000
+	for i := range n {
+		args := []string{"--print", "--output-format", "json", fmt.Sprintf("prompt number %d", i)}
+		writeTape(b, filepath.Join(tapes, replayer.NewInvocation(args, "/w", "/h", "").FileName()), args)
+	}
+	env := append(os.Environ(), "AGENTVCR_CASSETTES="+tapes, "AGENTVCR_CACHE="+filepath.Join(dir, "cache"))
+	run := func(name string, args ...string) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", name, err, out)
+		}
+	}
+	call := []string{"--print", "--output-format", "json", "prompt number 1234"}
+	run(agent, call...) // builds the index
+	var changed, bare time.Duration
+	runs := 0
+	for b.Loop() {
+		runs++
+		args := []string{"--print", "--output-format", "json", fmt.Sprintf("new prompt %d", runs)}
+		writeTape(b, filepath.Join(tapes, replayer.NewInvocation(args, "/w", "/h", "").FileName()), args)
+		t0 := time.Now()
+		run(bin, "help")
+		t1 := time.Now()
+		run(agent, call...)
+		bare += t1.Sub(t0)
+		changed += time.Since(t1)
+	}
+	b.ReportMetric(float64(changed.Microseconds())/float64(runs)/1000, "ms/first-call")
+	b.ReportMetric(float64(bare.Microseconds())/float64(runs)/1000, "ms/bare-start")
+	b.ReportMetric(changed.Seconds()/bare.Seconds(), "x-bare-start")
+}
