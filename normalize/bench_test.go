@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ const benchCwd = "/home/bench/work/checkout"
 // benchCorpus returns the real transcripts, each perturbed eight ways (fresh
 // ids, clocks, durations and counts) and moved to benchCwd. Repeated, they
 // make a stream of any size whose distinct ids stay few, as in one long run.
-func benchCorpus(b *testing.B) [][]byte {
+func benchCorpus(b testing.TB) [][]byte {
 	var parts [][]byte
 	files := realworld(b)
 	names := make([]string, 0, len(files))
@@ -75,22 +76,29 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 
 // BenchmarkNormalize normalises a stream-json corpus of 100 MiB (and one of
 // 10 MiB, to show that memory does not grow with the input) built from the
-// real transcripts. Besides MB/s and allocations it reports:
+// real transcripts, on one core (GOMAXPROCS 1, for the baseline too: its
+// garbage collector would otherwise get the second core for free). Besides
+// MB/s and allocations it reports:
 //   - x-vs-baseline: throughput over that of an encoding/json
 //     unmarshal-to-map, walk, marshal baseline run on the same input in the
-//     same benchmark (which loses key order and does less scrubbing);
+//     same benchmark (which loses key order and does less scrubbing), the
+//     better of two runs;
 //   - peak-heap-KB: the most heap in use while normalising, above what was
 //     in use before.
 func BenchmarkNormalize(b *testing.B) {
 	parts := benchCorpus(b)
 	for _, size := range []int64{10 << 20, 100 << 20} {
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 			opts := Options{Format: StreamJSON, Cwd: benchCwd}
-			baseStart := time.Now()
-			if err := baseline(io.Discard, newRepeatReader(parts, size)); err != nil {
-				b.Fatal(err)
+			var baseMBs float64
+			for range 2 {
+				baseStart := time.Now()
+				if err := baseline(io.Discard, newRepeatReader(parts, size)); err != nil {
+					b.Fatal(err)
+				}
+				baseMBs = max(baseMBs, float64(size)/1e6/time.Since(baseStart).Seconds())
 			}
-			baseMBs := float64(size) / 1e6 / time.Since(baseStart).Seconds()
 
 			b.SetBytes(size)
 			b.ReportAllocs()
@@ -209,20 +217,119 @@ func baselineWalk(v any, key string) any {
 	return v
 }
 
-// BenchmarkSmallRecording normalises one short recording with a fresh
-// Normalizer, as a suite of thousands of short runs does: what New and a run
-// cost beyond the bytes.
+// BenchmarkSmallRecording normalises recordings one by one, each with a
+// fresh Normalizer, as a suite of thousands of short runs does: the real
+// transcripts, perturbed (a few KB each), and a one-line run. It reports
+// µs/recording and µs/one-line (what New and a run cost beyond the bytes)
+// and x-long-run, the throughput on the transcripts one by one over that
+// on the same transcripts as one long stream (1 would be no cost at all).
 func BenchmarkSmallRecording(b *testing.B) {
+	parts := benchCorpus(b)
+	var total int64
+	for _, p := range parts {
+		total += int64(len(p))
+	}
+	opts := Options{Format: StreamJSON, Cwd: benchCwd}
+	longStart := time.Now()
+	const longRounds = 20
+	if err := New(opts).Copy(io.Discard, newRepeatReader(parts, longRounds*total), cassette.Stdout); err != nil {
+		b.Fatal(err)
+	}
+	longMBs := float64(longRounds*total) / 1e6 / time.Since(longStart).Seconds()
+
 	line := []byte(`{"type":"result","duration_ms":12,"session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}` + "\n")
+	lineStart := time.Now()
+	const lines = 1000
+	for range lines {
+		New(Options{Format: StreamJSON, Cwd: "/tmp/x", Home: "/home/u"}).Bytes(line, cassette.Stdout)
+	}
+	lineMicros := float64(time.Since(lineStart).Microseconds()) / lines
+
+	b.SetBytes(total)
 	b.ReportAllocs()
-	start := time.Now()
-	runs := 0
 	for b.Loop() {
-		for range 1000 { // a suite's worth per iteration: make bench runs few
-			runs++
-			n := New(Options{Format: StreamJSON, Cwd: "/tmp/x", Home: "/home/u"})
-			n.Bytes(line, cassette.Stdout)
+		for _, p := range parts {
+			if err := New(opts).Copy(io.Discard, bytes.NewReader(p), cassette.Stdout); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
-	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(runs), "µs/recording")
+	perByte := float64(total) * float64(b.N) / 1e6 / b.Elapsed().Seconds()
+	b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(b.N*len(parts)), "µs/recording")
+	b.ReportMetric(float64(total)/float64(len(parts))/1024, "KB/recording")
+	b.ReportMetric(lineMicros, "µs/one-line")
+	b.ReportMetric(perByte/longMBs, "x-long-run")
+}
+
+// freshIDReader is a stream-json run in which every event (512 bytes)
+// carries a uuid never seen before, as a long run with ~2000 new ids per
+// MiB would. It allocates nothing, so that the heap shows the normaliser's.
+type freshIDReader struct {
+	left int64
+	n    uint64
+	line []byte
+	off  int
+}
+
+// freshIDLine is the event; its call_id is rewritten for each.
+var freshIDLine = func() []byte {
+	head := `{"type":"tool_call","subtype":"started","call_id":"00000000-0000-4000-8000-000000000000","session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d","text":"`
+	return []byte(head + strings.Repeat("lorem ipsum ", 512)[:512-len(head)-3] + `"}` + "\n")
+}()
+
+const freshIDAt = len(`{"type":"tool_call","subtype":"started","call_id":"`)
+
+func newFreshIDReader(size int64) *freshIDReader {
+	return &freshIDReader{left: size, line: slices.Clone(freshIDLine), off: len(freshIDLine)}
+}
+
+func (r *freshIDReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	const hex = "0123456789abcdef"
+	n := 0
+	for n < len(p) && r.left > 0 {
+		if r.off == len(r.line) {
+			r.n++
+			h := r.n * 0x9E3779B97F4A7C15 // spread the bits, as random uuids are
+			id := r.line[freshIDAt : freshIDAt+36]
+			for i, k := 0, 0; i < 36; i++ {
+				if i == 8 || i == 13 || i == 18 || i == 23 || i == 14 || i == 19 {
+					continue // the dashes, the version and the variant stay
+				}
+				id[i] = hex[(h>>(4*(k%16)))&15]
+				if k++; k == 16 {
+					h = r.n
+				}
+			}
+			r.off = 0
+		}
+		k := copy(p[n:], r.line[r.off:])
+		if int64(k) > r.left {
+			k = int(r.left)
+		}
+		n, r.off, r.left = n+k, r.off+k, r.left-int64(k)
+	}
+	return n, nil
+}
+
+// BenchmarkNormalizeManyIDs normalises 1 GiB of stream-json with a new
+// uuid every 512 bytes (2 million in all). It reports peak-heap-MB, the
+// most heap in use while normalising, and B/id, that peak over the number
+// of distinct ids: what a table that keeps each id's placeholder costs.
+func BenchmarkNormalizeManyIDs(b *testing.B) {
+	const size = 1 << 30
+	const ids = size / 512
+	b.SetBytes(size)
+	b.ReportAllocs()
+	peak := watchHeap()
+	for b.Loop() {
+		if err := New(Options{Format: StreamJSON, Cwd: benchCwd}).Copy(io.Discard, newFreshIDReader(size), cassette.Stdout); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := float64(peak())
+	b.ReportMetric(p/(1<<20), "peak-heap-MB")
+	b.ReportMetric(p/ids, "B/id")
 }

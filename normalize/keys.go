@@ -3,6 +3,7 @@ package normalize
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // keyClass says what the default profile does with the value of a JSON member.
@@ -65,39 +66,86 @@ var measurePlaceholder = [...]string{
 	keyCounter:  "<COUNT>",
 }
 
-// maxKeyCache bounds the member-name cache: names are few in agent output, but
-// names that are themselves ids or paths would grow it without end.
+// maxKeyCache bounds the shared member-name cache (defaultNames).
 const maxKeyCache = 4096
 
 // classify decides, once per distinct member name, what happens to its value.
-func (n *Normalizer) classify(key []byte) keyInfo {
+// It returns a pointer into its cache, valid until the next call: a small
+// struct returned by value is written and read back through the stack, a
+// stall that costs more than the lookup.
+// short is the name's shortKey, or zero (then it is worked out here).
+func (n *Normalizer) classify(key []byte, short shortKey) *keyInfo {
+	if n.plain {
+		n.plainInfo = n.classifyName(string(key))
+		st := scrubState{}
+		scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
+		n.plainInfo.clean = string(scrubbed) == string(key)
+		n.nameBuf = scrubbed[:0]
+		return &n.plainInfo
+	}
 	// A few dozen names make up nearly every event: a direct-mapped cache
-	// answers for them faster than the map.
-	h := 0
-	if len(key) > 0 {
-		h = (len(key)*7 + int(key[0])*31 + int(key[len(key)-1])*17 + int(key[len(key)/2])) & 255
+	// answers for them faster than the map, short ones by two compares.
+	if short.b == 0 && len(key) <= maxShort {
+		short = shortKeyOf(key)
 	}
-	slot := &n.names[h]
-	if slot.set && slot.name == string(key) {
-		return slot.info
+	var slot *nameSlot
+	if short.b != 0 {
+		slot = &n.c.names[short.slot(10)]
+		if slot.short == short && slot.gen == n.gen {
+			return &slot.info
+		}
+	} else {
+		h := (len(key)*7 + int(key[0])*31 + int(key[len(key)-1])*17 + int(key[len(key)/2])) & (len(n.c.names) - 1)
+		slot = &n.c.names[h]
+		if slot.gen == n.gen && string(slot.name) == string(key) {
+			return &slot.info
+		}
 	}
-	if cached, ok := n.keyCache[string(key)]; ok {
-		*slot = cached // the cached name: no allocation
-		return cached.info
-	}
-	k := string(key)
-	info := n.classifyName(k)
+	info := n.classifyBytes(key)
 	// Names are scrubbed like any text; most are plain words, which this
 	// finds out once. (A name that holds an id is scrubbed every time, so
 	// that its placeholder is numbered where it first appears.)
 	st := scrubState{}
 	scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
-	info.clean = string(scrubbed) == k
+	info.clean = string(scrubbed) == string(key)
 	n.nameBuf = scrubbed[:0]
-	*slot = nameSlot{set: true, name: k, info: info}
-	if len(n.keyCache) < maxKeyCache {
-		n.keyCache[k] = *slot
+	// The slot keeps the name's bytes in its own buffer, recycled with the
+	// caches: a new run learns its names without allocating.
+	slot.gen, slot.short, slot.info = n.gen, short, info
+	slot.name = append(slot.name[:0], key...)
+	return &slot.info
+}
+
+// defaultNames remembers how the default profile classifies member names,
+// for every Normalizer without rules: a suite of short runs meets the same
+// few dozen names in each.
+var defaultNames struct {
+	sync.RWMutex
+	m map[string]keyInfo
+}
+
+// classifyBytes is classifyName, remembered across Normalizers for the
+// default profile.
+func (n *Normalizer) classifyBytes(key []byte) keyInfo {
+	if n.rules != nil {
+		return n.classifyName(string(key))
 	}
+	defaultNames.RLock()
+	info, ok := defaultNames.m[string(key)]
+	defaultNames.RUnlock()
+	if ok {
+		return info
+	}
+	k := string(key)
+	info = n.classifyName(k)
+	defaultNames.Lock()
+	if defaultNames.m == nil {
+		defaultNames.m = map[string]keyInfo{}
+	}
+	if len(defaultNames.m) < maxKeyCache { // names that are ids or paths would grow it without end
+		defaultNames.m[k] = info
+	}
+	defaultNames.Unlock()
 	return info
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
 )
@@ -63,37 +64,86 @@ type Normalizer struct {
 	rootWordStart [256]bool // roots starting with a letter (drives, mangled cwd)
 	cwdKnown      bool
 
-	ids      map[string]string // canonical value → placeholder
-	counts   map[string]int    // placeholder kind → last number given
-	keyCache map[string]nameSlot
-	idCache  [64]idSlot
-	canon    []byte // scratch for canonical values
-	nameBuf  []byte // scratch for scrubbing member names
-	lazy     bool   // scrubDefault may leave an unchanged s uncopied
-	names    [256]nameSlot
-	// cleanValues remembers short string values that scrubbing left alone.
-	cleanValues [1024]cleanSlot
+	idents  idTable           // canonical id → placeholder
+	ruleIDs map[string]string // user rule kind, NUL, value → its numbered text
+	counts  map[string]int    // placeholder kind → last number given
+	canon   []byte            // scratch for canonical values
+	nameBuf []byte            // scratch for scrubbing member names
+	lazy    bool              // scrubDefault may leave an unchanged s uncopied
+
+	// c holds the caches while a stream is normalised; entries of another
+	// generation than gen are someone else's, or stale.
+	c   *caches
+	gen uint32
+
+	// plain turns the fast paths off (the caches, the word-at-a-time scans,
+	// the member loop): tests compare the two, which must not differ.
+	plain     bool
+	plainInfo keyInfo
+}
+
+// caches remember what the normaliser found out about names and values it
+// has seen: pure functions of the value and the Normalizer's settings. They
+// are some 140 KB, so they are recycled between runs (a suite normalises
+// thousands of short recordings) and told apart by a generation number
+// instead of being cleared.
+type caches struct {
+	gen   uint32
+	names [1 << 10]nameSlot
+	// cleanValues remembers values up to maxCleanLen bytes that scrubbing
+	// left alone (types, subtypes, tokens of streamed text), cleanShort
+	// those up to maxShort bytes by their shortKey.
+	cleanValues [1 << 10]cleanSlot
+	cleanShort  [1 << 10]shortSlot
+	idCache     [1 << 8]idSlot
+}
+
+var cachePool = sync.Pool{New: func() any { return new(caches) }}
+
+// next starts a generation: every entry made before is void.
+func (c *caches) next() uint32 {
+	if c.gen++; c.gen == 0 { // after 2^32 generations, really clear
+		*c = caches{gen: 1}
+	}
+	return c.gen
+}
+
+func (n *Normalizer) acquireCaches() {
+	n.c = cachePool.Get().(*caches)
+	n.gen = n.c.next()
+}
+
+func (n *Normalizer) releaseCaches() {
+	cachePool.Put(n.c)
+	n.c = nil
 }
 
 // maxCleanLen is the longest value cleanValues keeps.
 const maxCleanLen = 32
 
 type cleanSlot struct {
-	set   bool
+	gen   uint32
 	value []byte
+}
+
+type shortSlot struct {
+	gen uint32
+	key shortKey
 }
 
 // nameSlot remembers what to do with the values of one member name.
 type nameSlot struct {
-	set  bool
-	name string
-	info keyInfo
+	gen   uint32
+	name  []byte
+	short shortKey // of a name of up to maxShort bytes, else zero
+	info  keyInfo
 }
 
 // idSlot remembers the placeholder of one raw id value.
 type idSlot struct {
-	raw               []byte
-	kind, placeholder string
+	gen              uint32
+	kind             string
+	raw, placeholder []byte
 }
 
 // flags are the default text rules that are on.
@@ -104,11 +154,10 @@ type flags struct {
 // New returns a Normalizer for one recording.
 func New(opts Options) *Normalizer {
 	n := &Normalizer{
-		opts:     opts,
-		rules:    opts.Rules,
-		ids:      map[string]string{},
-		counts:   map[string]int{},
-		keyCache: map[string]nameSlot{},
+		opts:    opts,
+		rules:   opts.Rules,
+		ruleIDs: map[string]string{},
+		counts:  map[string]int{},
 	}
 	if opts.Rules != nil {
 		n.off = opts.Rules.off
@@ -153,10 +202,8 @@ func (n *Normalizer) addRoot(dir, repl string) {
 }
 
 func (n *Normalizer) indexRoots() {
-	clear(n.keyCache) // names found clean may hold the new root
-	n.names = [256]nameSlot{}
-	for i := range n.cleanValues { // values found clean may hold the new root
-		n.cleanValues[i].set = false
+	if n.c != nil { // names and values found clean may hold the new root
+		n.gen = n.c.next()
 	}
 	for c := range 256 {
 		has := len(n.roots.byFirst[c]) > 0
@@ -186,34 +233,35 @@ func (n *Normalizer) compileUserRules() {
 }
 
 // identity returns the placeholder of a canonical value, numbering a new one
-// within its kind: <UUID-1>, <SESSION-2>, <CALL-3>.
+// within its kind: <UUID-1>, <SESSION-2>, <CALL-3>. The string is valid
+// until the next call (see idTable.placeholder): callers copy it out.
 func (n *Normalizer) identity(kind string, canon []byte) string {
-	if p, ok := n.ids[string(canon)]; ok {
-		// A session id is a session's placeholder even when its value was
-		// seen first as another uuid (Qwen's init has "uuid" before
-		// "session_id", both the same): from here on it is <SESSION-n>.
-		if kind != "SESSION" || strings.HasPrefix(p, "<SESSION-") {
-			return p
-		}
+	t := &n.idents
+	ref, key, isUUID := t.find(canon)
+	// A session id is a session's placeholder even when its value was seen
+	// first as another uuid (Qwen's init has "uuid" before "session_id",
+	// both the same): from here on it is <SESSION-n>.
+	if ref != nil && (kind != "SESSION" || t.kinds[ref.kind] == "SESSION") {
+		return t.placeholder(*ref)
 	}
 	n.counts[kind]++
-	p := "<" + kind + "-" + strconv.Itoa(n.counts[kind]) + ">"
-	n.ids[string(canon)] = p
-	return p
+	r := idRef{num: uint32(n.counts[kind]), kind: t.kindIndex(kind)}
+	t.set(canon, key, isUUID, r)
+	return t.placeholder(r)
 }
 
 // ruleText returns what a user rule writes for the value canon.
-func (n *Normalizer) ruleText(r replacement, canon []byte) string {
+func (n *Normalizer) ruleText(r *replacement, canon []byte) string {
 	if !r.numbered {
 		return r.text
 	}
 	key := r.kind + "\x00" + string(canon)
-	if p, ok := n.ids[key]; ok {
+	if p, ok := n.ruleIDs[key]; ok {
 		return p
 	}
 	n.counts[r.kind]++
 	p := strings.ReplaceAll(r.text, "#", strconv.Itoa(n.counts[r.kind]))
-	n.ids[key] = p
+	n.ruleIDs[key] = p
 	return p
 }
 
@@ -229,6 +277,10 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	sets := n.opts.Sets
 	if n.rules != nil {
 		sets = append(slices.Clone(sets), n.rules.sets...)
+	}
+	if !n.plain {
+		n.acquireCaches()
+		defer n.releaseCaches()
 	}
 	if len(sets) > 0 && f != Text {
 		ss := newSetSorter(dst, sets)

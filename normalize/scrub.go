@@ -691,10 +691,10 @@ func (n *Normalizer) scrubUser(dst, s []byte, esc, final bool, st *scrubState) (
 				continue
 			}
 		}
-		rule := n.rules.texts[0].replacement
+		rule := &n.rules.texts[0].replacement
 		for i, g := range n.groups {
 			if m[2*g] >= 0 {
-				rule = n.rules.texts[i].replacement
+				rule = &n.rules.texts[i].replacement
 				break
 			}
 		}

@@ -2,8 +2,11 @@ package normalize
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"sync"
+	"unsafe"
 )
 
 // bufSize is the read buffer: a JSON string or a token that fits is
@@ -253,8 +256,10 @@ func (p *proc) runJSON() {
 			}
 		case stObjectFirst, stKey:
 			switch {
-			case c == '"':
+			case c == '"' && p.n.plain:
 				p.str(true)
+			case c == '"':
+				p.members()
 			case c == '}' && p.state == stObjectFirst:
 				p.pop()
 			default:
@@ -305,15 +310,23 @@ func (p *proc) push(c byte) {
 		p.fail()
 		return
 	}
-	lv := level{open: c, keyStart: len(p.keys), keyEnd: len(p.keys)}
-	if c == '[' && len(p.stack) > 0 {
-		top := p.stack[len(p.stack)-1]
-		lv.keyStart, lv.keyEnd, lv.info = top.keyStart, top.keyEnd, top.info
+	// Filled in place: a level built aside and copied in is written and
+	// read back through the stack, which stalls.
+	if len(p.stack) == cap(p.stack) {
+		p.stack = append(p.stack, level{})[:len(p.stack)]
 	}
-	p.stack = append(p.stack, lv)
-	p.state = stObjectFirst
-	if c == '[' {
+	p.stack = p.stack[:len(p.stack)+1]
+	lv := &p.stack[len(p.stack)-1]
+	if c == '[' && len(p.stack) > 1 {
+		*lv = p.stack[len(p.stack)-2]
+		lv.open = c
 		p.state = stArrayFirst
+	} else {
+		*lv = level{open: c, keyStart: len(p.keys), keyEnd: len(p.keys)}
+		p.state = stObjectFirst
+		if c == '[' {
+			p.state = stArrayFirst
+		}
 	}
 	p.pos++
 }
@@ -347,12 +360,15 @@ func (p *proc) fail() {
 }
 
 // key returns what the profile does with the next value, from its member name.
-func (p *proc) key() keyInfo {
+func (p *proc) key() *keyInfo {
 	if len(p.stack) == 0 {
-		return keyInfo{}
+		return &noKey
 	}
-	return p.stack[len(p.stack)-1].info
+	return &p.stack[len(p.stack)-1].info
 }
+
+// noKey is what a top-level value is: plain text.
+var noKey keyInfo
 
 // keyPath returns the names of the members enclosing the next value.
 func (p *proc) keyPath() []string {
@@ -430,7 +446,8 @@ func (p *proc) number() {
 func (p *proc) numberReplacement(tok []byte) (string, bool) {
 	n := p.n
 	info := p.key()
-	if r, ok := p.userRule(info); ok {
+	if n.rules == nil {
+	} else if r := p.userRule(info); r != nil {
 		repl := n.ruleText(r, tok)
 		if validNumber([]byte(repl)) {
 			return repl, true
@@ -447,24 +464,25 @@ func (p *proc) numberReplacement(tok []byte) (string, bool) {
 	return "", false
 }
 
-// userRule returns the user key or path rule for the next value, if any.
-func (p *proc) userRule(info keyInfo) (replacement, bool) {
+// userRule returns the user key or path rule for the next value, or nil.
+// (A pointer: a struct returned by value costs a stalled copy per value.)
+func (p *proc) userRule(info *keyInfo) *replacement {
 	rules := p.n.rules
 	if rules == nil {
-		return replacement{}, false
+		return nil
 	}
 	if info.user > 0 {
-		return rules.keys[info.user-1].replacement, true
+		return &rules.keys[info.user-1].replacement
 	}
 	if len(rules.paths) > 0 {
 		path := p.keyPath()
-		for _, r := range rules.paths {
-			if matchPath(r.parts, path) {
-				return r.replacement, true
+		for i := range rules.paths {
+			if matchPath(rules.paths[i].parts, path) {
+				return &rules.paths[i].replacement
 			}
 		}
 	}
-	return replacement{}, false
+	return nil
 }
 
 // validNumber checks the JSON number grammar.
@@ -502,16 +520,79 @@ func validNumber(s []byte) bool {
 	return i == len(s)
 }
 
+// members handles the members of an object from a name at pos. The common
+// compact run `"name":"value","name":12,` is walked here without going back
+// to runJSON's state switch for each colon and comma; anything else (spaces,
+// a container, the end of buf) is left to runJSON in the state reached.
+func (p *proc) members() {
+	for {
+		p.str(true)
+		if p.state != stColon || p.pos+1 >= p.end || p.buf[p.pos] != ':' {
+			return
+		}
+		p.pos++
+		p.state = stValue
+		switch c := p.buf[p.pos]; {
+		case c == '"':
+			p.str(false)
+		case c == '-' || c >= '0' && c <= '9':
+			p.number()
+		default:
+			return // a container or a literal: runJSON
+		}
+		if p.state != stNext || p.pos+1 >= p.end || p.buf[p.pos] != ',' || p.buf[p.pos+1] != '"' ||
+			p.stack[len(p.stack)-1].open != '{' {
+			return
+		}
+		p.pos++
+		p.state = stKey
+	}
+}
+
 // str handles a JSON string at pos: a member name (isKey) or a value.
 func (p *proc) str(isKey bool) {
-	end, status := p.scanString(p.pos + 1)
+	// Most names and many values have up to 15 bytes ("type", "text",
+	// "session_id"…): two words hold them and their closing quote, and the
+	// caches compare them as two numbers.
+	from := p.pos + 1
+	if j := p.pos + 1; j+16 <= p.end && !p.n.plain {
+		var key shortKey
+		w := binary.LittleEndian.Uint64(p.buf[j:])
+		m := stopOrSpaceWord(w)
+		n := 0
+		if m == 0 {
+			key.a, n = w, 8
+			w = binary.LittleEndian.Uint64(p.buf[j+8:])
+			m = stopOrSpaceWord(w)
+		}
+		if m != 0 {
+			k := bits.TrailingZeros64(m) >> 3
+			if byte(w>>(8*k)) == '"' {
+				end := j + n + k
+				key.b = w&(1<<(8*k)-1) | uint64(n+k+1)<<56
+				if isKey {
+					p.memberName(j, end, key)
+				} else {
+					p.stringValue(j, end, key)
+				}
+				p.pos = end + 1
+				if !isKey {
+					p.afterValue()
+				}
+				return
+			}
+		} else {
+			from = j + 16 // no stop in the first 16 bytes
+		}
+	}
+	end, status := p.scanString(from)
 	switch status {
 	case strDone:
 		start := p.pos + 1
 		if isKey {
-			p.memberName(start, end)
+			p.memberName(start, end, shortKey{})
 		} else {
-			p.stringValue(start, end)
+			p.stringValue(start, end, shortKey{})
 		}
 		p.pos = end + 1
 		if !isKey {
@@ -540,15 +621,11 @@ const (
 // It reads more input as needed, so positions shift: it returns an index into
 // buf as it is on return.
 func (p *proc) scanString(j int) (int, strStatus) {
-	// Most strings are short and plain: a byte loop finds their end sooner
-	// than the searches below.
-	for k, stop := j, min(p.end, j+32); k < stop; k++ {
-		if c := p.buf[k]; stringStop[c] {
-			if c == '"' {
-				return k, strDone
-			}
-			break
-		}
+	// Most strings are short and plain: a word-at-a-time look finds their
+	// end sooner than the searches below.
+	if p.n.plain {
+	} else if k := j + stringStopIn(p.buf[j:p.end], 64); k < p.end && p.buf[k] == '"' {
+		return k, strDone
 	}
 	quote := -1 // cached index of the next '"' at or after j
 	for {
@@ -600,15 +677,17 @@ func (p *proc) scanString(j int) (int, strStatus) {
 
 // memberName records the name of a member, buf[start:end], and scrubs it
 // (names can be uuids or paths too).
-func (p *proc) memberName(start, end int) {
+// A name of up to 15 bytes may come with its shortKey, else key is zero.
+func (p *proc) memberName(start, end int, key shortKey) {
 	name := p.buf[start:end]
 	top := &p.stack[len(p.stack)-1]
 	if p.n.rules != nil && len(p.n.rules.paths) > 0 { // only path rules need the names
 		p.keys = append(p.keys[:top.keyStart], name...)
 		top.keyEnd = len(p.keys)
 	}
-	top.info = p.n.classify(name)
-	if !top.info.clean {
+	info := p.n.classify(name, key)
+	top.info = *info
+	if !info.clean {
 		p.scrubText(start, end)
 	}
 	p.state = stColon
@@ -635,11 +714,13 @@ func (p *proc) scrubText(start, end int) bool {
 // stringValue writes the string value buf[start:end]: an identifier's whole
 // value becomes its placeholder, a measure's becomes a fixed one, anything
 // else is scrubbed.
-func (p *proc) stringValue(start, end int) {
+// A value of up to 15 bytes may come with its shortKey, else key is zero.
+func (p *proc) stringValue(start, end int, key shortKey) {
 	n := p.n
 	v := p.buf[start:end]
 	info := p.key()
-	if r, ok := p.userRule(info); ok {
+	if n.rules == nil {
+	} else if r := p.userRule(info); r != nil {
 		n.canon = unescapeJSON(n.canon[:0], v)
 		p.replace(start, end, n.ruleText(r, n.canon))
 		return
@@ -659,15 +740,29 @@ func (p *proc) stringValue(start, end int) {
 	}
 	// Short values come back again and again (types, subtypes, tokens of
 	// streamed text); one that was clean is clean again.
+	if n.plain {
+		p.scrubText(start, end)
+		return
+	}
+	if key.b != 0 && len(v) > 0 {
+		slot := &n.c.cleanShort[key.slot(10)]
+		if slot.key == key && slot.gen == n.gen {
+			return
+		}
+		if !p.scrubText(start, end) {
+			*slot = shortSlot{gen: n.gen, key: key}
+		}
+		return
+	}
 	var slot *cleanSlot
 	if len(v) <= maxCleanLen && len(v) > 0 {
-		slot = &n.cleanValues[(len(v)*7+int(v[0])*31+int(v[len(v)-1])*17+int(v[len(v)/2]))&(len(n.cleanValues)-1)]
-		if string(slot.value) == string(v) && slot.set {
+		slot = &n.c.cleanValues[(len(v)*7+int(v[0])*31+int(v[len(v)-1])*17+int(v[len(v)/2]))&(len(n.c.cleanValues)-1)]
+		if slot.gen == n.gen && string(slot.value) == string(v) {
 			return
 		}
 	}
 	if !p.scrubText(start, end) && slot != nil {
-		slot.value, slot.set = append(slot.value[:0], v...), true
+		slot.value, slot.gen = append(slot.value[:0], v...), n.gen
 	}
 }
 
@@ -684,15 +779,21 @@ func (n *Normalizer) learnCwd(v []byte) {
 // same ids come back in every event (the session, a call's start and end):
 // a small cache of raw values saves working out their canonical form.
 func (n *Normalizer) idValue(kind string, v []byte) string {
-	slot := &n.idCache[(len(v)*31+int(v[len(v)-1])+int(v[0])*7)%len(n.idCache)]
-	if string(slot.raw) == string(v) && slot.kind == kind {
-		return slot.placeholder
+	if n.plain {
+		n.canon = canonicalID(n.canon[:0], v)
+		return n.identity(kind, n.canon)
+	}
+	slot := &n.c.idCache[shortHash(v)>>(64-8)]
+	if slot.gen == n.gen && string(slot.raw) == string(v) && slot.kind == kind {
+		return unsafe.String(unsafe.SliceData(slot.placeholder), len(slot.placeholder))
 	}
 	n.canon = canonicalID(n.canon[:0], v)
 	p := n.identity(kind, n.canon)
-	slot.raw = append(slot.raw[:0], v...) // reuses the slot's bytes: no garbage per id
-	slot.kind, slot.placeholder = kind, p
-	return p
+	// The slot reuses its bytes: no garbage per id.
+	slot.raw = append(slot.raw[:0], v...)
+	slot.placeholder = append(slot.placeholder[:0], p...)
+	slot.kind, slot.gen = kind, n.gen
+	return unsafe.String(unsafe.SliceData(slot.placeholder), len(slot.placeholder))
 }
 
 // canonicalID is the identity of an id value: its decoded text, with the

@@ -1,0 +1,92 @@
+package normalize
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Eight bytes at a time: the scans below look at a machine word per step
+// instead of a byte, which is what lets the JSON walk keep up with a bare
+// search for quotes.
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// zeroBytes has the high bit set in the lowest byte of x that is zero (and
+// maybe in higher ones): exact for the first zero byte, which is all the
+// callers use.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// stringStopWord marks the bytes of w that end the plain run of a JSON
+// string: a quote, a backslash or a newline.
+func stringStopWord(w uint64) uint64 {
+	return zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones)) | zeroBytes(w^('\n'*ones))
+}
+
+// stopOrSpaceWord marks, more cheaply, a superset: the bytes below '#'
+// (quote, newline, space, '!', control bytes) and backslashes. The lowest
+// mark is exact; the caller checks what the byte is.
+func stopOrSpaceWord(w uint64) uint64 {
+	return (w-'#'*ones)&^w&highs | zeroBytes(w^('\\'*ones))
+}
+
+// stringStopIn returns the index of the first quote, backslash or newline
+// in s, or len(s) when there is none, looking at no more than max bytes
+// (rounded up to a word): long runs are left to bytes.IndexByte.
+func stringStopIn(s []byte, max int) int {
+	i := 0
+	for ; i+8 <= len(s) && i < max; i += 8 {
+		if m := stringStopWord(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s) && i < max+8; i++ {
+		if stringStop[s[i]] {
+			return i
+		}
+	}
+	return i
+}
+
+// shortKey identifies a string of at most 15 bytes by two words: the first
+// eight bytes (0 for a shorter string), then the rest with the total length
+// + 1 in the top byte. Equal keys, equal strings, in two compares.
+type shortKey struct{ a, b uint64 }
+
+// maxShort is the longest string a shortKey holds.
+const maxShort = 15
+
+// shortKeyOf returns the key of v, which has at most maxShort bytes.
+func shortKeyOf(v []byte) shortKey {
+	var k shortKey
+	rest := v
+	if len(v) >= 8 {
+		k.a, rest = binary.LittleEndian.Uint64(v), v[8:]
+	}
+	for i, c := range rest {
+		k.b |= uint64(c) << (8 * i)
+	}
+	k.b |= uint64(len(v)+1) << 56
+	return k
+}
+
+// slot is the index of k in a direct-mapped cache of 2^bits entries.
+func (k shortKey) slot(bits uint) uint64 {
+	return (k.a*0xFF51AFD7ED558CCD ^ k.b) * 0x9E3779B97F4A7C15 >> (64 - bits)
+}
+
+// shortHash mixes the first and last eight bytes of v and its length: the
+// slot of v in the direct-mapped id cache, whose keys (uuids, call ids)
+// often differ in a few bytes only.
+func shortHash(v []byte) uint64 {
+	var a, b uint64
+	if len(v) >= 8 {
+		a = binary.LittleEndian.Uint64(v)
+		b = binary.LittleEndian.Uint64(v[len(v)-8:])
+	} else {
+		a = shortKeyOf(v).b
+	}
+	return (a ^ bits.RotateLeft64(b*0x9E3779B97F4A7C15, 29) ^ uint64(len(v))) * 0xFF51AFD7ED558CCD
+}
