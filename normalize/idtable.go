@@ -37,6 +37,7 @@ type uuidSlot struct {
 func (t *idTable) entry(pos uint32) *uuidSlot { return &t.chunks[pos/idChunk][pos%idChunk] }
 
 // find returns the ref of canon, or nil; key and isUUID say how it is kept.
+// A uuid's ref points into the table; another id's is a copy (setOther).
 func (t *idTable) find(canon []byte) (ref *idRef, key [16]byte, isUUID bool) {
 	key, isUUID = uuidKey(canon)
 	if !isUUID {
@@ -57,19 +58,16 @@ func (t *idTable) find(canon []byte) (ref *idRef, key [16]byte, isUUID bool) {
 	return nil, key, true
 }
 
-// set records the ref of canon, new or not.
-func (t *idTable) set(canon []byte, key [16]byte, isUUID bool, ref idRef) {
-	if !isUUID {
-		if t.other == nil {
-			t.other = map[string]idRef{}
-		}
-		t.other[string(canon)] = ref
-		return
+// setOther records the ref of an id that is not a uuid.
+func (t *idTable) setOther(canon []byte, ref idRef) {
+	if t.other == nil {
+		t.other = map[string]idRef{}
 	}
-	if old, _, _ := t.find(canon); old != nil {
-		*old = ref
-		return
-	}
+	t.other[string(canon)] = ref
+}
+
+// addUUID records a uuid that find did not find.
+func (t *idTable) addUUID(key [16]byte, ref idRef) {
 	if (t.nUUIDs+1)*4 > len(t.index)*3 { // at most 3/4 full
 		t.grow()
 	}

@@ -2,7 +2,10 @@ package normalize
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // TestIDTableMany: a hundred thousand uuids (the table grows many times)
@@ -41,5 +44,38 @@ func TestIDTableMany(t *testing.T) {
 	}
 	if n.idents.nUUIDs != count || len(n.idents.index) < count*4/3 {
 		t.Fatalf("%d uuids kept in an index of %d", n.idents.nUUIDs, len(n.idents.index))
+	}
+}
+
+// TestCachesKeepShortOnly: long member names and id values (a hostile
+// stream can make each 100 KB) are classified and numbered, but neither the
+// shared name cache nor the recycled caches keep them.
+func TestCachesKeepShortOnly(t *testing.T) {
+	long := strings.Repeat("n", maxCachedLen+1)
+	in := fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"%s","session_id":"%s"}`, long, long, long, long) + "\n"
+	n := New(Options{Format: StreamJSON})
+	if got, want := string(n.Bytes([]byte(in), cassette.Stdout)), fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"<SESSION-1>","session_id":"<SESSION-1>"}`, long, long)+"\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	defaultNames.RLock()
+	for k := range defaultNames.m {
+		if len(k) > maxCachedLen {
+			t.Errorf("shared name cache keeps a %d-byte name", len(k))
+		}
+	}
+	defaultNames.RUnlock()
+	n.acquireCaches()
+	defer n.releaseCaches()
+	n.classify([]byte(long), shortKey{})
+	n.idValue("SESSION", []byte(long))
+	for _, s := range n.c.names {
+		if len(s.name) > maxCachedLen {
+			t.Errorf("name cache keeps a %d-byte name", len(s.name))
+		}
+	}
+	for _, s := range n.c.idCache {
+		if len(s.raw) > maxCachedLen {
+			t.Errorf("id cache keeps a %d-byte id", len(s.raw))
+		}
 	}
 }

@@ -69,19 +69,21 @@ var measurePlaceholder = [...]string{
 // maxKeyCache bounds the shared member-name cache (defaultNames).
 const maxKeyCache = 4096
 
+// maxCachedLen is the longest name or id value the caches keep: the names
+// and ids of agent output are short, and a hostile stream of long distinct
+// ones must not leave megabytes in caches that outlive the run.
+const maxCachedLen = 256
+
 // classify decides, once per distinct member name, what happens to its value.
 // It returns a pointer into its cache, valid until the next call: a small
 // struct returned by value is written and read back through the stack, a
 // stall that costs more than the lookup.
 // short is the name's shortKey, or zero (then it is worked out here).
 func (n *Normalizer) classify(key []byte, short shortKey) *keyInfo {
-	if n.plain {
-		n.plainInfo = n.classifyName(string(key))
-		st := scrubState{}
-		scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
-		n.plainInfo.clean = string(scrubbed) == string(key)
-		n.nameBuf = scrubbed[:0]
-		return &n.plainInfo
+	if n.plain || len(key) > maxCachedLen {
+		n.uncached = n.classifyName(string(key))
+		n.uncached.clean = n.nameClean(key)
+		return &n.uncached
 	}
 	// A few dozen names make up nearly every event: a direct-mapped cache
 	// answers for them faster than the map, short ones by two compares.
@@ -102,18 +104,23 @@ func (n *Normalizer) classify(key []byte, short shortKey) *keyInfo {
 		}
 	}
 	info := n.classifyBytes(key)
-	// Names are scrubbed like any text; most are plain words, which this
-	// finds out once. (A name that holds an id is scrubbed every time, so
-	// that its placeholder is numbered where it first appears.)
-	st := scrubState{}
-	scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
-	info.clean = string(scrubbed) == string(key)
-	n.nameBuf = scrubbed[:0]
+	info.clean = n.nameClean(key)
 	// The slot keeps the name's bytes in its own buffer, recycled with the
 	// caches: a new run learns its names without allocating.
 	slot.gen, slot.short, slot.info = n.gen, short, info
 	slot.name = append(slot.name[:0], key...)
 	return &slot.info
+}
+
+// nameClean reports whether scrubbing the name changes nothing. Names are
+// scrubbed like any text; most are plain words, which the cache finds out
+// once. (A name that holds an id is scrubbed every time, so that its
+// placeholder is numbered where it first appears.)
+func (n *Normalizer) nameClean(key []byte) bool {
+	st := scrubState{}
+	scrubbed, _ := n.scrub(n.nameBuf[:0], key, true, true, &st)
+	n.nameBuf = scrubbed[:0]
+	return string(scrubbed) == string(key)
 }
 
 // defaultNames remembers how the default profile classifies member names,

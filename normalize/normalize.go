@@ -78,8 +78,8 @@ type Normalizer struct {
 
 	// plain turns the fast paths off (the caches, the word-at-a-time scans,
 	// the member loop): tests compare the two, which must not differ.
-	plain     bool
-	plainInfo keyInfo
+	plain    bool
+	uncached keyInfo // classify's answer for a name it does not cache
 }
 
 // caches remember what the normaliser found out about names and values it
@@ -246,7 +246,14 @@ func (n *Normalizer) identity(kind string, canon []byte) string {
 	}
 	n.counts[kind]++
 	r := idRef{num: uint32(n.counts[kind]), kind: t.kindIndex(kind)}
-	t.set(canon, key, isUUID, r)
+	switch {
+	case !isUUID:
+		t.setOther(canon, r)
+	case ref != nil: // a uuid that becomes a session: where it is
+		*ref = r
+	default:
+		t.addUUID(key, r)
+	}
 	return t.placeholder(r)
 }
 

@@ -446,8 +446,7 @@ func (p *proc) number() {
 func (p *proc) numberReplacement(tok []byte) (string, bool) {
 	n := p.n
 	info := p.key()
-	if n.rules == nil {
-	} else if r := p.userRule(info); r != nil {
+	if r := p.userRule(info); r != nil {
 		repl := n.ruleText(r, tok)
 		if validNumber([]byte(repl)) {
 			return repl, true
@@ -623,9 +622,10 @@ const (
 func (p *proc) scanString(j int) (int, strStatus) {
 	// Most strings are short and plain: a word-at-a-time look finds their
 	// end sooner than the searches below.
-	if p.n.plain {
-	} else if k := j + stringStopIn(p.buf[j:p.end], 64); k < p.end && p.buf[k] == '"' {
-		return k, strDone
+	if !p.n.plain {
+		if k := j + stringStopIn(p.buf[j:p.end], 64); k < p.end && p.buf[k] == '"' {
+			return k, strDone
+		}
 	}
 	quote := -1 // cached index of the next '"' at or after j
 	for {
@@ -719,8 +719,7 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 	n := p.n
 	v := p.buf[start:end]
 	info := p.key()
-	if n.rules == nil {
-	} else if r := p.userRule(info); r != nil {
+	if r := p.userRule(info); r != nil {
 		n.canon = unescapeJSON(n.canon[:0], v)
 		p.replace(start, end, n.ruleText(r, n.canon))
 		return
@@ -779,7 +778,7 @@ func (n *Normalizer) learnCwd(v []byte) {
 // same ids come back in every event (the session, a call's start and end):
 // a small cache of raw values saves working out their canonical form.
 func (n *Normalizer) idValue(kind string, v []byte) string {
-	if n.plain {
+	if n.plain || len(v) > maxCachedLen {
 		n.canon = canonicalID(n.canon[:0], v)
 		return n.identity(kind, n.canon)
 	}
