@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/workspace"
 	"io"
 	"io/fs"
 	"os"
@@ -17,9 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 func init() {
@@ -167,6 +168,7 @@ func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res reco
 		fmt.Fprintf(env.Stderr, "%s: writing %s: %s; the cassette was not saved (it keeps what it had)\n", cmd, path, oneLine(err.Error()))
 		return res, res.Footer.Code, false
 	}
+	replayer.RefreshIndex(filepath.Dir(path))
 	return res, res.Footer.Code, true
 }
 

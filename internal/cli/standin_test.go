@@ -295,3 +295,30 @@ func TestStandinBadEnvironment(t *testing.T) {
 		t.Errorf("cassettes %q, runs %d after failed calls", files, k.runs())
 	}
 }
+
+// A recording leaves the cached index fresh for the cassette directory as it
+// now is, naming the new cassette, so that the next call does not list the
+// directory again.
+func TestStandinRecordRefreshesIndex(t *testing.T) {
+	k := newStandin(t)
+	if rec := k.call("", "", []string{"AGENTVCR_MODE=once"}, "-p", "first"); rec.code != 0 {
+		t.Fatalf("record: %+v", rec)
+	}
+	if rec := k.call("", "", []string{"AGENTVCR_MODE=record"}, "-p", "second"); rec.code != 0 {
+		t.Fatalf("record: %+v", rec)
+	}
+	idx, _ := filepath.Glob(filepath.Join(k.cache, "index-*"))
+	if len(idx) != 1 {
+		t.Fatalf("index files in the cache: %q", idx)
+	}
+	data, _ := os.ReadFile(idx[0])
+	first, body, _ := strings.Cut(string(data), "\n")
+	st, err := os.Stat(k.tapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := replayer.NewInvocation([]string{"-p", "second"}, "", "", "").FileName()
+	if !strings.HasSuffix(first, " "+strconv.FormatInt(st.ModTime().UnixNano(), 10)) || !strings.Contains(body, "\t"+name+"\t") {
+		t.Errorf("index after recording (directory time %d, cassette %s):\n%s", st.ModTime().UnixNano(), name, data)
+	}
+}

@@ -1,0 +1,273 @@
+package replayer_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/replayer"
+)
+
+// putIncomplete writes a cassette of args without its footer, as a recorder
+// killed half-way leaves it.
+func putIncomplete(t *testing.T, path string, args ...string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := cassette.NewWriter(f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteChunk(cassette.Stdout, 0, []byte("partial\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resolve is what the stand-in replays for inv without a rescan: the
+// looked-up cassette if its header still records inv, else "-".
+func resolve(lib *replayer.Library, inv replayer.Invocation) string {
+	if e, ok := lib.Lookup(inv); ok && replayer.Verify(e, inv) {
+		return filepath.Base(e.File)
+	}
+	return "-"
+}
+
+// Whatever happens to a directory between two calls, the index brought up to
+// date from the previous one answers as a full scan of the directory does:
+// cassettes added, removed, renamed, recorded twice (complete or not), junk
+// files, a FIFO, and (in the second run) cassettes rewritten in place for
+// another call, which only the lookup's verification catches: then a call
+// recorded twice may replay either recording, and a miss is answered by the
+// stand-in's rescan.
+func TestLibraryUpdateMatchesScan(t *testing.T) {
+	for _, rewrites := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rewrites=%v", rewrites), func(t *testing.T) {
+			cache, aside := t.TempDir(), t.TempDir()
+			t.Setenv("AGENTVCR_CACHE", cache)
+			dir := t.TempDir()
+			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(rewrites)))))
+			calls := make([]replayer.Invocation, 16)
+			for i := range calls {
+				calls[i] = call("--print", fmt.Sprintf("prompt %d", i))
+			}
+			files := func() []string {
+				m, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+				return m
+			}
+			stamp := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+			for step := range 150 {
+				n := rng.IntN(len(calls))
+				name := fmt.Sprintf("c%03d.cassette", rng.IntN(100))
+				path := filepath.Join(dir, name)
+				switch op := rng.IntN(10); {
+				case op < 4: // a new recording, maybe of a call already recorded
+					if taken(path) && !rewrites {
+						continue
+					}
+					tmp := filepath.Join(dir, ".tmp")
+					if rng.IntN(4) == 0 {
+						putIncomplete(t, tmp, calls[n].Args...)
+					} else {
+						putTape(t, dir, ".tmp", "", calls[n].Args...)
+					}
+					os.Rename(tmp, path)
+				case op < 6:
+					if fs := files(); len(fs) > 0 {
+						os.Remove(fs[rng.IntN(len(fs))])
+					}
+				case op < 7:
+					if fs := files(); len(fs) > 0 && (rewrites || !taken(path)) {
+						os.Rename(fs[rng.IntN(len(fs))], path)
+					}
+				case op < 8:
+					junk := rng.IntN(3)
+					if taken(path) && !rewrites && junk != 2 {
+						continue // a FIFO may take a cassette's place
+					}
+					switch junk {
+					case 0:
+						os.WriteFile(path, []byte("agentvcr cassette v9\n{}\n"), 0o644)
+					case 1:
+						os.WriteFile(filepath.Join(dir, name+".txt"), nil, 0o644)
+					case 2:
+						os.Remove(path)
+						syscall.Mkfifo(path, 0o644)
+					}
+				default:
+					if fs := files(); rewrites && len(fs) > 0 {
+						f := fs[rng.IntN(len(fs))]
+						putTape(t, dir, ".tmp", "", calls[n].Args...)
+						os.Rename(filepath.Join(dir, ".tmp"), f)
+					}
+				}
+				// Changes within one tick of the file system's clock leave the
+				// directory's time as it was; each step is made a tick of its own.
+				stamp = stamp.Add(time.Second)
+				os.Chtimes(dir, stamp, stamp)
+
+				inc, err := replayer.OpenLibrary(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The full scan keeps its index aside, so that each step
+				// brings up to date the index the step before left.
+				t.Setenv("AGENTVCR_CACHE", aside)
+				full, _ := replayer.OpenLibrary(dir)
+				if err := full.Rescan(); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("AGENTVCR_CACHE", cache)
+				if !rewrites {
+					if got, want := entryList(inc), entryList(full); got != want {
+						t.Fatalf("step %d: entries\n%s\nwant\n%s", step, got, want)
+					}
+					if got, want := len(inc.Unreadable), len(full.Unreadable); got != want {
+						t.Fatalf("step %d: %d unreadable, want %d", step, got, want)
+					}
+					// The index left for the next call knows every cassette,
+					// so that the next call reads no header again.
+					_, body := indexFile(t, cache)
+					var indexed []string
+					for line := range strings.Lines(body) {
+						indexed = append(indexed, strings.Split(line, "\t")[1])
+					}
+					slices.Sort(indexed)
+					var want []string
+					for _, e := range full.Entries() {
+						want = append(want, filepath.Base(e.File))
+					}
+					if !slices.Equal(indexed, want) {
+						t.Fatalf("step %d: the index saved names %q, want %q", step, indexed, want)
+					}
+				}
+				for i, inv := range calls {
+					var dups string
+					if !rewrites {
+						dups = fmt.Sprint(base(inc.Duplicates(inv.Key())))
+						if want := fmt.Sprint(base(full.Duplicates(inv.Key()))); dups != want {
+							t.Fatalf("step %d: call %d: duplicates %s, want %s", step, i, dups, want)
+						}
+					}
+					got, want := resolve(inc, inv), resolve(full, inv)
+					if rewrites && (got != "-" && want != "-" || got == "-") {
+						// A stale index may pick another of two recordings
+						// of the call, which resolve has verified, or miss
+						// one, and the stand-in rescans.
+						continue
+					}
+					if got != want {
+						t.Fatalf("step %d: call %d replays %s, want %s", step, i, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// taken reports whether path exists: replacing it is a rewrite under the
+// same name.
+func taken(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func entryList(lib *replayer.Library) string {
+	var b strings.Builder
+	for _, e := range lib.Entries() {
+		fmt.Fprintf(&b, "%s %s\n", filepath.Base(e.File), e.Key)
+	}
+	return b.String()
+}
+
+func base(files []string) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, filepath.Base(f))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// indexFile returns the one cached index in cache: its directory stamp and
+// its body.
+func indexFile(t *testing.T, cache string) (stamp, body string) {
+	t.Helper()
+	idx, _ := filepath.Glob(filepath.Join(cache, "index-*"))
+	if len(idx) != 1 {
+		t.Fatalf("index files in the cache: %q", idx)
+	}
+	data, err := os.ReadFile(idx[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, body, _ := strings.Cut(string(data), "\n")
+	return first[strings.LastIndexByte(first, ' ')+1:], body
+}
+
+// RefreshIndex leaves the index fresh for the directory as it is, so that
+// the next call does not list it; where nothing was indexed it makes no index.
+func TestRefreshIndex(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("AGENTVCR_CACHE", cache)
+	dir := t.TempDir()
+	replayer.RefreshIndex(dir)
+	if idx, _ := filepath.Glob(filepath.Join(cache, "index-*")); len(idx) != 0 {
+		t.Fatalf("RefreshIndex made an index of a directory never opened: %q", idx)
+	}
+	putTape(t, dir, "a.cassette", "", "one")
+	aged(t, dir)
+	if _, err := replayer.OpenLibrary(dir); err != nil {
+		t.Fatal(err)
+	}
+	putTape(t, dir, "b.cassette", "", "two")
+	later := time.Date(2025, 6, 7, 8, 9, 10, 11, time.UTC)
+	os.Chtimes(dir, later, later)
+	replayer.RefreshIndex(dir)
+	stamp, body := indexFile(t, cache)
+	if stamp != fmt.Sprint(later.UnixNano()) || !strings.Contains(body, "\tb.cassette\t") || !strings.Contains(body, "\ta.cassette\t") {
+		t.Errorf("index after RefreshIndex: stamp %s (directory %d)\n%s", stamp, later.UnixNano(), body)
+	}
+}
+
+// A rescan caches what it found, with the directory's stamp: a change the
+// index missed is paid for once.
+func TestRescanSavesIndex(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("AGENTVCR_CACHE", cache)
+	dir := t.TempDir()
+	putTape(t, dir, "a.cassette", "", "one")
+	aged(t, dir)
+	if _, err := replayer.OpenLibrary(dir); err != nil {
+		t.Fatal(err)
+	}
+	// Added within the same tick: the directory's time does not move.
+	putTape(t, dir, "b.cassette", "", "two")
+	aged(t, dir)
+	lib, err := replayer.OpenLibrary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lib.Lookup(call("two")); ok {
+		t.Fatal("the stale index already knows b.cassette: the test sets nothing up")
+	}
+	if err := lib.Rescan(); err != nil {
+		t.Fatal(err)
+	}
+	lib, err = replayer.OpenLibrary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lib.Lookup(call("two")); !ok {
+		t.Error("the index cached by Rescan does not know b.cassette")
+	}
+}
