@@ -1,0 +1,5 @@
+//go:build !race
+
+package cli_test
+
+const raceEnabled = false
