@@ -1,5 +1,8 @@
 // Package golden holds what every golden comparison of agentvcr shares: the
-// event-aware diff, goldie's -update flag, and pending snapshots.
+// event-aware diff, reading goldie's -update flag, and pending snapshots.
+// It does not import goldie, which registers the flag: the packages that
+// compare goldens in tests do, and the agentvcr binary starts without
+// goldie's dependencies.
 //
 // A golden that does not match, or does not exist, gets its new content
 // written beside it as NAME.golden.new (a pending snapshot, as cargo-insta
@@ -14,8 +17,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sebdah/goldie/v2"
-
 	"github.com/agentvcr/agentvcr/internal/safefile"
 )
 
@@ -25,10 +26,6 @@ const (
 	Suffix        = ".golden"
 	PendingSuffix = Suffix + ".new"
 )
-
-// goldie registers -update; importing it here makes sure every test binary
-// that compares goldens has the flag.
-var _ = goldie.New
 
 // Updating reports whether goldie's -update flag (or GOLDIE_UPDATE) is on.
 func Updating() bool {
