@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
 )
@@ -215,11 +216,26 @@ func appendIndexLine(b []byte, e Entry) []byte {
 
 // saveIndex writes the index to path by renaming a new file into place.
 func (l *Library) saveIndex(path, stamp string) {
+	l.writeIndex(newIndexFile(path), path, stamp)
+}
+
+// newIndexFile creates the temporary file a new index of path is written
+// to, or returns nil.
+func newIndexFile(path string) *os.File {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
+		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
 	if err != nil {
+		return nil
+	}
+	return tmp
+}
+
+// writeIndex writes the index into tmp (from newIndexFile; nil to save
+// nothing) and renames it to path.
+func (l *Library) writeIndex(tmp *os.File, path, stamp string) {
+	if tmp == nil {
 		return
 	}
 	w := bufio.NewWriterSize(tmp, 64<<10)
@@ -237,7 +253,7 @@ func (l *Library) saveIndex(path, stamp string) {
 			w.Write(line)
 		}
 	}
-	err = w.Flush()
+	err := w.Flush()
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		os.Remove(tmp.Name())
 		return
@@ -431,8 +447,9 @@ func (ls listing) drain() {
 func listCassettes(dir string) listing {
 	out := make(chan *nameBatch, 64)
 	ls := listing{batches: out, free: make(chan *nameBatch, 4)}
-	go func() {
-		defer close(out)
+	var wg sync.WaitGroup
+	list := func(from, to int64) {
+		defer wg.Done()
 		const size = 1024
 		next := func() *nameBatch {
 			select {
@@ -444,7 +461,7 @@ func listCassettes(dir string) listing {
 			}
 		}
 		b := next()
-		err := listDir(dir, func(name []byte, notFile bool) {
+		err := listDirRange(dir, from, to, func(name []byte, notFile bool) {
 			if !bytes.HasSuffix(name, []byte(cassette.Ext)) {
 				return
 			}
@@ -458,6 +475,18 @@ func listCassettes(dir string) listing {
 		})
 		b.err = err
 		out <- b
+	}
+	if mid, ok := listSplit(dir); ok {
+		wg.Add(2)
+		go list(0, mid)
+		go list(mid, -1)
+	} else {
+		wg.Add(1)
+		go list(0, -1)
+	}
+	go func() {
+		wg.Wait()
+		close(out)
 	}()
 	return ls
 }

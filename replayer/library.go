@@ -202,8 +202,10 @@ func OpenLibrary(dir string) (*Library, error) {
 		return l, nil
 	}
 	// The listing, which the kernel takes most of the time over, runs
-	// while the old index is read and hashed.
+	// while the new index's file is made (a new inode is not cheap either)
+	// and the old index is read and hashed.
 	listed := listCassettes(dir)
+	tmp := newIndexFile(cache) // nil when the cache cannot be written: that only costs time
 	if old, ok := readIndex(cache); ok {
 		err = l.update(old, listed)
 	} else {
@@ -211,9 +213,13 @@ func OpenLibrary(dir string) (*Library, error) {
 		err = l.scan()
 	}
 	if err != nil {
+		if tmp != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
 		return nil, err
 	}
-	l.saveIndex(cache, stamp) // best effort: a read-only cache only costs time
+	l.writeIndex(tmp, cache, stamp)
 	return l, nil
 }
 

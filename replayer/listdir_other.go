@@ -30,3 +30,11 @@ func listDir(dir string, fn func(name []byte, notFile bool)) error {
 		}
 	}
 }
+
+// listSplit: positions are opaque here, so listings are not split.
+func listSplit(string) (int64, bool) { return 0, false }
+
+// listDirRange is listDir; it is called only for a split listing.
+func listDirRange(dir string, _, _ int64, fn func(name []byte, notFile bool)) error {
+	return listDir(dir, fn)
+}
