@@ -3,6 +3,7 @@ package replayer
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,20 +15,37 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // The cached index of a cassette directory is a file under CacheDir: a first
-// line "agentvcr-index v4 STAMP", STAMP being the directory's modification
-// time when it was made, then a line "KEY\tFILE\tSIZE\tMTIME" for each
-// cassette, sorted by key; of a call recorded twice, the line of the one
-// replayed comes first. It is replaced by renaming a new file into place, so
-// that stand-ins running at once each read a whole one.
+// line "agentvcr-index v5 STAMP ID", STAMP being the directory's modification
+// time when it was made and ID naming this file, then a line
+// "KEY\tFILE\tSIZE\tMTIME" for each cassette, sorted by key; of a call
+// recorded twice, the line of the one replayed comes first.
+//
+// A few changes are written beside it, in INDEX.delta: a first line
+// "agentvcr-index-delta v1 STAMP ID", ID naming the index it changes, then
+// "-FILE" for each cassette gone and "+KEY\tFILE\tSIZE\tMTIME" for each one
+// added. A call after a cassette is added to a directory of 20 000 then
+// writes a line instead of the whole index; many changes are folded into a
+// new index. Both files are replaced by renaming a new file into place, so
+// that stand-ins running at once each read a whole one, and a delta is
+// used only with the index it names.
 
-// indexMagic begins an index file: v4 sorts the lines by key.
-const indexMagic = "agentvcr-index v4"
+// indexMagic begins an index file: v5 sorts the lines by key and names the
+// file; deltaMagic begins a delta.
+const (
+	indexMagic = "agentvcr-index v5"
+	deltaMagic = "agentvcr-index-delta v1"
+)
+
+// minDelta is the most changes a delta holds whatever the index's size;
+// beyond that and a sixteenth of the index, a new index is written.
+var minDelta = 256
 
 // CacheDir is where agentvcr keeps indexes and locks: $AGENTVCR_CACHE, else
 // agentvcr in the user cache directory, else in the temporary directory.
@@ -58,18 +76,25 @@ type fileStamp struct {
 	size, mtime int64
 }
 
-// freshIndex reports whether the index at path was made at the directory's
-// stamp, reading its first line only, and where its lines start.
-func freshIndex(path, stamp string) (bodyAt int64, ok bool) {
+// indexHead reads the first line of the index at path: the directory stamp
+// and id it was made with, and where its lines start.
+func indexHead(path string) (stamp, id string, bodyAt int64, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, false
+		return "", "", 0, false
 	}
 	defer f.Close()
 	var buf [128]byte
 	n, _ := io.ReadFull(f, buf[:])
-	first, _, found := bytes.Cut(buf[:n], []byte("\n"))
-	return int64(len(first) + 1), found && string(first) == indexMagic+" "+stamp
+	return parseHead(buf[:n], indexMagic)
+}
+
+// parseHead reads "MAGIC STAMP ID\n" at the start of data.
+func parseHead(data []byte, magic string) (stamp, id string, bodyAt int64, ok bool) {
+	first, _, found := bytes.Cut(data, []byte("\n"))
+	rest, magicOK := strings.CutPrefix(string(first), magic+" ")
+	stamp, id, idOK := strings.Cut(rest, " ")
+	return stamp, id, int64(len(first) + 1), found && magicOK && idOK && id != ""
 }
 
 // readIndex reads the cached index at path. A damaged index (another
@@ -79,17 +104,100 @@ func readIndex(path string) (*memIndex, bool) {
 	if err != nil || len(data) > math.MaxInt32 {
 		return nil, false
 	}
-	first, body, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !bytes.HasPrefix(first, []byte(indexMagic+" ")) || (len(body) > 0 && body[len(body)-1] != '\n') {
+	_, id, at, ok := parseHead(data, indexMagic)
+	body := data[min(at, int64(len(data))):]
+	if !ok || (len(body) > 0 && body[len(body)-1] != '\n') {
 		return nil, false
 	}
-	m := &memIndex{body: body, lines: splitIndex(body)}
+	m := &memIndex{id: id, body: body, lines: splitIndex(body)}
 	for i := 1; i < len(m.lines); i++ {
 		if bytes.Compare(m.lines[i-1].key(body), m.lines[i].key(body)) > 0 {
 			return nil, false
 		}
 	}
 	return m, true
+}
+
+// deltaIndex is a delta read: what changed since the index base.
+type deltaIndex struct {
+	stamp, base string
+	removed     map[string]bool
+	added       []Entry // sorted by key; File is the name alone
+}
+
+// readDelta reads the delta at path; a damaged one is not ok, and ignored.
+func readDelta(path string) (*deltaIndex, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	stamp, base, at, ok := parseHead(data, deltaMagic)
+	if !ok || data[len(data)-1] != '\n' {
+		return nil, false
+	}
+	d := &deltaIndex{stamp: stamp, base: base, removed: map[string]bool{}}
+	for line := range bytes.Lines(data[at:]) {
+		switch line[0] {
+		case '-':
+			d.removed[string(line[1:len(line)-1])] = true
+		case '+':
+			body := line[1:]
+			lines := splitIndex(body)
+			if len(lines) != 1 {
+				return nil, false
+			}
+			d.added = append(d.added, lines[0].entry(body, ""))
+		default:
+			return nil, false
+		}
+	}
+	sort.SliceStable(d.added, func(i, j int) bool { return d.added[i].Key < d.added[j].Key })
+	return d, true
+}
+
+// apply makes m what d says the directory holds: its removed lines not
+// kept, its added entries added. names is m's name table.
+func (m *memIndex) apply(d *deltaIndex, names *nameTable, dir string) {
+	m.keep = make([]bool, len(m.lines))
+	for i := range m.keep {
+		m.keep[i] = true
+	}
+	for name := range d.removed {
+		if j := names.find([]byte(name)); j >= 0 {
+			m.keep[j] = false
+		}
+	}
+	m.added = make([]Entry, len(d.added))
+	for i, e := range d.added {
+		e.File = filepath.Join(dir, e.File)
+		m.added[i] = e
+	}
+}
+
+// changes is how many lines a delta from m's index to m would hold.
+func (m *memIndex) changes() int {
+	n := len(m.added)
+	for i := range m.lines {
+		if !m.kept(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// writeDelta writes the changes from m's index to m, as a delta.
+func (m *memIndex) writeDelta(w *bufio.Writer) {
+	for i, ln := range m.lines {
+		if !m.kept(i) {
+			w.WriteByte('-')
+			w.Write(m.body[ln.name:ln.nameEnd])
+			w.WriteByte('\n')
+		}
+	}
+	for _, e := range m.added {
+		w.WriteByte('+')
+		w.Write(appendIndexLine(nil, e))
+	}
 }
 
 // indexLine locates one line of an index body: [start, end) is the line with
@@ -123,12 +231,17 @@ func (ln indexLine) entry(body []byte, dir string) Entry {
 	size, mtime, _ := bytes.Cut(body[ln.nameEnd+1:ln.end-1], []byte("\t"))
 	st.size, _ = strconv.ParseInt(string(size), 10, 64)
 	st.mtime, _ = strconv.ParseInt(string(mtime), 10, 64)
-	return Entry{File: filepath.Join(dir, string(body[ln.name:ln.nameEnd])), Key: string(ln.key(body)), stamp: st}
+	name := string(body[ln.name:ln.nameEnd])
+	if dir != "" {
+		name = filepath.Join(dir, name)
+	}
+	return Entry{File: name, Key: string(ln.key(body)), stamp: st}
 }
 
 // memIndex is an index in memory: the lines of body that are kept, and
 // entries added, whose keys are not among the lines'. Both are sorted by key.
 type memIndex struct {
+	id    string // the id of the index file the lines come from
 	body  []byte
 	lines []indexLine
 	keep  []bool // nil: every line
@@ -233,16 +346,24 @@ func newIndexFile(path string) *os.File {
 }
 
 // writeIndex writes the index into tmp (from newIndexFile; nil to save
-// nothing) and renames it to path.
+// nothing) and renames it to path: as a delta to the index it was read from
+// when the changes are few, else whole, with a new id.
 func (l *Library) writeIndex(tmp *os.File, path, stamp string) {
 	if tmp == nil {
 		return
 	}
 	w := bufio.NewWriterSize(tmp, 64<<10)
-	w.WriteString(indexMagic + " " + stamp + "\n")
-	if l.mem != nil {
-		l.mem.writeTo(w)
-	} else {
+	target := path
+	switch m := l.mem; {
+	case m != nil && m.id != "" && m.changes() <= max(minDelta, len(m.lines)/16):
+		target = path + ".delta"
+		w.WriteString(deltaMagic + " " + stamp + " " + m.id + "\n")
+		m.writeDelta(w)
+	case m != nil:
+		w.WriteString(indexMagic + " " + stamp + " " + newIndexID() + "\n")
+		m.writeTo(w)
+	default:
+		w.WriteString(indexMagic + " " + stamp + " " + newIndexID() + "\n")
 		// Sorted by key; of a call recorded twice, the one replayed
 		// stays first.
 		byKey := slices.Clone(l.entries)
@@ -258,9 +379,20 @@ func (l *Library) writeIndex(tmp *os.File, path, stamp string) {
 		os.Remove(tmp.Name())
 		return
 	}
-	if os.Rename(tmp.Name(), path) != nil {
+	if os.Rename(tmp.Name(), target) != nil {
 		os.Remove(tmp.Name())
+		return
 	}
+	if target == path {
+		os.Remove(path + ".delta") // names the index replaced: unused from now on
+	}
+}
+
+// newIndexID names a new index file.
+func newIndexID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // filesOf returns the cassettes of key in the index, the one replayed first.
@@ -276,12 +408,28 @@ func (l *Library) filesOf(key string) []string {
 			return nil
 		}
 		st, err := f.Stat()
+		if err == nil && l.delta != nil {
+			// The delta applies to the index it names only: another one
+			// renamed into place since is a miss, and the caller rescans.
+			var head [128]byte
+			n, _ := f.ReadAt(head[:], 0)
+			if _, id, _, ok := parseHead(head[:n], indexMagic); !ok || id != l.delta.base {
+				err = errors.New("index replaced")
+			}
+		}
 		if err == nil {
 			names, err = searchSorted(f, l.bodyAt, st.Size(), key)
 		}
 		f.Close()
 		if err != nil {
 			return nil // a miss, and the caller rescans
+		}
+		if d := l.delta; d != nil {
+			names = slices.DeleteFunc(names, func(n string) bool { return d.removed[n] })
+			j := sort.Search(len(d.added), func(j int) bool { return d.added[j].Key >= key })
+			for ; j < len(d.added) && d.added[j].Key == key; j++ {
+				names = append(names, d.added[j].File)
+			}
 		}
 	case l.mem != nil:
 		names = l.mem.files(key)

@@ -174,6 +174,7 @@ type Library struct {
 	// its body in memory brought up to date.
 	cached string
 	bodyAt int64
+	delta  *deltaIndex // changes to the cached index file, or nil
 	mem    *memIndex
 	// last is the last key looked up and its files, for Duplicates.
 	last      string
@@ -197,8 +198,9 @@ func OpenLibrary(dir string) (*Library, error) {
 		return l, l.scan()
 	}
 	stamp := strconv.FormatInt(st.ModTime().UnixNano(), 10)
-	if at, ok := freshIndex(cache, stamp); ok {
-		l.cached, l.bodyAt = cache, at
+	at, d, fresh := freshIndex(cache, stamp)
+	if fresh {
+		l.cached, l.bodyAt, l.delta = cache, at, d
 		return l, nil
 	}
 	// The listing, which the kernel takes most of the time over, runs
@@ -207,7 +209,11 @@ func OpenLibrary(dir string) (*Library, error) {
 	listed := listCassettes(dir)
 	tmp := newIndexFile(cache) // nil when the cache cannot be written: that only costs time
 	if old, ok := readIndex(cache); ok {
-		err = l.update(old, listed)
+		d, deltaOK := readDelta(cache + ".delta")
+		if !deltaOK || d.base != old.id {
+			d = nil
+		}
+		err = l.update(old, d, listed)
 	} else {
 		listed.drain()
 		err = l.scan()
@@ -238,6 +244,32 @@ func (l *Library) Rescan() error {
 		l.saveIndex(cache, strconv.FormatInt(st.ModTime().UnixNano(), 10))
 	}
 	return nil
+}
+
+// freshIndex reports whether the cached index at path, with its delta if
+// any, was made at the directory's stamp, and where the index's lines start.
+func freshIndex(path, stamp string) (bodyAt int64, delta *deltaIndex, ok bool) {
+	bStamp, id, at, ok := indexHead(path)
+	if !ok {
+		return 0, nil, false
+	}
+	if d, ok := readDelta(path + ".delta"); ok && d.stamp == stamp && d.base == id {
+		return at, d, true
+	}
+	return at, nil, bStamp == stamp
+}
+
+// IndexFresh reports whether the cached index of dir is up to date with the
+// directory as it is, so that the next lookup reads neither the directory
+// nor a cassette's header.
+func IndexFresh(dir string) bool {
+	st, err := os.Stat(dir)
+	cache := cacheFile(dir)
+	if err != nil || cache == "" {
+		return false
+	}
+	_, _, fresh := freshIndex(cache, strconv.FormatInt(st.ModTime().UnixNano(), 10))
+	return fresh
 }
 
 // RefreshIndex brings the cached index of dir up to date now, if there is
@@ -271,7 +303,7 @@ func (l *Library) scan() error {
 
 // forget drops what l knew, before indexing again.
 func (l *Library) forget() {
-	l.entries, l.byKey, l.mem, l.cached, l.Unreadable = nil, nil, nil, "", nil
+	l.entries, l.byKey, l.mem, l.cached, l.delta, l.Unreadable = nil, nil, nil, "", nil, nil
 	l.last, l.lastFiles = "", nil
 }
 
@@ -312,16 +344,27 @@ func (l *Library) add(name string) {
 // rescan, not a wrong replay. The old lines are neither parsed into entries
 // nor re-formatted: a directory of 20 000 cassettes costs its listing, a
 // hash of each name and a copy of the index.
-func (l *Library) update(old *memIndex, listed listing) error {
+func (l *Library) update(old *memIndex, d *deltaIndex, listed listing) error {
 	names := newNameTable(old)
+	var known map[string]int // the cassettes the delta added, by name
+	if d != nil {
+		old.apply(d, names, l.Dir)
+		known = make(map[string]int, len(old.added))
+		for i, e := range old.added {
+			known[filepath.Base(e.File)] = i
+		}
+	}
 	keep := make([]bool, len(old.lines))
+	still := make([]bool, len(old.added))
 	l.forget()
 	var err error
 	for b := range listed.batches {
 		for i := range b.ends {
 			name := b.name(i)
-			if j := names.find(name); j >= 0 && !b.notFile[i] {
+			if j := names.find(name); j >= 0 && old.kept(j) && !b.notFile[i] {
 				keep[j] = true
+			} else if k, ok := known[string(name)]; ok && !b.notFile[i] {
+				still[k] = true
 			} else {
 				l.add(string(name))
 			}
@@ -333,6 +376,11 @@ func (l *Library) update(old *memIndex, listed listing) error {
 		return err
 	}
 	added := l.entries
+	for k, e := range old.added {
+		if still[k] {
+			added = append(added, e)
+		}
+	}
 	sort.Slice(added, func(i, j int) bool { return added[i].Key < added[j].Key })
 	old.keep, old.added = keep, added
 	// A call recorded twice is rare; when a new cassette makes one, the
@@ -441,10 +489,14 @@ func (l *Library) Entries() []Entry {
 func (l *Library) materialise() {
 	if l.cached != "" {
 		mem, ok := readIndex(l.cached)
-		l.cached, l.mem = "", mem
-		if !ok {
+		d := l.delta
+		l.cached, l.delta, l.mem = "", nil, mem
+		if !ok || d != nil && d.base != mem.id {
 			l.scan()
 			return
+		}
+		if d != nil {
+			mem.apply(d, newNameTable(mem), l.Dir)
 		}
 	}
 	if l.mem == nil {

@@ -50,13 +50,18 @@ func resolve(lib *replayer.Library, inv replayer.Invocation) string {
 // recorded twice may replay either recording, and a miss is answered by the
 // stand-in's rescan.
 func TestLibraryUpdateMatchesScan(t *testing.T) {
-	for _, rewrites := range []bool{false, true} {
-		t.Run(fmt.Sprintf("rewrites=%v", rewrites), func(t *testing.T) {
+	for _, tc := range []struct {
+		rewrites bool
+		minDelta int // 0: most updates write the whole index
+	}{{false, 256}, {false, 0}, {true, 256}, {true, 0}} {
+		rewrites := tc.rewrites
+		t.Run(fmt.Sprintf("rewrites=%v,minDelta=%d", rewrites, tc.minDelta), func(t *testing.T) {
+			defer replayer.SetMinDelta(tc.minDelta)()
 			cache, aside := t.TempDir(), t.TempDir()
 			t.Setenv("AGENTVCR_CACHE", cache)
 			dir := t.TempDir()
-			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(rewrites)))))
-			calls := make([]replayer.Invocation, 16)
+			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(rewrites))+tc.minDelta)))
+			calls := make([]replayer.Invocation, 64)
 			for i := range calls {
 				calls[i] = call("--print", fmt.Sprintf("prompt %d", i))
 			}
@@ -127,10 +132,42 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Setenv("AGENTVCR_CACHE", cache)
-				if !rewrites {
-					if got, want := entryList(inc), entryList(full); got != want {
-						t.Fatalf("step %d: entries\n%s\nwant\n%s", step, got, want)
+				// The next call finds the index fresh: it searches the
+				// index's file, changed by a delta, if any.
+				again, err := replayer.OpenLibrary(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, lib := range []struct {
+					name string
+					*replayer.Library
+				}{{"brought up to date", inc}, {"fresh", again}} {
+					// Lookups first: Entries turns a library into entries.
+					for i, inv := range calls {
+						if !rewrites {
+							dups := fmt.Sprint(base(lib.Duplicates(inv.Key())))
+							if want := fmt.Sprint(base(full.Duplicates(inv.Key()))); dups != want {
+								t.Fatalf("step %d: %s: call %d: duplicates %s, want %s", step, lib.name, i, dups, want)
+							}
+						}
+						got, want := resolve(lib.Library, inv), resolve(full, inv)
+						if rewrites && (got != "-" && want != "-" || got == "-") {
+							// A stale index may pick another of two
+							// recordings of the call, which resolve has
+							// verified, or miss one, and the stand-in rescans.
+							continue
+						}
+						if got != want {
+							t.Fatalf("step %d: %s: call %d replays %s, want %s", step, lib.name, i, got, want)
+						}
 					}
+					if !rewrites {
+						if got, want := entryList(lib.Library), entryList(full); got != want {
+							t.Fatalf("step %d: %s: entries\n%s\nwant\n%s", step, lib.name, got, want)
+						}
+					}
+				}
+				if !rewrites {
 					if got, want := len(inc.Unreadable), len(full.Unreadable); got != want {
 						t.Fatalf("step %d: %d unreadable, want %d", step, got, want)
 					}
@@ -148,25 +185,6 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 					}
 					if !slices.Equal(indexed, want) {
 						t.Fatalf("step %d: the index saved names %q, want %q", step, indexed, want)
-					}
-				}
-				for i, inv := range calls {
-					var dups string
-					if !rewrites {
-						dups = fmt.Sprint(base(inc.Duplicates(inv.Key())))
-						if want := fmt.Sprint(base(full.Duplicates(inv.Key()))); dups != want {
-							t.Fatalf("step %d: call %d: duplicates %s, want %s", step, i, dups, want)
-						}
-					}
-					got, want := resolve(inc, inv), resolve(full, inv)
-					if rewrites && (got != "-" && want != "-" || got == "-") {
-						// A stale index may pick another of two recordings
-						// of the call, which resolve has verified, or miss
-						// one, and the stand-in rescans.
-						continue
-					}
-					if got != want {
-						t.Fatalf("step %d: call %d replays %s, want %s", step, i, got, want)
 					}
 				}
 			}
@@ -198,11 +216,14 @@ func base(files []string) []string {
 	return out
 }
 
-// indexFile returns the one cached index in cache: its directory stamp and
-// its body.
+// indexFile returns what the cached index in cache says, read as the
+// format describes it: the directory stamp it is fresh for and its lines
+// ("KEY\tFILE\tSIZE\tMTIME"), the index's own or, where a delta names the
+// index, the index's changed by the delta.
 func indexFile(t *testing.T, cache string) (stamp, body string) {
 	t.Helper()
-	idx, _ := filepath.Glob(filepath.Join(cache, "index-*"))
+	all, _ := filepath.Glob(filepath.Join(cache, "index-*"))
+	idx := slices.DeleteFunc(all, func(f string) bool { return strings.HasSuffix(f, ".delta") })
 	if len(idx) != 1 {
 		t.Fatalf("index files in the cache: %q", idx)
 	}
@@ -211,7 +232,35 @@ func indexFile(t *testing.T, cache string) (stamp, body string) {
 		t.Fatal(err)
 	}
 	first, body, _ := strings.Cut(string(data), "\n")
-	return first[strings.LastIndexByte(first, ' ')+1:], body
+	head := strings.Fields(first) // agentvcr-index v5 STAMP ID
+	if len(head) != 4 {
+		t.Fatalf("index head %q", first)
+	}
+	delta, err := os.ReadFile(idx[0] + ".delta")
+	if err != nil {
+		return head[2], body
+	}
+	dfirst, dbody, _ := strings.Cut(string(delta), "\n")
+	dhead := strings.Fields(dfirst) // agentvcr-index-delta v1 STAMP ID
+	if len(dhead) != 4 || dhead[3] != head[3] {
+		return head[2], body // names another index: unused
+	}
+	removed := map[string]bool{}
+	var lines []string
+	for line := range strings.Lines(dbody) {
+		switch line[0] {
+		case '-':
+			removed[strings.TrimSuffix(line[1:], "\n")] = true
+		case '+':
+			lines = append(lines, line[1:])
+		}
+	}
+	for line := range strings.Lines(body) {
+		if !removed[strings.Split(line, "\t")[1]] {
+			lines = append(lines, line)
+		}
+	}
+	return dhead[2], strings.Join(lines, "")
 }
 
 // RefreshIndex leaves the index fresh for the directory as it is, so that
@@ -269,5 +318,68 @@ func TestRescanSavesIndex(t *testing.T) {
 	}
 	if _, ok := lib.Lookup(call("two")); !ok {
 		t.Error("the index cached by Rescan does not know b.cassette")
+	}
+}
+
+// A delta is used only with the index it names: one left beside a newer
+// index (a stand-in killed between writing the index and removing the old
+// delta) is ignored, however fresh its stamp.
+func TestStaleDeltaIgnored(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("AGENTVCR_CACHE", cache)
+	dir := t.TempDir()
+	tick := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	open := func() *replayer.Library {
+		t.Helper()
+		tick = tick.Add(time.Second)
+		os.Chtimes(dir, tick, tick)
+		lib, err := replayer.OpenLibrary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lib
+	}
+	putTape(t, dir, "a.cassette", "", "a")
+	putTape(t, dir, "b.cassette", "", "b")
+	open()
+	putTape(t, dir, "c.cassette", "", "c")
+	open()
+	all, _ := filepath.Glob(filepath.Join(cache, "index-*.delta"))
+	if len(all) != 1 {
+		t.Fatalf("no delta written for one change: %q", all)
+	}
+	stale, _ := os.ReadFile(all[0])
+
+	defer replayer.SetMinDelta(0)()
+	os.Remove(filepath.Join(dir, "c.cassette"))
+	putTape(t, dir, "d.cassette", "", "d")
+	open() // two changes in three cassettes: a new index
+	if _, err := os.Stat(all[0]); err == nil {
+		t.Fatal("the delta of the replaced index is still there")
+	}
+	// The stale delta comes back, stamped with the directory's time.
+	head, rest, _ := strings.Cut(string(stale), "\n")
+	f := strings.Fields(head)
+	f[2] = fmt.Sprint(tick.UnixNano())
+	os.WriteFile(all[0], []byte(strings.Join(f, " ")+"\n"+rest), 0o644)
+
+	fresh, err := replayer.OpenLibrary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := fresh.Lookup(call("c")); ok {
+		t.Errorf("fresh index: the stale delta's %s is found", e.File)
+	}
+	if got := entryList(fresh); strings.Contains(got, "c.cassette") || !strings.Contains(got, "d.cassette") {
+		t.Errorf("fresh index: entries\n%s", got)
+	}
+	// A cassette of another call under the name the stale delta added.
+	putTape(t, dir, "c.cassette", "", "c2")
+	lib := open()
+	if e, ok := lib.Lookup(call("c2")); !ok || filepath.Base(e.File) != "c.cassette" {
+		t.Errorf("index brought up to date: Lookup(c2) = %v, %v", e.File, ok)
+	}
+	if e, ok := lib.Lookup(call("c")); ok {
+		t.Errorf("index brought up to date: the stale delta's %s is found", e.File)
 	}
 }

@@ -7,15 +7,6 @@ import (
 	"syscall"
 )
 
-// listDir calls fn with the name of each entry of dir and whether the
-// directory says it is something other than a regular file or a link. On
-// Linux the entries are read with getdents into one buffer, without a string,
-// a sort or an os.DirEntry each: in a directory of 20 000 cassettes those cost
-// more than the system calls. name is valid only during the call.
-func listDir(dir string, fn func(name []byte, notFile bool)) error {
-	return listDirRange(dir, 0, -1, fn)
-}
-
 // ext4Magic is ext4's file system magic number (statfs f_type).
 const ext4Magic = 0xEF53
 
@@ -33,10 +24,14 @@ func listSplit(dir string) (int64, bool) {
 	return 1 << 62, true
 }
 
-// listDirRange lists the entries of dir at positions from from up to, not
-// including, to (-1: to the end), as listDir does. In a directory ordered
-// otherwise (an ext4 directory too small to be hashed lists by offset), the
-// first range holds every entry and the second none.
+// listDirRange calls fn with the name of each entry of dir at positions from
+// from up to, not including, to (-1: to the end), and whether the directory
+// says it is something other than a regular file or a link. The entries are
+// read with getdents into one buffer, without a string, a sort or an
+// os.DirEntry each: in a directory of 20 000 cassettes those cost more than
+// the system calls. name is valid only during the call. In a directory
+// ordered otherwise than by hash (an ext4 directory without an index lists
+// by offset), the first range holds every entry and the second none.
 func listDirRange(dir string, from, to int64, fn func(name []byte, notFile bool)) error {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
