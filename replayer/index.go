@@ -355,7 +355,7 @@ func (l *Library) writeIndex(tmp *os.File, path, stamp string) {
 	w := bufio.NewWriterSize(tmp, 64<<10)
 	target := path
 	switch m := l.mem; {
-	case m != nil && m.id != "" && m.changes() <= max(minDelta, len(m.lines)/16):
+	case m != nil && m.changes() <= max(minDelta, len(m.lines)/16):
 		target = path + ".delta"
 		w.WriteString(deltaMagic + " " + stamp + " " + m.id + "\n")
 		m.writeDelta(w)

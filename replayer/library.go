@@ -200,7 +200,10 @@ func OpenLibrary(dir string) (*Library, error) {
 	stamp := strconv.FormatInt(st.ModTime().UnixNano(), 10)
 	at, d, fresh := freshIndex(cache, stamp)
 	if fresh {
-		l.cached, l.bodyAt, l.delta = cache, at, d
+		l.cached, l.bodyAt = cache, at
+		if d != nil && d.stamp == stamp {
+			l.delta = d
+		}
 		return l, nil
 	}
 	// The listing, which the kernel takes most of the time over, runs
@@ -209,9 +212,8 @@ func OpenLibrary(dir string) (*Library, error) {
 	listed := listCassettes(dir)
 	tmp := newIndexFile(cache) // nil when the cache cannot be written: that only costs time
 	if old, ok := readIndex(cache); ok {
-		d, deltaOK := readDelta(cache + ".delta")
-		if !deltaOK || d.base != old.id {
-			d = nil
+		if d != nil && d.base != old.id {
+			d = nil // another index was renamed into place meanwhile
 		}
 		err = l.update(old, d, listed)
 	} else {
@@ -248,13 +250,14 @@ func (l *Library) Rescan() error {
 
 // freshIndex reports whether the cached index at path, with its delta if
 // any, was made at the directory's stamp, and where the index's lines start.
-func freshIndex(path, stamp string) (bodyAt int64, delta *deltaIndex, ok bool) {
+// delta is the delta that names the index, fresh or not, or nil.
+func freshIndex(path, stamp string) (bodyAt int64, delta *deltaIndex, fresh bool) {
 	bStamp, id, at, ok := indexHead(path)
 	if !ok {
 		return 0, nil, false
 	}
-	if d, ok := readDelta(path + ".delta"); ok && d.stamp == stamp && d.base == id {
-		return at, d, true
+	if d, ok := readDelta(path + ".delta"); ok && d.base == id {
+		return at, d, d.stamp == stamp
 	}
 	return at, nil, bStamp == stamp
 }
@@ -515,7 +518,7 @@ func (l *Library) Lookup(inv Invocation) (Entry, bool) {
 		}
 		return Entry{}, false
 	}
-	i, ok := l.byKey[inv.Key()]
+	i, ok := l.byKey[key]
 	if !ok {
 		return Entry{}, false
 	}

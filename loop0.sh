@@ -1,1 +1,0 @@
-for f in /tmp/sb/extra/*.cassette; do mv "$f" /tmp/sb/tapes/; /tmp/hello/hello >/dev/null; done
