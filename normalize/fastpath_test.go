@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -31,8 +32,9 @@ func plainBytes(opts Options, p []byte, oneByte bool) []byte {
 }
 
 // FuzzFastPaths: the fast paths of the normaliser (caches of names and
-// clean values, word-at-a-time string scans, the member loop) give the same
-// bytes as the plain path, in every format, with and without user rules.
+// clean values, word-at-a-time string scans, the member loop, remembered
+// openings) give the same bytes as the plain path, in every format, with and
+// without user rules.
 func FuzzFastPaths(f *testing.F) {
 	for _, seed := range []string{
 		`{"type":"system","subtype":"init","cwd":"/home/u/proj","session_id":"63381cce-e1aa-4482-8031-72f97c0b99da"}`,
@@ -40,6 +42,8 @@ func FuzzFastPaths(f *testing.F) {
 		`{"k":"0123456789abcde","k":"0123456789abcdef","k":"01234567","k":"0123456\"","k":"a b c d e f g h"}`,
 		"{\"call_id\":\"call_MZSwjBaQcdosfHhvJfsQqWdm\\nfc_05e0124e90bd688f01698ca1281b3081939144eaa3db48daf5\"}\n{\"x\":\"a\nb\"}",
 		`{"cwd":"/w/x"}` + "\n" + `{"p":"/w/x/y","p":"/w/x/y","q":{"r":[1,"/w/x",{"s":"2026-05-10"}]}}`,
+		// Openings repeated line after line, with members that change.
+		strings.Repeat(`{"type":"t","ts":1,"n":17708238415981,"x":"y","id":"/w/x","sessionId":"0123456789abcdef0"}`+"\n", 3),
 	} {
 		f.Add([]byte(seed), uint8(StreamJSON))
 		f.Add([]byte(seed), uint8(StreamJSON)|4|8)
@@ -97,5 +101,39 @@ func TestFastPathsRealWorld(t *testing.T) {
 	part := all[:min(len(all), 256<<10)]
 	if fast, plain := New(opts).Bytes(part, cassette.Stdout), plainBytes(opts, part, true); !bytes.Equal(fast, plain) {
 		t.Errorf("one-byte reads: fast and plain paths differ:\n%s", lineDiff(plain, fast))
+	}
+}
+
+// TestRememberedOpenings: an event that opens as the one before it skips
+// the members the caches passed through, and only those: every member that
+// changes (a number zeroed, an id, a path, a name that is an id, the cwd
+// that is learned) is walked again on every line, in the fast path as in
+// the plain one.
+func TestRememberedOpenings(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"thinking","subtype":"delta","text":" x","timestamp_ms":1770823841598}`,
+		`{"type":"t","timestamp_ms":1,"a":"b","c":"d"}`,
+		`{"type":"t","n":1770823841598,"a":"b"}`,
+		`{"type":"t","session_id":"d43015b9-0707-43f4-b2df-0bcea7891654","a":"b"}`,
+		`{"type":"t","session_id":"x1","a":"b"}`,
+		`{"type":"t","session_id":"<SESSION-1>","a":"b"}`,
+		`{"type":"t","p":"/w/x/f","a":"b"}`,
+		`{"type":"t","d43015b9-0707-43f4-b2df-0bcea7891654":"y","a":"b"}`,
+		`{"type":"t","a":"b","cwd":"/w/x","c":"/w/x/f"}`,
+		`{"type":"t","a":"b","c":{"d":"e"},"f":"g"}`,
+		`{"type":"t","a":"b" ,"c":"d"}`,
+		`{"type":"t","a":"","b":"c"}`,
+		`{"type":"t","a":true,"b":"c"}`,
+		`{"type":"t","a":"b"}{"type":"t","a":"b","c":1}`,
+		`{"type":"t","a":"b","c":"d"}` + "\n" + `{"type":"t","a":"b",`,
+	} {
+		for _, cwd := range []string{"", "/w/x"} {
+			in := []byte(strings.Repeat(line+"\n", 3) + `{"cwd":"/w/x"}` + "\n" + strings.Repeat(line+"\n", 3))
+			opts := Options{Format: StreamJSON, Cwd: cwd}
+			fast := New(opts).Bytes(in, cassette.Stdout)
+			if plain := plainBytes(opts, in, false); !bytes.Equal(fast, plain) {
+				t.Errorf("cwd %q: fast and plain paths differ:\n%s", cwd, lineDiff(plain, fast))
+			}
+		}
 	}
 }

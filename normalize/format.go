@@ -10,8 +10,10 @@ import (
 type Format uint8
 
 const (
-	// Auto decides from the content: JSON when the first line that is neither
-	// blank nor a "#" comment starts with "{" or "[", text otherwise.
+	// Auto decides from the content, as [SniffFormat] does, on the first
+	// 128 KiB (or all of a shorter input, read to its end first): however
+	// the input arrives, in one piece or a byte at a time, the decision is
+	// the same.
 	Auto Format = iota
 	// JSON is one JSON object (--output-format json).
 	JSON

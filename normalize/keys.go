@@ -90,25 +90,24 @@ func (n *Normalizer) classify(key []byte, short shortKey) *keyInfo {
 	if short.b == 0 && len(key) <= maxShort {
 		short = shortKeyOf(key)
 	}
-	var slot *nameSlot
 	if short.b != 0 {
-		slot = &n.c.names[short.slot(10)]
-		if slot.short == short && slot.gen == n.gen {
-			return &slot.info
+		slot := &n.c.names[short.slot(10)]
+		if slot.short != short || slot.gen != n.gen {
+			info := n.classifyBytes(key)
+			info.clean = n.nameClean(key)
+			*slot = nameSlot{short: short, gen: n.gen, info: info}
 		}
-	} else {
-		h := (len(key)*7 + int(key[0])*31 + int(key[len(key)-1])*17 + int(key[len(key)/2])) & (len(n.c.names) - 1)
-		slot = &n.c.names[h]
-		if slot.gen == n.gen && string(slot.name) == string(key) {
-			return &slot.info
-		}
+		return &slot.info
 	}
-	info := n.classifyBytes(key)
-	info.clean = n.nameClean(key)
-	// The slot keeps the name's bytes in its own buffer, recycled with the
-	// caches: a new run learns its names without allocating.
-	slot.gen, slot.short, slot.info = n.gen, short, info
-	slot.name = append(slot.name[:0], key...)
+	slot := &n.c.longNames[(len(key)*7+int(key[0])*31+int(key[len(key)-1])*17+int(key[len(key)/2]))&(len(n.c.longNames)-1)]
+	if slot.gen != n.gen || string(slot.name) != string(key) {
+		info := n.classifyBytes(key)
+		info.clean = n.nameClean(key)
+		// The slot keeps the name's bytes in its own buffer, recycled with
+		// the caches: a new run learns its names without allocating.
+		slot.gen, slot.info = n.gen, info
+		slot.name = append(slot.name[:0], key...)
+	}
 	return &slot.info
 }
 

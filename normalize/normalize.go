@@ -77,19 +77,23 @@ type Normalizer struct {
 	gen uint32
 
 	// plain turns the fast paths off (the caches, the word-at-a-time scans,
-	// the member loop): tests compare the two, which must not differ.
+	// the member loop, the remembered openings): tests compare the two, which
+	// must not differ.
 	plain    bool
 	uncached keyInfo // classify's answer for a name it does not cache
 }
 
 // caches remember what the normaliser found out about names and values it
 // has seen: pure functions of the value and the Normalizer's settings. They
-// are some 140 KB, so they are recycled between runs (a suite normalises
+// are some 120 KB, so they are recycled between runs (a suite normalises
 // thousands of short recordings) and told apart by a generation number
 // instead of being cleared.
 type caches struct {
-	gen   uint32
-	names [1 << 10]nameSlot
+	gen uint32
+	// names remember names of up to maxShort bytes in 32 bytes each, so
+	// that a slot never straddles two cache lines; longNames the others.
+	names     [1 << 10]nameSlot
+	longNames [1 << 8]longNameSlot
 	// cleanValues remembers values up to maxCleanLen bytes that scrubbing
 	// left alone (types, subtypes, tokens of streamed text), cleanShort
 	// those up to maxShort bytes by their shortKey.
@@ -127,16 +131,22 @@ type cleanSlot struct {
 }
 
 type shortSlot struct {
-	gen uint32
 	key shortKey
+	gen uint32
 }
 
-// nameSlot remembers what to do with the values of one member name.
+// nameSlot remembers what to do with the values of one short member name.
 type nameSlot struct {
+	short shortKey
 	gen   uint32
-	name  []byte
-	short shortKey // of a name of up to maxShort bytes, else zero
 	info  keyInfo
+}
+
+// longNameSlot remembers what to do with the values of one longer name.
+type longNameSlot struct {
+	gen  uint32
+	name []byte
+	info keyInfo
 }
 
 // idSlot remembers the placeholder of one raw id value.

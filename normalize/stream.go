@@ -42,6 +42,57 @@ type proc struct {
 	stack    []level
 	keys     []byte // member names of the open objects, end to end
 	path     []string
+
+	// Events of a run often open the same way, line after line
+	// ({"type":"thinking","subtype":"delta",…}). An opening whose members
+	// the caches passed through unchanged is remembered, and the next
+	// top-level object that starts with it skips it in one compare: what
+	// the walk would do there is known (nothing), and so is the state it
+	// ends in (a member name expected).
+	prefixes prefixSet
+	skipOK   bool // no user rules and fast paths on: prefixes are used
+	objStart int  // where the top-level object whose first member is next opened, or -1
+}
+
+// maxPrefix bounds a remembered opening.
+const maxPrefix = 256
+
+// prefixSet is the two openings seen last (runs alternate between two kinds
+// of event: thinking and assistant deltas).
+type prefixSet struct {
+	memo   [2]prefixMemo
+	newest uint8
+}
+
+type prefixMemo struct {
+	gen uint32 // the caches' generation that passed it through
+	n   int
+	b   [maxPrefix]byte
+}
+
+func (s *prefixSet) remember(b []byte, gen uint32) {
+	if len(b) > maxPrefix {
+		return
+	}
+	for i := range s.memo {
+		if m := &s.memo[i]; m.gen == gen && string(m.b[:m.n]) == string(b) {
+			s.newest = uint8(i)
+			return
+		}
+	}
+	s.newest ^= 1
+	m := &s.memo[s.newest]
+	m.gen, m.n = gen, copy(m.b[:], b)
+}
+
+// match returns the length of the remembered opening that buf starts with, or 0.
+func (s *prefixSet) match(buf []byte, gen uint32) int {
+	for i := range s.memo {
+		if m := &s.memo[i]; m.n > 0 && m.gen == gen && len(buf) >= m.n && string(buf[:m.n]) == string(m.b[:m.n]) {
+			return m.n
+		}
+	}
+	return 0
 }
 
 // level is an open object or array. keyStart:keyEnd is the member name the
@@ -66,7 +117,7 @@ const (
 
 func newProc(n *Normalizer, w io.Writer, r io.Reader) *proc {
 	b := procBufs.Get().(*bufs)
-	return &proc{n: n, r: r, w: w, buf: b.buf, out: b.out[:0]}
+	return &proc{n: n, r: r, w: w, buf: b.buf, out: b.out[:0], objStart: -1, skipOK: !n.plain && n.rules == nil}
 }
 
 // bufs are a proc's read and write buffers, recycled across runs: a suite
@@ -88,7 +139,8 @@ func (p *proc) release() {
 
 func (p *proc) run(f Format) {
 	if f == Auto {
-		p.more()
+		for p.more() { // the whole head: a pipe may deliver it in pieces
+		}
 		f = SniffFormat(p.buf[p.pos:p.end])
 	}
 	switch f {
@@ -137,7 +189,7 @@ func (p *proc) more() bool {
 	}
 	if p.pos > 0 {
 		p.end = copy(p.buf, p.buf[p.pos:p.end])
-		p.pos, p.mark = 0, 0
+		p.pos, p.mark, p.objStart = 0, 0, -1
 	}
 	if p.end == len(p.buf) {
 		return false
@@ -226,6 +278,13 @@ func (p *proc) runJSON() {
 			case ' ', '\t', '\r', '\n':
 				p.pos++
 			case '{', '[':
+				if c == '{' && p.skipOK {
+					if m := p.prefixes.match(p.buf[p.pos:p.end], p.n.gen); m > 0 {
+						p.push(c)
+						p.pos, p.state, p.objStart = p.pos-1+m, stKey, -1
+						continue
+					}
+				}
 				p.push(c)
 			case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 				p.topScalar(c)
@@ -309,6 +368,12 @@ func (p *proc) push(c byte) {
 	if len(p.stack) >= maxDepth {
 		p.fail()
 		return
+	}
+	if len(p.stack) == 0 {
+		p.objStart = -1
+		if c == '{' && p.skipOK {
+			p.objStart = p.pos
+		}
 	}
 	// Filled in place: a level built aside and copied in is written and
 	// read back through the stack, which stalls.
@@ -453,14 +518,20 @@ func (p *proc) numberReplacement(tok []byte) (string, bool) {
 		}
 		return `"` + repl + `"`, true
 	}
-	switch info.class {
-	case keyDuration, keyClock, keyCounter, keyNumCounter:
-		return "0", string(tok) != "0"
-	}
-	if n.flags.epoch && isEpoch(tok) {
+	if n.numberZeroed(tok, info.class) {
 		return "0", true
 	}
 	return "", false
+}
+
+// numberZeroed reports whether the number tok, the value of a member of
+// class c, becomes 0 when no user rule applies.
+func (n *Normalizer) numberZeroed(tok []byte, c keyClass) bool {
+	switch c {
+	case keyDuration, keyClock, keyCounter, keyNumCounter:
+		return string(tok) != "0"
+	}
+	return n.flags.epoch && isEpoch(tok)
 }
 
 // userRule returns the user key or path rule for the next value, or nil.
@@ -523,67 +594,214 @@ func validNumber(s []byte) bool {
 // compact run `"name":"value","name":12,` is walked here without going back
 // to runJSON's state switch for each colon and comma; anything else (spaces,
 // a container, the end of buf) is left to runJSON in the state reached.
+//
+// Names and values of up to 15 bytes (most of them) are looked up in the
+// caches right here, with the position in a local: going through str,
+// memberName and stringValue for each would store and reload the parser's
+// state a dozen times per member. Whatever the caches do not answer, and
+// every value under user rules, takes the general path.
 func (p *proc) members() {
+	n := p.n
+	fast := n.rules == nil
+	top := &p.stack[len(p.stack)-1]
+	buf, pos, end := p.buf, p.pos, p.end
+	// pure: every member so far, from the object's first, was passed
+	// through as the caches said; buf[start:pureEnd] is then an opening
+	// that prefixes can skip next time.
+	start, pureEnd := p.objStart, -1
+	pure := start >= 0 && p.state == stObjectFirst && len(p.stack) == 1
+	p.objStart = -1
 	for {
-		p.str(true)
-		if p.state != stColon || p.pos+1 >= p.end || p.buf[p.pos] != ':' {
+		// buf[pos] is the opening quote of a name.
+		if k, e := shortString(buf, pos+1, end); fast && e >= 0 {
+			slot := &n.c.names[k.slot(10)]
+			info := &slot.info
+			if slot.short != k || slot.gen != n.gen {
+				info = n.classify(buf[pos+1:e], k)
+			}
+			top.info = *info
+			if !info.clean {
+				pure = pure && p.endPrefix(buf, start, pureEnd)
+				p.scrubText(pos+1, e)
+			}
+			pos = e + 1
+		} else {
+			pure = pure && p.endPrefix(buf, start, pureEnd)
+			p.pos = pos
+			p.strFrom(true, plainUntil(pos, e))
+			if p.state != stColon {
+				return
+			}
+			buf, pos, end = p.buf, p.pos, p.end
+		}
+		if pos+1 >= end || buf[pos] != ':' {
+			if pure {
+				p.endPrefix(buf, start, pureEnd)
+			}
+			p.pos, p.state = pos, stColon
 			return
 		}
-		p.pos++
-		p.state = stValue
-		switch c := p.buf[p.pos]; {
+		pos++
+		switch c := buf[pos]; {
 		case c == '"':
-			p.str(false)
+			k, e := shortString(buf, pos+1, end)
+			if fast && e >= 0 {
+				// A plain value that was clean before is clean again.
+				if e == pos+1 || top.info.class != keyPlain && top.info.class != keyNumCounter || top.info.cwd {
+					pure = pure && p.endPrefix(buf, start, pureEnd)
+					p.stringValue(pos+1, e, k)
+				} else if slot := &n.c.cleanShort[k.slot(10)]; slot.key != k || slot.gen != n.gen {
+					pure = pure && p.endPrefix(buf, start, pureEnd)
+					p.stringValue(pos+1, e, k)
+				}
+				pos = e + 1
+				break
+			}
+			pure = pure && p.endPrefix(buf, start, pureEnd)
+			if fast && e == longerString {
+				// Ids (uuids, call ids) and short texts end in the next few words.
+				q := pos + 17 + stringStopIn(buf[pos+17:end], 64)
+				if q < end && buf[q] == '"' {
+					if v := buf[pos+1 : q]; top.info.class == keyID && !isPlaceholder(v) {
+						p.replace(pos+1, q, n.idValue(idKinds[top.info.kind], v))
+					} else {
+						p.stringValue(pos+1, q, shortKey{})
+					}
+					pos = q + 1
+					break
+				}
+			}
+			p.pos, p.state = pos, stValue
+			p.strFrom(false, plainUntil(pos, e))
+			if p.state != stNext {
+				return
+			}
+			buf, pos, end = p.buf, p.pos, p.end
+		case c >= '0' && c <= '9' && fast:
+			// An integer that ends in buf (timestamps, counts): decided here.
+			j := pos + digitRun(buf[:end], pos)
+			if j < end && !numberByte[buf[j]] && (c != '0' || j == pos+1) {
+				if n.numberZeroed(buf[pos:j], top.info.class) {
+					pure = pure && p.endPrefix(buf, start, pureEnd)
+					p.emit(pos)
+					p.out = append(p.out, '0')
+					p.mark = j
+				}
+				pos = j
+				break
+			}
+			fallthrough
 		case c == '-' || c >= '0' && c <= '9':
+			pure = pure && p.endPrefix(buf, start, pureEnd)
+			p.pos, p.state = pos, stValue
 			p.number()
-		default:
-			return // a container or a literal: runJSON
-		}
-		if p.state != stNext || p.pos+1 >= p.end || p.buf[p.pos] != ',' || p.buf[p.pos+1] != '"' ||
-			p.stack[len(p.stack)-1].open != '{' {
+			if p.state != stNext {
+				return
+			}
+			buf, pos, end = p.buf, p.pos, p.end
+		default: // a container or a literal: runJSON
+			if pure {
+				p.endPrefix(buf, start, pureEnd)
+			}
+			p.pos, p.state = pos, stValue
 			return
 		}
-		p.pos++
-		p.state = stKey
+		if pos+1 >= end || buf[pos] != ',' || buf[pos+1] != '"' {
+			if pure {
+				p.endPrefix(buf, start, pureEnd)
+			}
+			p.pos, p.state = pos, stNext
+			return
+		}
+		pos++
+		if pure && pos-start <= maxPrefix {
+			pureEnd = pos
+		}
 	}
+}
+
+// endPrefix ends the pure run of members at the first member that was not
+// passed through: the opening before it, buf[start:pureEnd], if it holds a
+// member, is remembered. It returns false, the purity from now on.
+func (p *proc) endPrefix(buf []byte, start, pureEnd int) bool {
+	if pureEnd > 0 {
+		p.prefixes.remember(buf[start:pureEnd], p.n.gen)
+	}
+	return false
+}
+
+// What shortString says of a string that is not short.
+const (
+	notShort     = -1
+	longerString = -2
+)
+
+// plainUntil is where the scan of the string opened at buf[pos] resumes,
+// after shortString said e: past the 16 plain bytes it looked at, or at
+// the start.
+func plainUntil(pos, e int) int {
+	if e == longerString {
+		return pos + 17
+	}
+	return pos + 1
+}
+
+// shortString finds a string of up to maxShort bytes starting at buf[j],
+// with no escape or newline in it: it returns its shortKey and the index of
+// its closing quote. Most names and many values are such ("type", "text",
+// " sequential"…), and the caches compare them as two numbers. Else e is
+// longerString when the 16 bytes at j hold no quote, backslash or newline
+// (the string is longer), or notShort (an escape or a newline comes first,
+// or fewer than 16 bytes are buffered at j).
+func shortString(buf []byte, j, end int) (k shortKey, e int) {
+	if j < 0 || j+16 > end || end > len(buf) {
+		return k, notShort
+	}
+	// Checked above: the two words are in buf.
+	at := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), j))
+	w := binary.LittleEndian.Uint64(at[:8])
+	m := stringStopWord(w)
+	i := 0
+	if m == 0 {
+		k.a, i = w, 8
+		w = binary.LittleEndian.Uint64(at[8:])
+		if m = stringStopWord(w); m == 0 {
+			return k, longerString
+		}
+	}
+	b := bits.TrailingZeros64(m) >> 3
+	if byte(w>>(8*b)) != '"' {
+		return k, notShort
+	}
+	k.b = w&(1<<(8*b)-1) | uint64(i+b+1)<<56
+	return k, j + i + b
 }
 
 // str handles a JSON string at pos: a member name (isKey) or a value.
 func (p *proc) str(isKey bool) {
-	// Most names and many values have up to 15 bytes ("type", "text",
-	// "session_id"…): two words hold them and their closing quote, and the
-	// caches compare them as two numbers.
 	from := p.pos + 1
-	if j := p.pos + 1; j+16 <= p.end && !p.n.plain {
-		var key shortKey
-		w := binary.LittleEndian.Uint64(p.buf[j:])
-		m := stopOrSpaceWord(w)
-		n := 0
-		if m == 0 {
-			key.a, n = w, 8
-			w = binary.LittleEndian.Uint64(p.buf[j+8:])
-			m = stopOrSpaceWord(w)
-		}
-		if m != 0 {
-			k := bits.TrailingZeros64(m) >> 3
-			if byte(w>>(8*k)) == '"' {
-				end := j + n + k
-				key.b = w&(1<<(8*k)-1) | uint64(n+k+1)<<56
-				if isKey {
-					p.memberName(j, end, key)
-				} else {
-					p.stringValue(j, end, key)
-				}
-				p.pos = end + 1
-				if !isKey {
-					p.afterValue()
-				}
-				return
+	if !p.n.plain {
+		k, e := shortString(p.buf, p.pos+1, p.end)
+		if e >= 0 {
+			if isKey {
+				p.memberName(p.pos+1, e, k)
+			} else {
+				p.stringValue(p.pos+1, e, k)
 			}
-		} else {
-			from = j + 16 // no stop in the first 16 bytes
+			p.pos = e + 1
+			if !isKey {
+				p.afterValue()
+			}
+			return
 		}
+		from = plainUntil(p.pos, e)
 	}
+	p.strFrom(isKey, from)
+}
+
+// strFrom handles a JSON string at pos whose bytes before from are known to
+// be plain (no quote, backslash or newline).
+func (p *proc) strFrom(isKey bool, from int) {
 	end, status := p.scanString(from)
 	switch status {
 	case strDone:

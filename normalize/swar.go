@@ -25,13 +25,6 @@ func stringStopWord(w uint64) uint64 {
 	return zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones)) | zeroBytes(w^('\n'*ones))
 }
 
-// stopOrSpaceWord marks, more cheaply, a superset: the bytes below '#'
-// (quote, newline, space, '!', control bytes) and backslashes. The lowest
-// mark is exact; the caller checks what the byte is.
-func stopOrSpaceWord(w uint64) uint64 {
-	return (w-'#'*ones)&^w&highs | zeroBytes(w^('\\'*ones))
-}
-
 // stringStopIn returns the index of the first quote, backslash or newline
 // in s, or len(s) when there is none, looking at no more than max bytes
 // (rounded up to a word): long runs are left to bytes.IndexByte.
