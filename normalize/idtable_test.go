@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,6 +77,69 @@ func TestCachesKeepShortOnly(t *testing.T) {
 	for _, s := range n.c.idCache {
 		if len(s.raw) > maxCachedLen {
 			t.Errorf("id cache keeps a %d-byte id", len(s.raw))
+		}
+	}
+}
+
+// TestCachesSharedBySettings: one run after another, each with a fresh
+// Normalizer, gives what each gives alone, whether the runs share their
+// directories (and so the caches' names and clean values) or not: a value
+// clean under one cwd is scrubbed under another, a learned cwd counts as a
+// setting, user rules share nothing, and ids are numbered afresh each run.
+func TestCachesSharedBySettings(t *testing.T) {
+	runs := []struct {
+		opts   Options
+		in     string
+		shared bool // carries on with the generation of the run before
+	}{
+		{Options{Cwd: "/a"}, `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy","session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}`, false},
+		{Options{Cwd: "/a"}, `{"session_id":"11111111-4e5f-4a6b-8c7d-8e9f0a1b2c3d","p":"/b/x","session_id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}`, true},
+		{Options{Cwd: "/b"}, `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy"}`, false},
+		{Options{}, `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy"}`, false},
+		{Options{}, `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy"}` + "\n" + `{"cwd":"/b"}` + "\n" + `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy"}`, true},
+		{Options{}, `{"p":"/b/x","q":"/b/x/yyyyyyyyyyyyyyyyyy"}`, false},
+		{Options{Cwd: "/a", Rules: fuzzRules}, `{"p":"/b/x","n":"12x"}`, false},
+		{Options{Cwd: "/a", Rules: fuzzRules}, `{"p":"/b/x","n":"12x"}`, false},
+	}
+	c := new(caches)
+	var prev uint32
+	for i, r := range runs {
+		r.opts.Format = StreamJSON
+		in := []byte(r.in + "\n")
+		n := New(r.opts)
+		n.useCaches(c)
+		if shared := n.gen == prev; shared != r.shared {
+			t.Errorf("run %d: shares the caches of the run before: %v, want %v", i, shared, r.shared)
+		}
+		var out bytes.Buffer
+		p := newProc(n, &out, bytes.NewReader(in))
+		p.run(StreamJSON)
+		if err := p.finish(); err != nil {
+			t.Fatal(err)
+		}
+		p.release()
+		n.leaveCaches()
+		prev = c.gen
+		if alone := plainBytes(r.opts, in, false); !bytes.Equal(out.Bytes(), alone) {
+			t.Errorf("run %d: got\n%s\nwant, as alone,\n%s", i, out.Bytes(), alone)
+		}
+	}
+}
+
+// TestLearnedCwdStaysWithItsRun: Normalizers given the same directories
+// share the roots worked out for them; a cwd one of them learns from the
+// output is its own.
+func TestLearnedCwdStaysWithItsRun(t *testing.T) {
+	for range 2 {
+		learner := New(Options{Format: StreamJSON, Home: "/home/u"})
+		got := string(learner.Bytes([]byte(`{"cwd":"/b/w"}`+"\n"+`{"p":"/b/w/x","h":"/home/u/y"}`+"\n"), cassette.Stdout))
+		if want := `{"cwd":"$CWD"}` + "\n" + `{"p":"$CWD/x","h":"$HOME/y"}` + "\n"; got != want {
+			t.Fatalf("the learner: got %q, want %q", got, want)
+		}
+		other := New(Options{Format: StreamJSON, Home: "/home/u"})
+		got = string(other.Bytes([]byte(`{"p":"/b/w/x","h":"/home/u/y","m":"b-w"}`+"\n"), cassette.Stdout))
+		if want := `{"p":"/b/w/x","h":"$HOME/y","m":"b-w"}` + "\n"; got != want {
+			t.Fatalf("a Normalizer after it: got %q, want %q", got, want)
 		}
 	}
 }

@@ -59,10 +59,11 @@ type Normalizer struct {
 	userRE *regexp.Regexp // all regex and literal rules, one group each
 	groups []int          // group index of each text rule in userRE
 
-	roots         rootSet
-	rootStart     [256]bool // roots starting with a separator
-	rootWordStart [256]bool // roots starting with a letter (drives, mangled cwd)
-	cwdKnown      bool
+	// roots may be shared with other Normalizers given the same
+	// directories (ownRoots copies it before a learned cwd is added).
+	roots       *rootSet
+	sharedRoots bool
+	cwdKnown    bool
 
 	idents  idTable           // canonical id → placeholder
 	ruleIDs map[string]string // user rule kind, NUL, value → its numbered text
@@ -73,8 +74,12 @@ type Normalizer struct {
 
 	// c holds the caches while a stream is normalised; entries of another
 	// generation than gen are someone else's, or stale.
-	c   *caches
-	gen uint32
+	c     *caches
+	gen   uint32
+	idGen uint32
+	// cacheKey is what the caches' entries depend on: the directories, the
+	// given and the learned ones. With user rules it is "": no sharing.
+	cacheKey string
 
 	// plain turns the fast paths off (the caches, the word-at-a-time scans,
 	// the member loop, the remembered openings): tests compare the two, which
@@ -87,9 +92,16 @@ type Normalizer struct {
 // has seen: pure functions of the value and the Normalizer's settings. They
 // are some 120 KB, so they are recycled between runs (a suite normalises
 // thousands of short recordings) and told apart by a generation number
-// instead of being cleared.
+// instead of being cleared. A run with the same settings as the one before
+// (a suite's recordings share a cwd) carries on with its generation, and so
+// starts with the names and clean values it learned; the id cache, which
+// holds one run's numbering, starts afresh every run.
 type caches struct {
 	gen uint32
+	// key names the settings generation gen was made under ("" for none
+	// to share).
+	key   string
+	idGen uint32 // the idCache's generation
 	// names remember names of up to maxShort bytes in 32 bytes each, so
 	// that a slot never straddles two cache lines; longNames the others.
 	names     [1 << 10]nameSlot
@@ -112,14 +124,32 @@ func (c *caches) next() uint32 {
 	return c.gen
 }
 
-func (n *Normalizer) acquireCaches() {
-	n.c = cachePool.Get().(*caches)
-	n.gen = n.c.next()
+// nextIDs starts a generation of the id cache.
+func (c *caches) nextIDs() uint32 {
+	if c.idGen++; c.idGen == 0 {
+		c.idCache, c.idGen = [len(c.idCache)]idSlot{}, 1
+	}
+	return c.idGen
 }
 
-func (n *Normalizer) releaseCaches() {
-	cachePool.Put(n.c)
-	n.c = nil
+func (n *Normalizer) acquireCaches() { n.useCaches(cachePool.Get().(*caches)) }
+
+func (n *Normalizer) useCaches(c *caches) {
+	n.c = c
+	if n.cacheKey == "" || c.key != n.cacheKey {
+		c.next()
+	}
+	n.gen, n.idGen, c.key = c.gen, c.nextIDs(), ""
+}
+
+func (n *Normalizer) releaseCaches() { cachePool.Put(n.leaveCaches()) }
+
+// leaveCaches gives the caches up, marked with the settings of their
+// generation.
+func (n *Normalizer) leaveCaches() *caches {
+	c := n.c
+	c.key, n.c = n.cacheKey, nil
+	return c
 }
 
 // maxCleanLen is the longest value cleanValues keeps.
@@ -178,6 +208,15 @@ func New(opts Options) *Normalizer {
 		timestamps: on(RuleTimestamps), dates: on(RuleDates), times: on(RuleTimes),
 		epoch: on(RuleEpochMS), learnCwd: on(RuleCwdFromInit),
 	}
+	if opts.Rules == nil {
+		n.cacheKey = "dirs\x00" + opts.Cwd + "\x00" + opts.Home + "\x00" + opts.TempDir
+		n.roots, n.sharedRoots = compiledRoots(n.cacheKey), true
+		if n.roots != nil {
+			n.cwdKnown = opts.Cwd != ""
+			return n
+		}
+	}
+	n.roots, n.sharedRoots = new(rootSet), false
 	if opts.Cwd != "" {
 		n.addCwd(opts.Cwd)
 	}
@@ -188,12 +227,52 @@ func New(opts Options) *Normalizer {
 		n.addRoot(opts.TempDir, placeTmp)
 	}
 	n.compileUserRules()
+	if opts.Rules == nil {
+		n.sharedRoots = true
+		keepCompiledRoots(n.cacheKey, n.roots)
+	}
 	return n
+}
+
+// compiled remembers the roots New worked out for the directories it was
+// given last (with no user rules): a suite makes a Normalizer for each of
+// thousands of recordings, most in the same directories, and spelling the
+// roots every way costs more than the rest of a short run.
+var compiled struct {
+	sync.Mutex
+	roots map[string]*rootSet
+}
+
+// maxCompiled bounds compiled: a suite's recordings share a few directories.
+const maxCompiled = 64
+
+func compiledRoots(key string) *rootSet {
+	compiled.Lock()
+	defer compiled.Unlock()
+	return compiled.roots[key]
+}
+
+func keepCompiledRoots(key string, rs *rootSet) {
+	compiled.Lock()
+	defer compiled.Unlock()
+	if compiled.roots == nil || len(compiled.roots) >= maxCompiled {
+		compiled.roots = map[string]*rootSet{}
+	}
+	compiled.roots[key] = rs
+}
+
+// ownRoots makes the roots this Normalizer's own before it adds to them.
+func (n *Normalizer) ownRoots() {
+	if n.sharedRoots {
+		rs := *n.roots // the lists are shared too: rootSet.add never writes into one
+		n.roots, n.sharedRoots = &rs, false
+	}
 }
 
 // addCwd registers the working directory, as given or as learned.
 func (n *Normalizer) addCwd(dir string) {
 	n.cwdKnown = true
+	n.ownRoots()
 	if !n.off[RuleCwd] {
 		n.addRoot(dir, placeCwd)
 	}
@@ -207,6 +286,7 @@ func (n *Normalizer) addRoot(dir, repl string) {
 	if dir == "" || len(dir) > maxRoot {
 		return
 	}
+	n.ownRoots()
 	n.roots.addRoot(dir, repl)
 	n.indexRoots()
 }
@@ -218,9 +298,9 @@ func (n *Normalizer) indexRoots() {
 	for c := range 256 {
 		has := len(n.roots.byFirst[c]) > 0
 		if byteClass[c] == clsWord {
-			n.rootWordStart[c] = has
+			n.roots.wordStart[c] = has
 		} else {
-			n.rootStart[c] = has
+			n.roots.start[c] = has
 		}
 	}
 }

@@ -25,8 +25,10 @@ type spelling struct {
 
 // rootSet holds every spelling of the roots, longest first, indexed by first byte.
 type rootSet struct {
-	byFirst [256][]spelling
-	longest int
+	byFirst   [256][]spelling
+	longest   int
+	start     [256]bool // roots starting with a separator
+	wordStart [256]bool // roots starting with a letter (drives, mangled cwd)
 }
 
 func (rs *rootSet) add(sp spelling) {
@@ -45,7 +47,7 @@ func (rs *rootSet) add(sp spelling) {
 		if slices.ContainsFunc(list, func(o spelling) bool { return o.text == sp.text && o.inJSON == sp.inJSON && o.inText == sp.inText }) {
 			continue
 		}
-		list = append(list, sp)
+		list = append(slices.Clip(list), sp) // a copy: the list may be shared
 		slices.SortStableFunc(list, func(a, b spelling) int { return len(b.text) - len(a.text) })
 		rs.byFirst[c] = list
 	}

@@ -98,7 +98,7 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 			i, prev = j, clsWord
 			continue
 		}
-		if n.rootStart[c] && prev == clsOther {
+		if n.roots.start[c] && prev == clsOther {
 			if m, rep := n.matchRoot(s, i, esc); m > 0 {
 				dst = append(append(dst, s[last:i]...), rep...)
 				i += m
@@ -131,7 +131,7 @@ func lastClass(rep string) uint8 { return byteClass[rep[len(rep)-1]] }
 // atWord tries the matchers that start with a letter or digit at s[i].
 func (n *Normalizer) atWord(s []byte, i int, esc bool, prev uint8) (int, string) {
 	c := s[i]
-	if n.rootWordStart[c] && prev == clsOther {
+	if n.roots.wordStart[c] && prev == clsOther {
 		if m, rep := n.matchRoot(s, i, esc); m > 0 {
 			return m, rep
 		}

@@ -989,6 +989,9 @@ func (n *Normalizer) learnCwd(v []byte) {
 	if dir == "" || !(dir[0] == '/' || isWindowsPath(dir)) {
 		return
 	}
+	if n.cacheKey != "" {
+		n.cacheKey += "\x00learned\x00" + dir
+	}
 	n.addCwd(dir)
 }
 
@@ -1001,7 +1004,7 @@ func (n *Normalizer) idValue(kind string, v []byte) string {
 		return n.identity(kind, n.canon)
 	}
 	slot := &n.c.idCache[shortHash(v)>>(64-8)]
-	if slot.gen == n.gen && string(slot.raw) == string(v) && slot.kind == kind {
+	if slot.gen == n.idGen && string(slot.raw) == string(v) && slot.kind == kind {
 		return unsafe.String(unsafe.SliceData(slot.placeholder), len(slot.placeholder))
 	}
 	n.canon = canonicalID(n.canon[:0], v)
@@ -1009,7 +1012,7 @@ func (n *Normalizer) idValue(kind string, v []byte) string {
 	// The slot reuses its bytes: no garbage per id.
 	slot.raw = append(slot.raw[:0], v...)
 	slot.placeholder = append(slot.placeholder[:0], p...)
-	slot.kind, slot.gen = kind, n.gen
+	slot.kind, slot.gen = kind, n.idGen
 	return unsafe.String(unsafe.SliceData(slot.placeholder), len(slot.placeholder))
 }
 
