@@ -174,6 +174,8 @@ func TestRedactsTokenShapes(t *testing.T) {
 		"the disk-usage-monitoring-dashboard-panel is slow", "sk-this-is-just-a-long-slug-name",
 		"task-1234567890abcdefghij", "ghp_short", "AKIA123", "see https://example.com/a:b@c", "a://b@c",
 		"xoxb-1", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+		// Binary content: no URL holds bytes that are not printable ASCII.
+		"\x89PNG\x00://\x01\xfe:\x9c@\x00", "://\xc3\xa9:pw@h",
 	} {
 		if got := r.String(FieldStdout, text); got != text {
 			t.Errorf("redacted prose: %q became %q", text, got)

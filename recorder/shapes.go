@@ -184,7 +184,9 @@ func urlPasswordShape(p []byte, atEOF bool, _ [2]byte) (int, int, bool) {
 			return i, colon + 1, false
 		case c == ':' && colon < 0:
 			colon = i
-		case c == '/' || c == ' ' || c == '"' || c == '\'' || c == '\\' || c == '\n' || c == '\t' || c == '<' || c == '>' || c == '?' || c == '#':
+		case c <= ' ' || c >= 0x7f || c == '/' || c == '"' || c == '\'' || c == '\\' || c == '<' || c == '>' || c == '?' || c == '#':
+			// Userinfo is printable ASCII: in a binary file (an image, an
+			// archive) "://" followed by any bytes and "@" is no URL.
 			return 0, 0, false
 		}
 	}
