@@ -210,13 +210,12 @@ func New(opts Options) *Normalizer {
 	}
 	if opts.Rules == nil {
 		n.cacheKey = "dirs\x00" + opts.Cwd + "\x00" + opts.Home + "\x00" + opts.TempDir
-		n.roots, n.sharedRoots = compiledRoots(n.cacheKey), true
-		if n.roots != nil {
-			n.cwdKnown = opts.Cwd != ""
+		if rs := compiledRoots(n.cacheKey); rs != nil {
+			n.roots, n.sharedRoots, n.cwdKnown = rs, true, opts.Cwd != ""
 			return n
 		}
 	}
-	n.roots, n.sharedRoots = new(rootSet), false
+	n.roots = new(rootSet)
 	if opts.Cwd != "" {
 		n.addCwd(opts.Cwd)
 	}
@@ -235,9 +234,10 @@ func New(opts Options) *Normalizer {
 }
 
 // compiled remembers the roots New worked out for the directories it was
-// given last (with no user rules): a suite makes a Normalizer for each of
-// thousands of recordings, most in the same directories, and spelling the
-// roots every way costs more than the rest of a short run.
+// given (with no user rules), for the last few sets of them: a suite makes a
+// Normalizer for each of thousands of recordings, most in the same
+// directories, and spelling the roots every way costs more than the rest of
+// a short run.
 var compiled struct {
 	sync.Mutex
 	roots map[string]*rootSet
