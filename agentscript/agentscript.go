@@ -9,8 +9,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Default directories, relative to the package under test.
@@ -28,10 +29,6 @@ const (
 	// every mode (replay scripts are otherwise hermetic).
 	EnvPassEnv = "AGENTVCR_PASSENV"
 )
-
-// envRunLog is where the stand-in and "agentvcr replay" append one line per
-// run for the script commands to read; set by Setup, private to the harness.
-const envRunLog = "AGENTSCRIPT_RUNLOG"
 
 // Config configures Params and Run. The zero value is usable: scripts in
 // testdata/script, cassettes in testdata/cassettes, goldens in testdata/golden.
@@ -59,26 +56,16 @@ type Config struct {
 }
 
 // Commands returns the programs scripts can exec, for testscript.Main: the
-// replaying stand-in under every agent name it answers to ("cursor-agent",
-// "agent", ...), and "agentvcr", the command line. Add programs of your own
-// to the map before passing it on.
+// stand-in (package standin) under every agent name it answers to
+// ("cursor-agent", "agent", "claude", ...), and "agentvcr", the command
+// line. Add programs of your own to the map before passing it on.
 func Commands() map[string]func() {
-	cmds := map[string]func(){"agentvcr": agentvcrMain}
-	for _, name := range cli.StandinNames() {
-		cmds[name] = standinMain
+	cmds := map[string]func(){"agentvcr": func() { os.Exit(agentvcr.Main()) }}
+	for _, name := range standin.Names() {
+		cmds[name] = func() { os.Exit(standin.Main()) }
 	}
 	return cmds
 }
-
-// StandinMain is the stand-in's main: it replays (or records) the call of
-// the agent this process stands in for, logging the run when a harness asked
-// for it, and exits. The agentvcrtest package calls it.
-func StandinMain() { standinMain() }
-
-// EnvRunLog names the file the stand-in appends one JSON line per run to
-// ({"cassette": PATH, ...}) when set: how a harness learns which cassettes
-// its tests used.
-const EnvRunLog = envRunLog
 
 // Params returns testscript parameters that run the scripts of cfg with the
 // harness's commands and setup, RequireExplicitExec and RequireUniqueNames.
@@ -167,12 +154,12 @@ func (h *harness) setup(e *testscript.Env) error {
 	if err := os.MkdirAll(state, 0o777); err != nil {
 		return err
 	}
-	mode, err := cli.ParseMode(os.Getenv(cli.EnvMode))
+	mode, err := standin.ParseMode(os.Getenv(standin.EnvMode))
 	if err != nil {
 		return err
 	}
 	// Passed variables first: the harness's own settings below win.
-	if mode != cli.ModeReplay {
+	if mode.Live() {
 		passLiveEnv(e)
 	}
 	for _, name := range h.passEnv() {
@@ -181,12 +168,12 @@ func (h *harness) setup(e *testscript.Env) error {
 		}
 	}
 	runLog := filepath.Join(state, "runs.jsonl")
-	e.Setenv(cli.EnvCassettes, h.cassettes)
-	e.Setenv(cli.EnvMode, string(mode))
-	e.Setenv("AGENTVCR_CACHE", filepath.Join(state, "cache"))
-	e.Setenv(envRunLog, runLog)
-	if real := os.Getenv(cli.EnvRealAgent); real != "" {
-		e.Setenv(cli.EnvRealAgent, real)
+	e.Setenv(standin.EnvCassettes, h.cassettes)
+	e.Setenv(standin.EnvMode, string(mode))
+	e.Setenv(standin.EnvCache, filepath.Join(state, "cache"))
+	e.Setenv(standin.EnvRunLog, runLog)
+	if real := os.Getenv(standin.EnvRealAgent); real != "" {
+		e.Setenv(standin.EnvRealAgent, real)
 	}
 	if t, ok := e.T().(interface{ Name() string }); ok {
 		e.Values[testNameKey{}] = t.Name()

@@ -3,15 +3,15 @@ package agentscript
 import (
 	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Policy is what Run does about unreferenced artefacts: cassettes under
@@ -95,7 +95,7 @@ func (t *tracker) goldenOwner(path, script string, content []byte) (first string
 
 // runsEnded records the cassettes a finished script's agent runs played.
 func (t *tracker) runsEnded(script, runLog string) {
-	runs, err := readRuns(runLog)
+	runs, err := standin.ReadLog(runLog)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err != nil {
@@ -106,7 +106,7 @@ func (t *tracker) runsEnded(script, runLog string) {
 			continue
 		}
 		t.cassettes[filepath.Clean(r.Cassette)] = true
-		if !r.Recorded {
+		if r.Outcome != standin.Recorded {
 			continue
 		}
 		if other, ok := t.recordedBy[r.Cassette]; ok && other != script {
@@ -139,7 +139,7 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	if policy == Ignore || t.Failed() || t.Skipped() || len(errs) > 0 {
 		return
 	}
-	unused, skipped, err := h.unreferenced()
+	files, skipped, err := h.unreferenced()
 	switch {
 	case err != nil:
 		t.Errorf("agentscript: %v", err)
@@ -147,12 +147,11 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	case skipped != "":
 		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
 		return
-	case len(unused) == 0:
+	case len(files) == 0:
 		return
 	}
-	msg := fmt.Sprintf("agentscript: %d file(s) that no script used (%s=%s):\n\t%s\n"+
-		"delete them, or use them from a script (a cassette is used by the exec cursor-agent that matches it, "+
-		"a golden by golden FILE NAME)", len(unused), EnvUnreferenced, policy, strings.Join(unused, "\n\t"))
+	wd, _ := os.Getwd()
+	msg := "agentscript: " + unused.Report(files, wd, EnvUnreferenced+"="+string(policy))
 	if policy == Fail {
 		t.Error(msg)
 		return
@@ -162,7 +161,7 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 
 // unreferenced lists the cassettes and goldens that no script used; skipped
 // says why there is no list when not every script ran.
-func (h *harness) unreferenced() (unused []string, skipped string, err error) {
+func (h *harness) unreferenced() (files []string, skipped string, err error) {
 	scripts, err := scriptFiles(h.dir)
 	if err != nil {
 		return nil, "", err
@@ -173,9 +172,21 @@ func (h *harness) unreferenced() (unused []string, skipped string, err error) {
 	if tr.started < len(scripts) {
 		return nil, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
 	}
-	unused = append(unused, unusedFiles(h.cassettes, cassette.Ext, tr.cassettes)...)
-	unused = append(unused, unusedFiles(h.golden, goldenSuffix, tr.goldens)...)
-	return unused, "", nil
+	files = unused.Files([]unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: goldenSuffix}},
+		merge(tr.cassettes, tr.goldens))
+	return files, "", nil
+}
+
+func merge(a, b map[string]bool) map[string]bool {
+	m := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
+
 }
 
 // scriptFiles lists the scripts testscript runs from dir.
@@ -191,24 +202,6 @@ func scriptFiles(dir string) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// unusedFiles lists the files under root with the suffix that are not in
-// used, relative to the working directory when possible. A missing root has
-// none.
-func unusedFiles(root, suffix string, used map[string]bool) []string {
-	var out []string
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, suffix) {
-			return nil
-		}
-		if !used[filepath.Clean(path)] {
-			out = append(out, relPath(path))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
 }
 
 // relPath shortens an absolute path to one relative to the working

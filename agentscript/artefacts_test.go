@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 func TestUnreferencedArtefacts(t *testing.T) {
@@ -54,9 +56,9 @@ func TestUnreferencedArtefacts(t *testing.T) {
 func TestRunLogMarksCassettesUsed(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "runs.jsonl")
-	appendRun(log, agentRun{Argv: []string{"cursor-agent", "-p", "x"}, Code: 0, Cassette: "/c/one.cassette"})
-	appendRun(log, agentRun{Argv: []string{"cursor-agent", "-p", "y"}, Code: 2})
-	appendRun(log, agentRun{Argv: []string{"agentvcr", "replay", "/c/two.cassette"}, Code: 1, Cassette: "/c/two.cassette"})
+	standin.AppendLog(log, standin.Call{Agent: "cursor-agent", Args: []string{"-p", "x"}, Code: 0, Cassette: "/c/one.cassette", Outcome: standin.Replayed})
+	standin.AppendLog(log, standin.Call{Agent: "cursor-agent", Args: []string{"-p", "y"}, Code: 2, Outcome: standin.Failed})
+	standin.AppendLog(log, standin.Call{Agent: "agentvcr replay", Args: []string{"/c/two.cassette"}, Code: 1, Cassette: "/c/two.cassette", Outcome: standin.Replayed})
 	tr := newTracker()
 	tr.runsEnded("a", log)
 	if !tr.cassettes["/c/one.cassette"] || !tr.cassettes["/c/two.cassette"] || len(tr.cassettes) != 2 {
@@ -74,11 +76,11 @@ func TestRunLogMarksCassettesUsed(t *testing.T) {
 func TestTwoScriptsRecordingOneCall(t *testing.T) {
 	dir := t.TempDir()
 	logA, logB := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
-	appendRun(logA, agentRun{Code: 0, Cassette: "/c/x.cassette", Mode: "record", Recorded: true})
-	appendRun(logB, agentRun{Code: 0, Cassette: "/c/x.cassette", Mode: "record", Recorded: true})
-	appendRun(logB, agentRun{Code: 0, Cassette: "/c/y.cassette", Mode: "once"}) // replayed, not recorded
+	standin.AppendLog(logA, standin.Call{Cassette: "/c/x.cassette", Mode: standin.ModeRecord, Outcome: standin.Recorded})
+	standin.AppendLog(logB, standin.Call{Cassette: "/c/x.cassette", Mode: standin.ModeRecord, Outcome: standin.Recorded})
+	standin.AppendLog(logB, standin.Call{Cassette: "/c/y.cassette", Mode: standin.ModeOnce, Outcome: standin.Replayed}) // replayed, not recorded
 	logC := filepath.Join(dir, "c.jsonl")
-	appendRun(logC, agentRun{Code: 0, Cassette: "/c/y.cassette", Mode: "once", Recorded: true})
+	standin.AppendLog(logC, standin.Call{Cassette: "/c/y.cassette", Mode: standin.ModeOnce, Outcome: standin.Recorded})
 	tr := newTracker()
 	tr.runsEnded("json_a", logA)
 	tr.runsEnded("json_b", logB)

@@ -10,11 +10,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/sebdah/goldie/v2"
+
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/standin"
 	"github.com/agentvcr/agentvcr/workspace"
-	"github.com/sebdah/goldie/v2"
 )
 
 // goldenSuffix is the extension of golden files, goldie's default.
@@ -88,7 +90,7 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 // effectsListing is the normalised listing of the file changes of the last
 // agent run (see workspace.Listing): what "golden files NAME" compares.
 func (h *harness) effectsListing(ts *testscript.TestScript) ([]byte, error) {
-	run, err := lastRun(ts.Getenv(envRunLog))
+	run, err := lastRun(ts.Getenv(standin.EnvRunLog))
 	if err != nil {
 		return nil, fmt.Errorf("golden files: %w", err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/simagent"
-	"github.com/agentvcr/agentvcr/replayer"
 )
 
 func TestMain(m *testing.M) {
@@ -84,7 +84,7 @@ const (
 // and stderr and exited with code.
 func (f *fixture) cassette(args []string, stdout, stderr string, code int) string {
 	f.t.Helper()
-	inv := replayer.NewInvocation(args, recCwd, recHome, "")
+	inv := index.NewInvocation(args, recCwd, recHome, "")
 	path := filepath.Join(f.cassettes, inv.FileName())
 	var buf bytes.Buffer
 	hdr := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: recCwd, Home: recHome,
@@ -402,7 +402,7 @@ func TestUsageErrors(t *testing.T) {
 func TestStandinMissNamesThePath(t *testing.T) {
 	f := newFixture(t)
 	f.cassette(streamArgs, streamRun, "", 0)
-	inv := replayer.NewInvocation([]string{"--print", "never"}, "", "", "")
+	inv := index.NewInvocation([]string{"--print", "never"}, "", "", "")
 	f.mustPass(`env AGENTVCR_MODE=replay
 ! exec cursor-agent --print never
 ! stdout .

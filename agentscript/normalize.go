@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 const normalizeUsage = "normalize [--stderr] [--format FORMAT] FILE [OUT]"
@@ -125,13 +126,13 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 // script itself when it ran none or ran a live agent in passthrough mode.
 func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format normalize.Format) (normalize.Options, error) {
 	opts := normalize.Options{Cwd: ts.MkAbs("."), Home: ts.Getenv("HOME"), TempDir: ts.Getenv("TMPDIR")}
-	run, err := lastRun(ts.Getenv(envRunLog))
+	run, err := lastRun(ts.Getenv(standin.EnvRunLog))
 	switch {
 	case err == errNoRun:
 	case err != nil:
 		return opts, err
 	default:
-		hdr, ok, err := run.header()
+		hdr, ok, err := runHeader(run)
 		if err != nil {
 			return opts, err
 		}

@@ -2,11 +2,13 @@ package agentscript
 
 import (
 	"fmt"
-	"github.com/agentvcr/agentvcr/agent"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/standin"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -161,7 +163,7 @@ func (h *harness) validateInput(ts *testscript.TestScript, va validateArgs) (*va
 	in := &validateInput{name: va.file, format: va.format, code: 0}
 	switch {
 	case va.file == "":
-		run, err := lastRun(ts.Getenv(envRunLog))
+		run, err := lastRun(ts.Getenv(standin.EnvRunLog))
 		if err != nil {
 			return nil, fmt.Errorf("validate: %w", err)
 		}
@@ -176,7 +178,7 @@ func (h *harness) validateInput(ts *testscript.TestScript, va validateArgs) (*va
 			in.stdout, in.stderr = strings.NewReader(ts.ReadFile("stdout")), strings.NewReader(ts.ReadFile("stderr"))
 		}
 		if in.argv == nil {
-			in.argv = run.Argv
+			in.argv = argv(run)
 		}
 	case va.file != "stdout" && va.file != "stderr" && isCassette(ts.MkAbs(va.file)):
 		path := ts.MkAbs(va.file)

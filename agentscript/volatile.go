@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // volatileScanner finds, in normalised output, absolute paths that belong to
@@ -37,8 +39,8 @@ func (h *harness) volatileScanner(ts *testscript.TestScript) volatileScanner {
 	if home, err := os.UserHomeDir(); err == nil {
 		add(home, "the home directory of this machine")
 	}
-	if run, err := lastRun(ts.Getenv(envRunLog)); err == nil {
-		if hdr, ok, _ := run.header(); ok {
+	if run, err := lastRun(ts.Getenv(standin.EnvRunLog)); err == nil {
+		if hdr, ok, _ := runHeader(run); ok {
 			add(hdr.Cwd, "the recorded working directory")
 			add(hdr.Home, "the recorded home directory")
 			add(hdr.TempDir, "the recorded temporary directory")

@@ -29,23 +29,22 @@
 package agentvcrtest
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/standin"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -53,9 +52,8 @@ import (
 var state struct {
 	sync.Mutex
 	main      bool                 // Main was called
-	runLog    string               // the stand-in's run log, in logDir
-	logDir    string               // removed when the tests end
 	cassettes map[string]bool      // directories given to StandIn
+	played    map[string]bool      // cassettes the stand-in replayed or recorded
 	goldens   map[string][2]string // golden path → the test that compared it, and its content
 	goldenDir map[string]bool
 }
@@ -64,24 +62,18 @@ var state struct {
 // Under an agent's name (see StandIn) the test binary is the stand-in
 // instead, and exits as the agent would.
 func Main(m *testing.M) {
-	if cli.IsStandinName(os.Args[0]) {
-		agentscript.StandinMain()
-		return
-	}
-	dir, err := os.MkdirTemp("", "agentvcrtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "agentvcrtest:", err)
-		os.Exit(2)
+	if standin.IsName(os.Args[0]) {
+		os.Exit(standin.Main())
 	}
 	state.Lock()
-	state.main, state.logDir, state.runLog = true, dir, filepath.Join(dir, "runs")
-	state.cassettes, state.goldens, state.goldenDir = map[string]bool{}, map[string][2]string{}, map[string]bool{}
+	state.main = true
+	state.cassettes, state.played = map[string]bool{}, map[string]bool{}
+	state.goldens, state.goldenDir = map[string][2]string{}, map[string]bool{}
 	state.Unlock()
 	code := m.Run()
 	if code == 0 && fullRun() {
 		code = reportUnreferenced()
 	}
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
@@ -101,13 +93,18 @@ func fullRun() bool {
 // points $AGENTVCR_CASSETTES at dir, with t.Setenv, so it is undone after
 // the test and, as t.Setenv does, refuses a parallel test. $AGENTVCR_MODE and
 // $AGENTVCR_REAL_AGENT are honoured (record with
-// AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent). A call with no
-// cassette fails the test, naming the closest recording and the command that
-// records it.
+// AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent).
+//
+// Every call the stand-in could not answer fails the test with the
+// stand-in's own line, whatever the code under test made of its exit status
+// 2: a call with no cassette (naming the closest recording and the command
+// that records it), a missing directory, a damaged cassette or one of a newer
+// format, a recorded file change that meets a file in the way, a cassette
+// that cannot be written.
 func StandIn(t testing.TB, dir string) {
 	t.Helper()
 	state.Lock()
-	ready, runLog := state.main, state.runLog
+	ready := state.main
 	state.Unlock()
 	if !ready {
 		t.Fatal("agentvcrtest.StandIn: call agentvcrtest.Main(m) from TestMain first: it lets the test binary act as the agent")
@@ -121,35 +118,42 @@ func StandIn(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	for _, name := range cli.StandinNames() {
+	for _, name := range standin.Names() {
 		if err := os.Symlink(exe, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(cli.EnvCassettes, abs)
-	t.Setenv(agentscript.EnvRunLog, runLog)
-	misses := filepath.Join(t.TempDir(), "misses")
-	t.Setenv(cli.EnvMissLog, misses)
+	t.Setenv(standin.EnvCassettes, abs)
+	t.Setenv(standin.EnvRunLog, runLog)
 	state.Lock()
 	state.cassettes[abs] = true
 	state.Unlock()
-	t.Cleanup(func() { reportMisses(t, misses) })
+	t.Cleanup(func() { reportCalls(t, runLog) })
 }
 
-// reportMisses fails the test for every call the stand-in found no cassette for.
-func reportMisses(t testing.TB, file string) {
-	data, err := os.ReadFile(file)
+// reportCalls fails the test for every call the stand-in could not answer,
+// and notes the cassettes it played.
+func reportCalls(t testing.TB, runLog string) {
+	calls, err := standin.ReadLog(runLog)
 	if err != nil {
-		return
+		t.Errorf("agentvcrtest: %v", err)
 	}
-	for line := range strings.Lines(string(data)) {
-		var miss cli.Miss
-		if json.Unmarshal([]byte(line), &miss) != nil {
-			continue
+	for _, c := range calls {
+		if c.Cassette != "" {
+			state.Lock()
+			state.played[filepath.Clean(c.Cassette)] = true
+			state.Unlock()
 		}
-		t.Errorf("%s\nrecord it with the real agent: AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=%s go test -run '^%s$' .",
-			miss.Message, miss.Agent, t.Name())
+		if c.Outcome == standin.Failed || c.Error != "" {
+			msg := c.Error
+			if c.Missing != "" {
+				msg += fmt.Sprintf("\nrecord it with the real agent: %s=once %s=%s go test -run '^%s$' .",
+					standin.EnvMode, standin.EnvRealAgent, c.Agent, t.Name())
+			}
+			t.Errorf("%s", msg)
+		}
 	}
 }
 
@@ -234,10 +238,7 @@ func Golden(t testing.TB, name string, got []byte, opts ...Option) {
 // re-creates the recorded changes in the working directory of the call.
 func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	t.Helper()
-	state.Lock()
-	runLog := state.runLog
-	state.Unlock()
-	tape := lastCassette(runLog)
+	tape := lastCassette()
 	if tape == "" {
 		t.Fatalf("agentvcrtest.GoldenFiles: no agent call was answered from a cassette yet (call StandIn, then the agent)")
 	}
@@ -261,22 +262,16 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	Golden(t, name, listing, append(opts, Format(normalize.Text), Cwd(rd.Header().Cwd))...)
 }
 
-// lastCassette is the cassette of the last run in the stand-in's run log.
-func lastCassette(runLog string) string {
-	data, err := os.ReadFile(runLog)
-	if err != nil {
-		return ""
-	}
-	last := ""
-	for line := range strings.Lines(string(data)) {
-		var run struct {
-			Cassette string `json:"cassette"`
-		}
-		if json.Unmarshal([]byte(line), &run) == nil && run.Cassette != "" {
-			last = run.Cassette
+// lastCassette is the cassette of the last call the stand-in answered in
+// this test (see StandIn), "" for none.
+func lastCassette() string {
+	calls, _ := standin.ReadLog(os.Getenv(standin.EnvRunLog))
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Cassette != "" {
+			return calls[i].Cassette
 		}
 	}
-	return last
+	return ""
 }
 
 // Normalize returns got with what varies between runs replaced by
@@ -291,10 +286,7 @@ func Normalize(got []byte, opts ...Option) []byte {
 	nopts := normalize.Options{Cwd: o.cwd, Home: os.Getenv("HOME"), TempDir: os.TempDir(), Rules: o.rules}
 	if o.cwd == "" {
 		nopts.Cwd, _ = os.Getwd()
-		state.Lock()
-		runLog := state.runLog
-		state.Unlock()
-		if tape := lastCassette(runLog); tape != "" {
+		if tape := lastCassette(); tape != "" {
 			if rd, f, err := cassette.Open(tape); err == nil {
 				f.Close()
 				h := normalize.ForHeader(rd.Header())
@@ -320,47 +312,25 @@ func reportUnreferenced() int {
 	if policy == agentscript.Ignore {
 		return 0
 	}
-	used := map[string]bool{}
-	if f, err := os.Open(state.runLog); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var run struct {
-				Cassette string `json:"cassette"`
-			}
-			if json.Unmarshal(sc.Bytes(), &run) == nil && run.Cassette != "" {
-				used[filepath.Clean(run.Cassette)] = true
-			}
-		}
-		f.Close()
-	}
-	var unused []string
+	var roots []unused.Root
 	for dir := range state.cassettes {
-		files, _ := filepath.Glob(filepath.Join(dir, "*"+cassette.Ext))
-		for _, f := range files {
-			if !used[filepath.Clean(f)] {
-				unused = append(unused, f)
-			}
-		}
+		roots = append(roots, unused.Root{Dir: dir, Suffix: cassette.Ext})
 	}
 	for dir := range state.goldenDir {
-		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, golden.Suffix) {
-				if _, ok := state.goldens[path]; !ok {
-					unused = append(unused, path)
-				}
-			}
-			return nil
-		})
+		roots = append(roots, unused.Root{Dir: dir, Suffix: golden.Suffix})
 	}
-	if len(unused) == 0 {
+	used := maps.Clone(state.played)
+	for path := range state.goldens {
+		if abs, err := filepath.Abs(path); err == nil {
+			used[abs] = true
+		}
+	}
+	files := unused.Files(roots, used)
+	if len(files) == 0 {
 		return 0
 	}
-	slices.Sort(unused)
-	fmt.Fprintf(os.Stderr, "agentvcrtest: %d files no test used (delete them, or set %s=warn):\n", len(unused), agentscript.EnvUnreferenced)
-	for _, f := range unused {
-		fmt.Fprintln(os.Stderr, "   ", f)
-	}
+	wd, _ := os.Getwd()
+	fmt.Fprintln(os.Stderr, "agentvcrtest: "+unused.Report(files, wd, agentscript.EnvUnreferenced+"="+string(policy)))
 	if policy == agentscript.Fail {
 		return 1
 	}

@@ -72,6 +72,11 @@ const (
 // Ext is the file name extension cassettes are given.
 const Ext = ".cassette"
 
+// Placeholder is what a recording holds in place of a redacted value, in
+// any field: a reader that matches recorded values against live ones (the
+// stand-in's index) puts it in the same places.
+const Placeholder = "<REDACTED>"
+
 // Sentinel errors; every error a Reader returns wraps one of them. Check with errors.Is.
 var (
 	// ErrFormat: the file breaks the cassette grammar (corrupt, or not a cassette).

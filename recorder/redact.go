@@ -11,8 +11,8 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// Placeholder replaces every secret in a cassette.
-const Placeholder = "<REDACTED>"
+// Placeholder replaces every secret in a cassette; the format defines it.
+const Placeholder = cassette.Placeholder
 
 // MinEnvSecret is the shortest environment value treated as a secret: shorter
 // values ("1", "true") would match by chance all over the output, and are not

@@ -3,9 +3,9 @@
 //
 // Goals: byte-exact output; instant by default, or paced by the recorded timing
 // (scaled, with a cap on any single pause); faults on demand so that consumers can
-// be tested against streams that end early or hang; and, through [Library], the
-// matching of an agent command line to a cassette in a directory, fast enough to
-// stand in for the agent on every call of a test suite.
+// be tested against streams that end early or hang. Finding which cassette of a
+// directory answers a call is package index's job; standing in for the agent
+// (modes, recording on a miss, the run log) is package standin's.
 //
 // Non-goals: re-creating a process's timing exactly, or its side effects (files
 // the agent wrote are not written again), or the signal that killed it: a run that

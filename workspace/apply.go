@@ -69,7 +69,7 @@ func Check(root string, effects []cassette.Effect, force bool) error {
 		return fmt.Errorf("%w: %s; the cassette is refused, nothing was written", ErrUnsafe, strings.Join(unsafe, "; "))
 	}
 	if len(conflicts) > 0 {
-		return fmt.Errorf("%w: %s; nothing was written (--force applies the changes anyway)", ErrConflict, strings.Join(conflicts, "; "))
+		return fmt.Errorf("%w: %s; nothing was written", ErrConflict, strings.Join(conflicts, "; "))
 	}
 	return nil
 }

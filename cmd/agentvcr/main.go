@@ -1,11 +1,11 @@
 // Command agentvcr records, replays, normalises and checks runs of AI coding-agent
-// CLIs. Run "agentvcr help" for its commands; see package internal/cli.
+// CLIs. Run "agentvcr help" for its commands; see package agentvcr.
 package main
 
 import (
 	"os"
 
-	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() { os.Exit(agentvcr.Main()) }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
-	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // agentRun says how each agent's real transcripts were made, and which
@@ -69,7 +69,7 @@ func TestAgentTranscripts(t *testing.T) {
 				// Replayed by the stand-in under the agent's name.
 				link := vcrtest.Link(t, t.TempDir(), name)
 				call := exec.Command(link, argv[1:]...)
-				call.Env = vcrtest.Env(t, cli.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir())
+				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir())
 				r := runCmd(t, call, nil)
 				data, _ := os.ReadFile(file)
 				if r.code != 0 || r.stdout != string(data) {
@@ -149,7 +149,7 @@ func TestRealAgentRecordings(t *testing.T) {
 			call := exec.Command(link, rd.Header.Argv[1:]...)
 			call.Dir = t.TempDir()
 			abs, _ := filepath.Abs(filepath.Dir(tape))
-			call.Env = vcrtest.Env(t, cli.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir())
+			call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir())
 			r := runCmd(t, call, nil)
 			if r.code != 0 || r.stdout != string(rd.Stream('o')) {
 				t.Errorf("the stand-in as %s: %+v", name, r)

@@ -5,22 +5,21 @@
 // Exit codes follow diff(1): 0 success (or "equal", "conforms"), 1 a finding
 // (a difference, a contract problem), 2 bad usage or unreadable input, always
 // with one clear line on stderr. Under the name cursor-agent (or agent) the
-// binary is the replaying stand-in instead; see standin.go.
+// binary is the replaying stand-in instead: see package standin.
 package cli
 
 import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentvcr/agentvcr/agent"
-	_ "github.com/agentvcr/agentvcr/agent/all"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
+
+	_ "github.com/agentvcr/agentvcr/agent/all"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Exit codes.
@@ -60,8 +59,8 @@ func Main() int {
 
 // Run runs the command line args (args[0] is the program name) in env.
 func Run(env *Env, args []string) int {
-	if IsStandinName(args[0]) {
-		return runStandin(env, args)
+	if standin.IsName(args[0]) {
+		return standin.Run(standin.Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv}, args)
 	}
 	if len(args) < 2 {
 		return usageErr(env, "agentvcr", "missing command; run \"agentvcr help\"")
@@ -89,16 +88,6 @@ func Run(env *Env, args []string) int {
 		return usageErr(env, "agentvcr", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", name))
 	}
 	return c.run(env, args[2:])
-}
-
-// StandinNames are the names under which the binary is the agent stand-in:
-// every binary name of every agent profile.
-func StandinNames() []string { return agent.Binaries() }
-
-// IsStandinName reports whether a program invoked as argv0 is the agent stand-in.
-func IsStandinName(argv0 string) bool {
-	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	return slices.Contains(StandinNames(), base)
 }
 
 // Version is the module version this binary was built from ("v1.2.3", or

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentvcr/agentvcr/agent"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"

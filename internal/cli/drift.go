@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/index"
 )
 
 func init() {
@@ -40,9 +40,9 @@ func runDrift(env *Env, args []string) int {
 	if len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want OLD_DIR and NEW_DIR, got %d arguments", len(pos)))
 	}
-	var libs [2]*replayer.Library
+	var libs [2]*index.Library
 	for i, dir := range pos {
-		if libs[i], err = replayer.OpenLibrary(dir); err != nil {
+		if libs[i], err = index.OpenLibrary(dir); err != nil {
 			return fail(env, name, err)
 		}
 		if err := libs[i].Rescan(); err != nil {

@@ -11,12 +11,13 @@ import (
 	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // The test binary doubles as the agentvcr command (vcrtest.Command) and, under
 // the name cursor-agent (vcrtest.Link), as the stand-in: subprocess tests run the
 // very code under test, race detector included, without a separate build.
-func init() { vcrtest.RunMain(cli.Main, cli.IsStandinName) }
+func init() { vcrtest.RunMain(cli.Main, standin.IsName) }
 
 // result is what a run of the command gave.
 type result struct {

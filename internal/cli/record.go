@@ -1,25 +1,17 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -74,8 +66,8 @@ func runRecord(env *Env, args []string) int {
 		return usageErr(env, name, err.Error())
 	}
 	opts := recorder.Options{
-		Argv: argv, Stdin: pipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
-		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: isKnownAgent(argv[0]), Timeout: *timeout,
+		Argv: argv, Stdin: runner.PipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
+		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: runner.IsKnownAgent(argv[0]), Timeout: *timeout,
 		KillGrace: *grace,
 	}
 	if !*noFiles {
@@ -117,70 +109,14 @@ func checkShapes(names []string) error {
 	return nil
 }
 
-// recordCassette runs the agent and saves its cassette at path, atomically:
-// the cassette is written to a temporary file beside path and renamed over it
-// only when complete (or ended by a signal or the timeout, with its footer),
-// so an earlier cassette at path survives an agent that does not start, a
-// recorder killed by SIGKILL and a full disk, and two recorders of one path
-// leave one whole cassette (the last to finish).
-//
-// It returns the exit status to use: the agent's, whenever the agent ran and
-// its output reached the caller live, even if the cassette could not be saved
-// (that is said on stderr): the caller got a real run and acts on its status,
-// and a missing cassette shows as a miss on the next replay. It is 2 when the
-// agent could not start and 128+N when signal N came before it started. ok
-// says whether the cassette was saved.
+// recordCassette records as runner.Record does, saying on stderr why the
+// cassette was not saved if it was not.
 func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res recorder.Result, code int, ok bool) {
-	f, err := safefile.Create(path)
+	res, code, err := runner.Record(env.Stderr, cmd, path, opts)
 	if err != nil {
-		return res, fail(env, cmd, fmt.Errorf("cannot write the cassette: %w", err)), false
+		fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
 	}
-	defer f.Abort()
-	res, err = recordWithSignals(opts, f)
-	for _, w := range res.Warnings {
-		fmt.Fprintf(env.Stderr, "%s: warning: %s\n", cmd, w)
-	}
-	for _, name := range res.ShortSecrets {
-		fmt.Fprintf(env.Stderr, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
-			cmd, name, recorder.MinEnvSecret)
-	}
-	var interrupted *recorder.InterruptedError
-	switch {
-	case errors.As(err, &interrupted):
-		fmt.Fprintf(env.Stderr, "%s: %v; the agent was not started\n", cmd, err)
-		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
-			return res, 128 + int(sig), false
-		}
-		return res, ExitUsage, false
-	case errors.Is(err, recorder.ErrStart):
-		return res, fail(env, cmd, err), false
-	case err == nil:
-		err = f.Commit()
-	}
-	if err != nil {
-		if !res.Ran {
-			return res, fail(env, cmd, fmt.Errorf("cannot write the cassette %s: %w", path, err)), false
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) { // the temporary file's name says nothing to the user
-			err = pe.Err
-		}
-		fmt.Fprintf(env.Stderr, "%s: writing %s: %s; the cassette was not saved (it keeps what it had)\n", cmd, path, oneLine(err.Error()))
-		return res, res.Footer.Code, false
-	}
-	replayer.RefreshIndex(filepath.Dir(path))
-	return res, res.Footer.Code, true
-}
-
-// recordWithSignals records while forwarding SIGINT, SIGTERM, SIGHUP and
-// SIGQUIT to the agent (SIGQUIT too: the agent's, not a goroutine dump).
-func recordWithSignals(opts recorder.Options, w io.Writer) (recorder.Result, error) {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	defer catchBrokenPipe()()
-	opts.Signals = sigs
-	return recorder.Record(context.Background(), w, opts)
+	return res, code, err == nil
 }
 
 func summaryLine(res recorder.Result, path string) string {
@@ -201,36 +137,4 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
-// pipedStdin returns stdin when it carries data (a pipe or a file), nil for a
-// terminal or /dev/null, which the agent must not wait on.
-func pipedStdin(stdin io.Reader) io.Reader {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return stdin
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
-		return nil
-	}
-	return f
-}
-
-// isKnownAgent says whether asking "--version" of the program is harmless.
-func isKnownAgent(argv0 string) bool {
-	if _, ok := agent.ForBinary(argv0); ok {
-		return true
-	}
-	return strings.TrimSuffix(filepath.Base(argv0), ".exe") == "cursor-agent-sim"
-}
-
-// catchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE
-// instead of killing the process, and returns the function that undoes it. It
-// installs a handler rather than ignoring the signal: an ignored SIGPIPE would
-// be inherited by the agent across exec, a handler is not.
-func catchBrokenPipe() (undo func()) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGPIPE)
-	return func() { signal.Stop(c) }
 }

@@ -1,17 +1,17 @@
 package cli
 
 import (
-	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentvcr/agentvcr/workspace"
 	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
+	"path/filepath"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 func init() {
@@ -73,65 +73,38 @@ func replayFile(env *Env, name, path string, opts replayer.Options, apply, force
 		return fail(env, name, err)
 	}
 	defer f.Close()
+	r := runner.Replay{Stdout: env.Stdout, Stderr: env.Stderr, Name: name, Options: opts, Apply: apply, Force: force}
 	if apply {
-		return replayWithEffects(env, name, path, rd, opts, force)
+		if r.Dir, err = os.Getwd(); err != nil {
+			return fail(env, name, err)
+		}
 	}
-	return replayReader(env, name, path, rd, opts)
-}
-
-// replayReader plays an opened cassette to env's streams and returns the exit status.
-// replayWithEffects replays a cassette and re-creates its file effects in
-// the working directory: checked before any output (an unsafe path or a
-// conflict is exit 2 with nothing written), applied just before the exit.
-func replayWithEffects(env *Env, name, path string, rd *cassette.Reader, opts replayer.Options, force bool) int {
-	effects, err := workspace.Effects(path)
+	code, applied, err := r.Play(path, rd)
 	if err != nil {
-		return fail(env, name, err)
+		if errors.Is(err, workspace.ErrConflict) {
+			err = fmt.Errorf("%w (--force applies the changes anyway)", err)
+		}
+		code = fail(env, name, err)
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fail(env, name, err)
-	}
-	if err := workspace.Check(cwd, effects, force); err != nil {
-		return fail(env, name, fmt.Errorf("%s: %w", path, err))
-	}
-	code := replayReader(env, name, path, rd, opts)
-	if len(effects) == 0 {
-		return code
-	}
-	if _, err := workspace.Apply(cwd, path, workspace.ApplyOptions{Force: force}); err != nil {
-		return fail(env, name, fmt.Errorf("%s: %w", path, err))
-	}
+	logReplay(env, path, code, applied, err)
 	return code
 }
 
-func replayReader(env *Env, name, path string, rd *cassette.Reader, opts replayer.Options) int {
-	opts.Stdout, opts.Stderr = env.Stdout, env.Stderr
-	defer catchBrokenPipe()() // a closed pipe becomes an error we end on quietly
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var killedBy atomic.Int32 // a stalled or paced replay ends as a killed agent would
-	go func() {
-		select {
-		case sig := <-sigs:
-			killedBy.Store(int32(sig.(syscall.Signal)))
-			stop()
-		case <-ctx.Done():
-		}
-	}()
-	res, err := replayer.Play(ctx, rd, opts)
+// logReplay appends the replay to the stand-in's run log when a harness set
+// one, so that a script's "agentvcr replay" counts as its last agent run.
+func logReplay(env *Env, path string, code int, applied []string, err error) {
+	runLog := env.Getenv(standin.EnvRunLog)
+	if runLog == "" {
+		return
+	}
+	c := standin.Call{Agent: "agentvcr replay", Args: []string{path}, Code: code, Effects: applied, Outcome: standin.Replayed}
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		c.Cassette = abs
+	}
 	if err != nil {
-		if sig := killedBy.Load(); sig != 0 {
-			return 128 + int(sig)
-		}
-		return fail(env, name, err)
+		c.Outcome, c.Error, c.Cassette = standin.Failed, "agentvcr replay: "+oneLine(err.Error()), ""
 	}
-	if res.Incomplete {
-		fmt.Fprintf(env.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
-			name, path, rd.Line(), res.Code)
+	if werr := standin.AppendLog(runLog, c); werr != nil {
+		fmt.Fprintf(env.Stderr, "agentvcr replay: cannot write the run log: %v\n", werr)
 	}
-	return res.Code
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/index"
 )
 
 // standinBench is a directory of n cassettes, the built binary linked as
@@ -55,7 +55,7 @@ func newStandinBench(b *testing.B, n int) *standinBench {
 // put writes a cassette of the prompt, as another program (git, cp) would.
 func (s *standinBench) put(prompt string) {
 	args := []string{"--print", "--output-format", "json", prompt}
-	writeTape(s.b, filepath.Join(s.tapes, replayer.NewInvocation(args, "/w", "/h", "").FileName()), args)
+	writeTape(s.b, filepath.Join(s.tapes, index.NewInvocation(args, "/w", "/h", "").FileName()), args)
 }
 
 // run runs a program and returns how long it took.

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // standinKit runs the test binary under the name cursor-agent, against a
@@ -64,7 +64,7 @@ func (k *standinKit) call(dir, stdin string, env []string, args ...string) resul
 	if dir == "" {
 		dir = k.t.TempDir()
 	}
-	base := vcrtest.Env(k.t, "HOME="+k.home, cli.EnvCassettes+"="+k.tapes, "AGENTVCR_CACHE="+k.cache,
+	base := vcrtest.Env(k.t, "HOME="+k.home, standin.EnvCassettes+"="+k.tapes, "AGENTVCR_CACHE="+k.cache,
 		"AGENTVCR_REAL_AGENT="+k.real, "COUNT="+k.count)
 	cmd := exec.Command(k.agent, args...)
 	cmd.Env = append(base, env...)
@@ -91,7 +91,7 @@ func TestStandinRecordThenReplay(t *testing.T) {
 		t.Fatalf("record: %+v", rec)
 	}
 	files := k.tapeFiles()
-	name := replayer.Invocation{Args: jsonArgs}.FileName()
+	name := index.Invocation{Args: jsonArgs}.FileName()
 	if len(files) != 1 || filepath.Base(files[0]) != name {
 		t.Fatalf("cassettes %q, want one named %s", files, name)
 	}
@@ -185,7 +185,7 @@ func TestStandinMiss(t *testing.T) {
 	for _, part := range []string{
 		"cursor-agent (agentvcr stand-in): ",
 		"no cassette in " + k.tapes + ` matches ["--print" "--output-format" "json" "Say hello!"]`,
-		"closest is " + replayer.Invocation{Args: jsonArgs}.FileName(),
+		"closest is " + index.Invocation{Args: jsonArgs}.FileName(),
 		`argument 4 is "Say hello!", recorded "Say hello"`,
 		"AGENTVCR_MODE=once",
 	} {
@@ -277,12 +277,12 @@ func TestStandinBadEnvironment(t *testing.T) {
 	}{
 		{[]string{"AGENTVCR_MODE=rewind"}, `AGENTVCR_MODE="rewind": want replay, record, once or passthrough`},
 		{[]string{"AGENTVCR_MODE=REPLAY"}, "want replay, record, once or passthrough"},
-		{[]string{cli.EnvCassettes + "="}, "$AGENTVCR_CASSETTES is not set"},
+		{[]string{standin.EnvCassettes + "="}, "$AGENTVCR_CASSETTES is not set"},
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=passthrough", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=/no/such/agent"}, "$AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=" + k.agent}, "is this stand-in itself"},
-		{[]string{cli.EnvCassettes + "=" + filepath.Join(k.tapes, "missing")}, "no such file or directory"},
+		{[]string{standin.EnvCassettes + "=" + filepath.Join(k.tapes, "missing")}, "no such file or directory"},
 	}
 	for _, tc := range tests {
 		r := k.call("", "", tc.env, "-p", "x")
@@ -308,14 +308,14 @@ func TestStandinRecordRefreshesIndex(t *testing.T) {
 		t.Fatalf("record: %+v", rec)
 	}
 	t.Setenv("AGENTVCR_CACHE", k.cache)
-	if !replayer.IndexFresh(k.tapes) {
+	if !index.IndexFresh(k.tapes) {
 		t.Error("the index is not fresh after a recording")
 	}
-	lib, err := replayer.OpenLibrary(k.tapes)
+	lib, err := index.OpenLibrary(k.tapes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := lib.Lookup(replayer.NewInvocation([]string{"-p", "second"}, "", "", "")); !ok {
+	if _, ok := lib.Lookup(index.NewInvocation([]string{"-p", "second"}, "", "", "")); !ok {
 		t.Error("the index does not know the new cassette")
 	}
 }

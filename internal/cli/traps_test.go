@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // AGENTVCR_REAL_AGENT=cursor-agent, a bare name, finds the real agent further
@@ -22,7 +22,7 @@ func TestRealAgentBareName(t *testing.T) {
 	tapes := filepath.Join(t.TempDir(), "cassettes")
 	call := func(extra ...string) result {
 		env := vcrtest.Env(t, "PATH="+standins+string(os.PathListSeparator)+realDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-			cli.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent")
+			standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent")
 		cmd := exec.Command(link, "--print", "hi")
 		cmd.Env = append(env, extra...)
 		return runCmd(t, cmd, nil)
@@ -73,7 +73,7 @@ func TestNewUserErrors(t *testing.T) {
 		{filepath.Join(dir, "missing"), "$AGENTVCR_CASSETTES=" + filepath.Join(dir, "missing") + ": no such file or directory"},
 	} {
 		cmd := exec.Command(link, "-p", "hi")
-		cmd.Env = vcrtest.Env(t, cli.EnvCassettes+"="+tc.tapes)
+		cmd.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tc.tapes)
 		r := runCmd(t, cmd, nil)
 		oneLine(t, "stand-in", r.stderr)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {

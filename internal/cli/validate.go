@@ -2,17 +2,19 @@ package cli
 
 import (
 	"bytes"
-	"github.com/agentvcr/agentvcr/agent/cursor"
 	"io"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/agent/cursor"
 
 	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strconv"
+
 	"github.com/agentvcr/agentvcr/agent"
 	_ "github.com/agentvcr/agentvcr/agent/all"
-	"strconv"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"

@@ -1,4 +1,4 @@
-package replayer_test
+package index_test
 
 import (
 	"errors"
@@ -10,18 +10,17 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/index"
 )
 
 const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 func TestNewInvocation(t *testing.T) {
-	inv := replayer.NewInvocation(
+	inv := index.NewInvocation(
 		[]string{"--print", "read /home/u/proj/a.go and /home/u/notes.txt", "/home/u/proj", "/home/user2/x"},
 		"/home/u/proj", "/home/u", "")
 	want := []string{"--print", "read $CWD/a.go and $HOME/notes.txt", "$CWD", "/home/user2/x"}
-	inv2 := replayer.NewInvocation([]string{"/tmp/T/001/x /tmp/T/0010/y /tmp/T/001"}, "/tmp/T/001/", "", "")
+	inv2 := index.NewInvocation([]string{"/tmp/T/001/x /tmp/T/0010/y /tmp/T/001"}, "/tmp/T/001/", "", "")
 	if want := "$CWD/x /tmp/T/0010/y $CWD"; inv2.Args[0] != want {
 		t.Errorf("args %q, want %q", inv2.Args[0], want)
 	}
@@ -29,15 +28,15 @@ func TestNewInvocation(t *testing.T) {
 		t.Errorf("args %q, want %q", inv.Args, want)
 	}
 	// A root of "/" would replace every slash: it is left alone.
-	inv = replayer.NewInvocation([]string{"/etc/hosts"}, "/", "", "")
+	inv = index.NewInvocation([]string{"/etc/hosts"}, "/", "", "")
 	if inv.Args[0] != "/etc/hosts" {
 		t.Errorf("root cwd replaced: %q", inv.Args)
 	}
 	// Piping nothing is not piping.
-	if inv := replayer.NewInvocation(nil, "/w", "/h", emptySHA); inv.StdinSHA256 != "" {
+	if inv := index.NewInvocation(nil, "/w", "/h", emptySHA); inv.StdinSHA256 != "" {
 		t.Errorf("empty stdin digest kept: %q", inv.StdinSHA256)
 	}
-	if inv := replayer.NewInvocation(nil, "/w", "/h", "abc"); inv.StdinSHA256 != "abc" {
+	if inv := index.NewInvocation(nil, "/w", "/h", "abc"); inv.StdinSHA256 != "abc" {
 		t.Errorf("stdin digest %q", inv.StdinSHA256)
 	}
 }
@@ -45,8 +44,8 @@ func TestNewInvocation(t *testing.T) {
 // The recorder writes the --api-key value as a placeholder; a call with any key
 // must still match the recording.
 func TestNewInvocationAPIKey(t *testing.T) {
-	call := replayer.NewInvocation([]string{"--api-key", "sk-live-123", "--print", "--api-key=sk-2", "hi"}, "/w", "/h", "")
-	recorded := replayer.NewInvocation([]string{"--api-key", recorder.Placeholder, "--print", "--api-key=" + recorder.Placeholder, "hi"}, "/w", "/h", "")
+	call := index.NewInvocation([]string{"--api-key", "sk-live-123", "--print", "--api-key=sk-2", "hi"}, "/w", "/h", "")
+	recorded := index.NewInvocation([]string{"--api-key", cassette.Placeholder, "--print", "--api-key=" + cassette.Placeholder, "hi"}, "/w", "/h", "")
 	if call.Key() != recorded.Key() {
 		t.Errorf("call %q does not match recording %q", call.Args, recorded.Args)
 	}
@@ -60,29 +59,29 @@ func TestHeaderInvocation(t *testing.T) {
 		Argv: []string{"/usr/local/bin/cursor-agent", "-p", "fix /r/proj/x.go"}, Cwd: "/r/proj", Home: "/r",
 		Stdin: &cassette.Stdin{SHA256: "f00"},
 	}
-	inv := replayer.HeaderInvocation(h)
+	inv := index.HeaderInvocation(h)
 	if strings.Join(inv.Args, "|") != "-p|fix $CWD/x.go" || inv.StdinSHA256 != "f00" {
 		t.Errorf("invocation %+v", inv)
 	}
 	// Called from elsewhere, through another path, same key.
-	call := replayer.NewInvocation([]string{"-p", "fix /tmp/t1/x.go"}, "/tmp/t1", "/home/me", "f00")
+	call := index.NewInvocation([]string{"-p", "fix /tmp/t1/x.go"}, "/tmp/t1", "/home/me", "f00")
 	if call.Key() != inv.Key() {
 		t.Errorf("keys differ: %q vs %q", call.Args, inv.Args)
 	}
-	if inv := replayer.HeaderInvocation(cassette.Header{}); len(inv.Args) != 0 || inv.StdinSHA256 != "" {
+	if inv := index.HeaderInvocation(cassette.Header{}); len(inv.Args) != 0 || inv.StdinSHA256 != "" {
 		t.Errorf("empty header: %+v", inv)
 	}
 }
 
 func TestKey(t *testing.T) {
-	inv := func(sha string, args ...string) replayer.Invocation {
-		return replayer.Invocation{Args: args, StdinSHA256: sha}
+	inv := func(sha string, args ...string) index.Invocation {
+		return index.Invocation{Args: args, StdinSHA256: sha}
 	}
 	k := inv("", "a", "b").Key()
 	if len(k) != 16 || !regexp.MustCompile(`^[0-9a-f]+$`).MatchString(k) || inv("", "a", "b").Key() != k {
 		t.Errorf("key %q is not a stable 16-digit hex digest", k)
 	}
-	for _, other := range []replayer.Invocation{inv("", "a b"), inv("", "b", "a"), inv("x", "a", "b"), inv("", "a", "b", ""), inv("", "ab")} {
+	for _, other := range []index.Invocation{inv("", "a b"), inv("", "b", "a"), inv("x", "a", "b"), inv("", "a", "b", ""), inv("", "ab")} {
 		if other.Key() == k {
 			t.Errorf("%+v has the same key as [a b]", other)
 		}
@@ -103,14 +102,14 @@ func TestFileName(t *testing.T) {
 		{[]string{strings.Repeat("abcdefghij", 10)}, strings.Repeat("abcdefghij", 5)[:48]},
 	}
 	for _, tc := range tests {
-		inv := replayer.Invocation{Args: tc.args}
+		inv := index.Invocation{Args: tc.args}
 		name := inv.FileName()
 		if want := tc.slug + "-" + inv.Key() + cassette.Ext; name != want {
 			t.Errorf("FileName(%q) = %q, want %q", tc.args, name, want)
 		}
 	}
-	a := replayer.Invocation{Args: []string{"x", "y!"}}
-	b := replayer.Invocation{Args: []string{"x-y"}}
+	a := index.Invocation{Args: []string{"x", "y!"}}
+	b := index.Invocation{Args: []string{"x-y"}}
 	if a.FileName() == b.FileName() {
 		t.Errorf("%q and %q share the file name %q", a.Args, b.Args, a.FileName())
 	}
@@ -138,7 +137,7 @@ func putTape(t *testing.T, dir, name string, stdinSHA string, args ...string) st
 	return p
 }
 
-func call(args ...string) replayer.Invocation { return replayer.NewInvocation(args, "/w", "/h", "") }
+func call(args ...string) index.Invocation { return index.NewInvocation(args, "/w", "/h", "") }
 
 func TestLibrary(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
@@ -151,7 +150,7 @@ func TestLibrary(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	putTape(t, filepath.Join(dir, "sub"), "deep.cassette", "", "--deep")
 
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,28 +164,28 @@ func TestLibrary(t *testing.T) {
 	if len(lib.Unreadable) != 1 || !errors.Is(lib.Unreadable[0], cassette.ErrVersion) {
 		t.Errorf("unreadable %v", lib.Unreadable)
 	}
-	for inv, want := range map[*replayer.Invocation]string{
-		ptr(call("--print", "hello")):                                                a,
-		ptr(call("--print", "--output-format", "json", "hello")):                     b,
-		ptr(replayer.NewInvocation([]string{"--print", "hello"}, "/w", "/h", "5ee")): c,
+	for inv, want := range map[*index.Invocation]string{
+		ptr(call("--print", "hello")):                                             a,
+		ptr(call("--print", "--output-format", "json", "hello")):                  b,
+		ptr(index.NewInvocation([]string{"--print", "hello"}, "/w", "/h", "5ee")): c,
 	} {
 		e, ok := lib.Lookup(*inv)
 		if !ok || e.File != want {
 			t.Errorf("Lookup(%+v) = %v, %v; want %s", *inv, e.File, ok, want)
 		}
-		if !replayer.Verify(e, *inv) {
+		if !index.Verify(e, *inv) {
 			t.Errorf("Verify(%s) = false", e.File)
 		}
 	}
 	if e, ok := lib.Lookup(call("--deep")); ok {
 		t.Errorf("cassette in a subdirectory found: %v", e.File)
 	}
-	if _, err := replayer.OpenLibrary(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := index.OpenLibrary(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing directory: %v", err)
 	}
 }
 
-func ptr(inv replayer.Invocation) *replayer.Invocation { return &inv }
+func ptr(inv index.Invocation) *index.Invocation { return &inv }
 
 func TestClosest(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
@@ -194,12 +193,12 @@ func TestClosest(t *testing.T) {
 	putTape(t, dir, "json.cassette", "", "--print", "--output-format", "json", "hello")
 	putTape(t, dir, "text.cassette", "", "--print", "--output-format", "text", "what time is it")
 	putTape(t, dir, "piped.cassette", "5ee", "--print", "--output-format", "stream-json")
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		inv  replayer.Invocation
+		inv  index.Invocation
 		file string
 		how  string
 	}{
@@ -207,8 +206,8 @@ func TestClosest(t *testing.T) {
 		{call("--print", "--output-format", "json"), "json.cassette", `argument 4 "hello" is missing`},
 		{call("--print", "--output-format", "json", "hello", "--force"), "json.cassette", `argument 5 "--force" was not recorded`},
 		{call("--print", "--output-format", "stream-json"), "piped.cassette", "the recording had piped stdin, this call has none"},
-		{replayer.NewInvocation([]string{"--print", "--output-format", "stream-json"}, "/w", "/h", "abc"), "piped.cassette", "piped stdin differs"},
-		{replayer.NewInvocation([]string{"--print", "--output-format", "json", "hello"}, "/w", "/h", "abc"), "json.cassette", "this call pipes stdin, the recording had none"},
+		{index.NewInvocation([]string{"--print", "--output-format", "stream-json"}, "/w", "/h", "abc"), "piped.cassette", "piped stdin differs"},
+		{index.NewInvocation([]string{"--print", "--output-format", "json", "hello"}, "/w", "/h", "abc"), "json.cassette", "this call pipes stdin, the recording had none"},
 		{call("a", "b", "c", "d", "e", "f"), "", "..."},
 	}
 	for _, tc := range tests {
@@ -217,7 +216,7 @@ func TestClosest(t *testing.T) {
 			t.Errorf("Closest(%q, %q) = %s, %q, %v; want %s, %q", tc.inv.Args, tc.inv.StdinSHA256, filepath.Base(e.File), how, ok, tc.file, tc.how)
 		}
 	}
-	empty, err := replayer.OpenLibrary(t.TempDir())
+	empty, err := index.OpenLibrary(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +243,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	dir := t.TempDir()
 	p := putTape(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
-	if _, err := replayer.OpenLibrary(dir); err != nil {
+	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
 	idx, _ := filepath.Glob(filepath.Join(cache, "index-*"))
@@ -253,7 +252,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	}
 	putTape(t, dir, "a.cassette", "", "two") // same name: the directory does not change
 	aged(t, dir)
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	if !ok || e.File != p {
 		t.Fatalf("cached index not used: Lookup(one) = %v, %v", e, ok)
 	}
-	if replayer.Verify(e, call("one")) {
+	if index.Verify(e, call("one")) {
 		t.Error("Verify accepts a cassette rewritten for another invocation")
 	}
 	// The cached index keeps keys only; a miss report reads the headers.
@@ -276,7 +275,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	}
 	// A damaged index is rebuilt, not trusted.
 	os.WriteFile(idx[0], []byte("agentvcr-index v1 0\n[{]"), 0o644)
-	if lib, err := replayer.OpenLibrary(dir); err != nil {
+	if lib, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	} else if _, ok := lib.Lookup(call("two")); !ok {
 		t.Error("damaged index not rebuilt")
@@ -289,11 +288,11 @@ func TestLibraryStaleIndex(t *testing.T) {
 	dir := t.TempDir()
 	putTape(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
-	if _, err := replayer.OpenLibrary(dir); err != nil {
+	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
 	putTape(t, dir, "b.cassette", "", "two")
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +311,7 @@ func TestLibraryWithoutCache(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", filepath.Join(blocker, "sub")) // cannot be created
 	dir := t.TempDir()
 	putTape(t, dir, "a.cassette", "", "one")
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

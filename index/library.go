@@ -1,4 +1,15 @@
-package replayer
+// Package index finds, among the cassettes of a directory, the one recorded
+// for a call of the agent: it turns a call into an [Invocation] (its
+// arguments with the working and home directories as symbols, a redacted
+// --api-key as the recorder stores it, and the digest of piped stdin), keys
+// it, and looks the key up in an index of the directory.
+//
+// Goals: a lookup fast enough for every call of a test suite at 20 000
+// cassettes, even on a fresh machine (an index committed beside the
+// cassettes is used when it matches them), and a clear "closest recording"
+// for a miss. Non-goals: playing a cassette (package replayer) and deciding
+// what a miss means (package standin).
+package index
 
 import (
 	"cmp"
@@ -17,7 +28,6 @@ import (
 	"unicode"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // ErrNoMatch is returned when no cassette matches an invocation.
@@ -61,9 +71,9 @@ func NewInvocation(args []string, cwd, home, stdinSHA string) Invocation {
 		}
 		switch {
 		case i > 0 && args[i-1] == "--api-key":
-			a = recorder.Placeholder
+			a = cassette.Placeholder
 		case strings.HasPrefix(a, "--api-key="):
-			a = "--api-key=" + recorder.Placeholder
+			a = "--api-key=" + cassette.Placeholder
 		}
 		out[i] = a
 	}

@@ -1,4 +1,4 @@
-package replayer
+package index
 
 // SetMinDelta sets how many changes a delta holds at least, for a test;
 // restore sets it back.

@@ -1,4 +1,4 @@
-package replayer_test
+package index_test
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/index"
 )
 
 // putIncomplete writes a cassette of args without its footer, as a recorder
@@ -35,8 +35,8 @@ func putIncomplete(t *testing.T, path string, args ...string) {
 
 // resolve is what the stand-in replays for inv without a rescan: the
 // looked-up cassette if its header still records inv, else "-".
-func resolve(lib *replayer.Library, inv replayer.Invocation) string {
-	if e, ok := lib.Lookup(inv); ok && replayer.Verify(e, inv) {
+func resolve(lib *index.Library, inv index.Invocation) string {
+	if e, ok := lib.Lookup(inv); ok && index.Verify(e, inv) {
 		return filepath.Base(e.File)
 	}
 	return "-"
@@ -56,12 +56,12 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 	}{{false, 256}, {false, 0}, {true, 256}, {true, 0}} {
 		rewrites := tc.rewrites
 		t.Run(fmt.Sprintf("rewrites=%v,minDelta=%d", rewrites, tc.minDelta), func(t *testing.T) {
-			defer replayer.SetMinDelta(tc.minDelta)()
+			defer index.SetMinDelta(tc.minDelta)()
 			cache, aside := t.TempDir(), t.TempDir()
 			t.Setenv("AGENTVCR_CACHE", cache)
 			dir := t.TempDir()
 			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(rewrites))+tc.minDelta)))
-			calls := make([]replayer.Invocation, 64)
+			calls := make([]index.Invocation, 64)
 			for i := range calls {
 				calls[i] = call("--print", fmt.Sprintf("prompt %d", i))
 			}
@@ -120,27 +120,27 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 				stamp = stamp.Add(time.Second)
 				os.Chtimes(dir, stamp, stamp)
 
-				inc, err := replayer.OpenLibrary(dir)
+				inc, err := index.OpenLibrary(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// The full scan keeps its index aside, so that each step
 				// brings up to date the index the step before left.
 				t.Setenv("AGENTVCR_CACHE", aside)
-				full, _ := replayer.OpenLibrary(dir)
+				full, _ := index.OpenLibrary(dir)
 				if err := full.Rescan(); err != nil {
 					t.Fatal(err)
 				}
 				t.Setenv("AGENTVCR_CACHE", cache)
 				// The next call finds the index fresh: it searches the
 				// index's file, changed by a delta, if any.
-				again, err := replayer.OpenLibrary(dir)
+				again, err := index.OpenLibrary(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, lib := range []struct {
 					name string
-					*replayer.Library
+					*index.Library
 				}{{"brought up to date", inc}, {"fresh", again}} {
 					// Lookups first: Entries turns a library into entries.
 					for i, inv := range calls {
@@ -199,7 +199,7 @@ func taken(path string) bool {
 	return err == nil
 }
 
-func entryList(lib *replayer.Library) string {
+func entryList(lib *index.Library) string {
 	var b strings.Builder
 	for _, e := range lib.Entries() {
 		fmt.Fprintf(&b, "%s %s\n", filepath.Base(e.File), e.Key)
@@ -269,19 +269,19 @@ func TestRefreshIndex(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("AGENTVCR_CACHE", cache)
 	dir := t.TempDir()
-	replayer.RefreshIndex(dir)
+	index.RefreshIndex(dir)
 	if idx, _ := filepath.Glob(filepath.Join(cache, "index-*")); len(idx) != 0 {
 		t.Fatalf("RefreshIndex made an index of a directory never opened: %q", idx)
 	}
 	putTape(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
-	if _, err := replayer.OpenLibrary(dir); err != nil {
+	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
 	putTape(t, dir, "b.cassette", "", "two")
 	later := time.Date(2025, 6, 7, 8, 9, 10, 11, time.UTC)
 	os.Chtimes(dir, later, later)
-	replayer.RefreshIndex(dir)
+	index.RefreshIndex(dir)
 	stamp, body := indexFile(t, cache)
 	if stamp != fmt.Sprint(later.UnixNano()) || !strings.Contains(body, "\tb.cassette\t") || !strings.Contains(body, "\ta.cassette\t") {
 		t.Errorf("index after RefreshIndex: stamp %s (directory %d)\n%s", stamp, later.UnixNano(), body)
@@ -296,13 +296,13 @@ func TestRescanSavesIndex(t *testing.T) {
 	dir := t.TempDir()
 	putTape(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
-	if _, err := replayer.OpenLibrary(dir); err != nil {
+	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
 	// Added within the same tick: the directory's time does not move.
 	putTape(t, dir, "b.cassette", "", "two")
 	aged(t, dir)
-	lib, err := replayer.OpenLibrary(dir)
+	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestRescanSavesIndex(t *testing.T) {
 	if err := lib.Rescan(); err != nil {
 		t.Fatal(err)
 	}
-	lib, err = replayer.OpenLibrary(dir)
+	lib, err = index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,11 +329,11 @@ func TestStaleDeltaIgnored(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", cache)
 	dir := t.TempDir()
 	tick := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	open := func() *replayer.Library {
+	open := func() *index.Library {
 		t.Helper()
 		tick = tick.Add(time.Second)
 		os.Chtimes(dir, tick, tick)
-		lib, err := replayer.OpenLibrary(dir)
+		lib, err := index.OpenLibrary(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,7 +350,7 @@ func TestStaleDeltaIgnored(t *testing.T) {
 	}
 	stale, _ := os.ReadFile(all[0])
 
-	defer replayer.SetMinDelta(0)()
+	defer index.SetMinDelta(0)()
 	os.Remove(filepath.Join(dir, "c.cassette"))
 	putTape(t, dir, "d.cassette", "", "d")
 	open() // two changes in three cassettes: a new index
@@ -363,7 +363,7 @@ func TestStaleDeltaIgnored(t *testing.T) {
 	f[2] = fmt.Sprint(tick.UnixNano())
 	os.WriteFile(all[0], []byte(strings.Join(f, " ")+"\n"+rest), 0o644)
 
-	fresh, err := replayer.OpenLibrary(dir)
+	fresh, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package replayer
+package index
 
 import (
 	"errors"

@@ -1,0 +1,207 @@
+// Package runner runs an agent into a cassette and a cassette out to the
+// streams of a process, as "agentvcr record", "agentvcr replay" and the
+// stand-in all do: the signals forwarded, the cassette renamed into place
+// only when whole, the recorded file changes checked before any output and
+// applied after it. Each function returns an error instead of printing it,
+// so that its caller says it in its own voice (and the stand-in logs it).
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// ExitUsage is the exit status of a run that could not be done at all.
+const ExitUsage = 2
+
+// Record runs the agent and saves its cassette at path, atomically: the
+// cassette is written to a temporary file beside path and renamed over it
+// only when complete (or ended by a signal or the timeout, with its
+// footer), so an earlier cassette at path survives an agent that does not
+// start, a recorder killed by SIGKILL and a full disk, and two recorders of
+// one path leave one whole cassette (the last to finish). Warnings go to
+// warn, each line prefixed with name.
+//
+// code is the exit status to use: the agent's, whenever the agent ran and
+// its output reached the caller live, even if the cassette could not be
+// saved (err then says so): the caller got a real run and acts on its
+// status. It is 2 when the agent could not start and 128+N when signal N
+// came before it started. err is nil exactly when the cassette was saved.
+func Record(warn io.Writer, name, path string, opts recorder.Options) (res recorder.Result, code int, err error) {
+	f, err := safefile.Create(path)
+	if err != nil {
+		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+	}
+	defer f.Abort()
+	res, err = recordWithSignals(opts, f)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(warn, "%s: warning: %s\n", name, w)
+	}
+	for _, v := range res.ShortSecrets {
+		fmt.Fprintf(warn, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
+			name, v, recorder.MinEnvSecret)
+	}
+	var interrupted *recorder.InterruptedError
+	switch {
+	case errors.As(err, &interrupted):
+		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
+			return res, 128 + int(sig), fmt.Errorf("%w; the agent was not started", err)
+		}
+		return res, ExitUsage, fmt.Errorf("%w; the agent was not started", err)
+	case errors.Is(err, recorder.ErrStart):
+		return res, ExitUsage, err
+	case err == nil:
+		err = f.Commit()
+	}
+	if err != nil {
+		if !res.Ran {
+			return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+		}
+		return res, res.Footer.Code, fmt.Errorf("writing %s: %w; the cassette was not saved (it keeps what it had)", path, unwrapPath(err))
+	}
+	index.RefreshIndex(filepath.Dir(path))
+	return res, res.Footer.Code, nil
+}
+
+// unwrapPath drops the path of a *fs.PathError: the temporary file's name
+// says nothing to the user.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// recordWithSignals records while forwarding SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT to the agent (SIGQUIT too: the agent's, not a goroutine dump).
+func recordWithSignals(opts recorder.Options, w io.Writer) (recorder.Result, error) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	defer CatchBrokenPipe()()
+	opts.Signals = sigs
+	return recorder.Record(context.Background(), w, opts)
+}
+
+// Replay is how a cassette is played to a process's streams.
+type Replay struct {
+	Stdout, Stderr io.Writer
+	// Name prefixes the warning about an incomplete recording.
+	Name    string
+	Options replayer.Options
+	// Apply re-creates the recorded file changes in Dir (checked before any
+	// output: an unsafe path or a conflict is an error with nothing written
+	// or played), Force over files that are not as the agent found them.
+	Apply, Force bool
+	Dir          string
+}
+
+// Play plays the cassette rd, opened from path, and returns the exit status
+// to end with and the paths of the file changes it applied. An error means
+// the replay failed (the caller says it and exits 2); output may have been
+// written.
+func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []string, err error) {
+	var effects []cassette.Effect
+	if r.Apply {
+		if effects, err = workspace.Effects(path); err != nil {
+			return ExitUsage, nil, err
+		}
+		if err := workspace.Check(r.Dir, effects, r.Force); err != nil {
+			return ExitUsage, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	code, err = r.play(path, rd)
+	if err != nil || len(effects) == 0 {
+		return code, nil, err
+	}
+	applied, err = workspace.Apply(r.Dir, path, workspace.ApplyOptions{Force: r.Force})
+	if err != nil {
+		return ExitUsage, applied, fmt.Errorf("%s: %w", path, err)
+	}
+	return code, applied, nil
+}
+
+func (r Replay) play(path string, rd *cassette.Reader) (int, error) {
+	opts := r.Options
+	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
+	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var killedBy atomic.Int32 // a stalled or paced replay ends as a killed agent would
+	go func() {
+		select {
+		case sig := <-sigs:
+			killedBy.Store(int32(sig.(syscall.Signal)))
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := replayer.Play(ctx, rd, opts)
+	if err != nil {
+		if sig := killedBy.Load(); sig != 0 {
+			return 128 + int(sig), nil
+		}
+		return ExitUsage, err
+	}
+	if res.Incomplete {
+		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
+			r.Name, path, rd.Line(), res.Code)
+	}
+	return res.Code, nil
+}
+
+// PipedStdin returns stdin when it carries data (a pipe or a file), nil for
+// a terminal or /dev/null, which the agent must not wait on.
+func PipedStdin(stdin io.Reader) io.Reader {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return stdin
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+		return nil
+	}
+	return f
+}
+
+// IsKnownAgent says whether asking "--version" of the program is harmless.
+func IsKnownAgent(argv0 string) bool {
+	if _, ok := agent.ForBinary(argv0); ok {
+		return true
+	}
+	return strings.TrimSuffix(filepath.Base(argv0), ".exe") == "cursor-agent-sim"
+}
+
+// CatchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE
+// instead of killing the process, and returns the function that undoes it.
+// It installs a handler rather than ignoring the signal: an ignored SIGPIPE
+// would be inherited by the agent across exec, a handler is not.
+func CatchBrokenPipe() (undo func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGPIPE)
+	return func() { signal.Stop(c) }
+}
+
+// OneLine makes a message one line, for a stderr that is read line by line.
+func OneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", `\n`) }

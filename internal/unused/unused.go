@@ -1,0 +1,56 @@
+// Package unused finds the cassettes and goldens no test used, for both
+// test harnesses (agentscript and agentvcrtest): such files are dead weight
+// at best, and at worst a renamed golden whose old copy keeps being
+// reviewed. What "used" means is the harness's: the run log says which
+// cassettes the stand-in played, the golden engine which goldens it compared.
+package unused
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Root is a directory of artefacts: the files below it whose name ends in
+// Suffix.
+type Root struct {
+	Dir, Suffix string
+}
+
+// Files lists the artefacts under roots that used does not hold (keys are
+// clean absolute paths), sorted, as absolute paths. A missing root has none.
+func Files(roots []Root, used map[string]bool) []string {
+	var out []string
+	for _, r := range roots {
+		dir, err := filepath.Abs(r.Dir)
+		if err != nil {
+			continue
+		}
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, r.Suffix) && !used[filepath.Clean(path)] {
+				out = append(out, path)
+			}
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Report is the message listing files (shown relative to wd when below it):
+// who reports it says what happens next, setting says how it was chosen
+// ("AGENTVCR_UNREFERENCED=fail").
+func Report(files []string, wd, setting string) string {
+	shown := make([]string, len(files))
+	for i, f := range files {
+		shown[i] = f
+		if rel, err := filepath.Rel(wd, f); err == nil && !strings.HasPrefix(rel, "..") {
+			shown[i] = rel
+		}
+	}
+	return fmt.Sprintf("%d file(s) that no test used (%s):\n\t%s\n"+
+		"delete them, or use them (a cassette is used by the agent call that matches it, a golden by a golden comparison)",
+		len(files), setting, strings.Join(shown, "\n\t"))
+}

@@ -1,0 +1,396 @@
+package standin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/runner"
+	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// ExitFailed is the exit status of a call the stand-in could not answer.
+const ExitFailed = 2
+
+// call is one call of the stand-in.
+type call struct {
+	env   Env
+	name  string   // for messages: "cursor-agent (agentvcr stand-in)"
+	args  []string // as called, after the name
+	mode  Mode
+	dir   string
+	start time.Time // when this call began: a recording made since answers it
+	log   Call
+}
+
+func newCall(env Env, args []string) *call {
+	agentName := filepath.Base(args[0])
+	return &call{env: env, name: agentName + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
+		log: Call{Agent: agentName, Args: args[1:]}}
+}
+
+// Invocation is the call as it is matched: its arguments and piped stdin
+// redacted as a recording stores them (the values of secret-looking
+// variables, token shapes, --api-key), with the working and home
+// directories as symbols. It is computed once, by the stand-in, and its key
+// is the one the index, the file name of a new recording and the run log
+// all use.
+func Invocation(args []string, cwd, home string, stdin io.Reader, red *recorder.Redactor) (index.Invocation, *os.File, error) {
+	f, sha, err := spoolInput(stdin, red)
+	if err != nil {
+		return index.Invocation{}, nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	redacted := make([]string, len(args))
+	for i, a := range args {
+		redacted[i] = red.String("", a)
+	}
+	return index.NewInvocation(redacted, red.String("", cwd), red.String("", home), sha), f, nil
+}
+
+func (c *call) run() int {
+	mode, err := ParseMode(c.env.Getenv(EnvMode))
+	if err != nil {
+		return c.fail(err, "")
+	}
+	c.mode, c.log.Mode = mode, mode
+	if mode == ModePassthrough {
+		return c.passthrough()
+	}
+	c.dir = c.env.Getenv(EnvCassettes)
+	if c.dir == "" {
+		return c.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes), "")
+	}
+	if abs, err := filepath.Abs(c.dir); err == nil {
+		c.dir = abs
+	}
+	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
+		return c.fail(fmt.Errorf("$%s=%s is a file; point it at a directory of cassettes", EnvCassettes, c.dir), "")
+	} else if err != nil && mode == ModeReplay {
+		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)),
+			fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent))
+	}
+	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: append([]string{c.log.Agent}, c.args...)})
+	cwd, _ := os.Getwd()
+	inv, stdin, err := Invocation(c.args, cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin), red)
+	if err != nil {
+		return c.fail(err, "")
+	}
+	if stdin != nil {
+		defer stdin.Close()
+	}
+	c.log.Args, c.log.Key = inv.Args, inv.Key()
+	if mode == ModeRecord {
+		return c.record(inv, stdin)
+	}
+	return c.replayOrRecord(inv, stdin)
+}
+
+func unwrap(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}
+
+func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
+	lib, err := index.OpenLibrary(c.dir)
+	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+		return c.fail(err, "")
+	}
+	if lib != nil {
+		if rd, f, ok := lookup(lib, inv); ok {
+			defer f.Close()
+			if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
+				fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
+					c.name, strings.Join(dups, ", "), f.Name())
+			}
+			return c.replay(f.Name(), rd)
+		}
+	}
+	if c.mode == ModeOnce {
+		return c.record(inv, stdin)
+	}
+	return c.miss(lib, inv)
+}
+
+// lookup opens the cassette recorded for inv, rescanning once on a miss or
+// a stale index; the caller closes the file.
+func lookup(lib *index.Library, inv index.Invocation) (*cassette.Reader, *os.File, bool) {
+	if e, ok := lib.Lookup(inv); ok {
+		if rd, f, ok := index.OpenVerified(e, inv); ok {
+			return rd, f, true
+		}
+	}
+	if lib.Rescan() != nil {
+		return nil, nil, false
+	}
+	e, ok := lib.Lookup(inv)
+	if !ok {
+		return nil, nil, false
+	}
+	return index.OpenVerified(e, inv)
+}
+
+// replay plays the cassette at path and re-creates its file changes in the
+// working directory.
+func (c *call) replay(path string, rd *cassette.Reader) int {
+	c.log.Cassette = path
+	cwd, err := os.Getwd()
+	if err != nil {
+		return c.fail(err, "")
+	}
+	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Apply: true, Dir: cwd}
+	code, applied, err := r.Play(path, rd)
+	c.log.Effects = applied
+	if err != nil {
+		hint := ""
+		switch {
+		case errors.Is(err, workspace.ErrConflict):
+			hint = fmt.Sprintf("the call's recorded file changes meet files that are not as the agent found them: remove them, or apply the changes over them with: agentvcr replay --apply --force %s", path)
+		case errors.Is(err, cassette.ErrVersion):
+			hint = "this cassette was written by a newer agentvcr: upgrade agentvcr"
+		case errors.Is(err, cassette.ErrTruncated), errors.Is(err, cassette.ErrFormat):
+			hint = fmt.Sprintf("the cassette is damaged: restore it (git checkout %s), or record the call again with %s=record", path, EnvMode)
+		}
+		return c.fail(err, hint)
+	}
+	c.log.Outcome = Replayed
+	return code
+}
+
+// miss fails a call no cassette records, naming the closest recording, or
+// what stopped the stand-in from reading the one there is.
+func (c *call) miss(lib *index.Library, inv index.Invocation) int {
+	want := filepath.Join(c.dir, inv.FileName())
+	// The cassette a recording of this call would have made, unreadable:
+	// damaged, or of a newer format. Recording it again is not the fix
+	// for the second.
+	if _, err := os.Stat(want); err == nil {
+		if _, f, err := cassette.Open(want); err != nil {
+			if errors.Is(err, cassette.ErrVersion) {
+				return c.fail(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
+			}
+			return c.fail(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
+				want, EnvMode, EnvRealAgent, c.log.Agent))
+		} else {
+			f.Close()
+		}
+	}
+	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, quoteArgs(inv.Args))
+	if e, how, ok := lib.Closest(inv); ok {
+		msg += fmt.Sprintf("; closest is %s (%s), recorded for %s", filepath.Base(e.File), how, quoteArgs(e.Args))
+	} else {
+		msg += " (the directory has no readable cassette)"
+	}
+	var newer []string
+	for _, u := range lib.Unreadable {
+		if errors.Is(u, cassette.ErrVersion) {
+			newer = append(newer, u.Error())
+		}
+	}
+	if n := len(lib.Unreadable); n > 0 {
+		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
+	}
+	if len(newer) > 0 {
+		return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
+			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
+	}
+	c.log.Missing = want
+	return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
+		fmt.Sprintf("a recording would be saved as %s: record it with %s=once or %s=record, and %s=%s (the real agent)", want, EnvMode, EnvMode, EnvRealAgent, c.log.Agent))
+}
+
+// record runs the real agent, tees it live and saves the cassette, replacing
+// any earlier recording of the same invocation. Calls of the same invocation
+// at once (parallel tests) take turns under a lock, and each looks again once
+// it holds it: a recording made since the call began answers it, so the agent
+// runs once and the others replay what it did.
+func (c *call) record(inv index.Invocation, stdin *os.File) int {
+	real, err := c.realAgent()
+	if err != nil {
+		return c.fail(err, "")
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+	}
+	seen := recordedAt(c.dir, inv) // what there was before waiting for the lock
+	unlock, err := safefile.Lock(filepath.Join(index.CacheDir(), "locks"), filepath.Join(c.dir, inv.FileName()))
+	if err != nil {
+		return c.fail(err, "")
+	}
+	defer unlock()
+	path := filepath.Join(c.dir, inv.FileName())
+	if lib, err := index.OpenLibrary(c.dir); err == nil {
+		if rd, f, ok := lookup(lib, inv); ok {
+			defer f.Close()
+			start := rd.Header().Start
+			if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
+				return c.replay(f.Name(), rd)
+			}
+			path = f.Name() // verified: it records this call, so it is the one to replace
+		}
+	}
+	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr,
+		Workspace:  &workspace.Options{Exclude: []string{c.dir, index.CacheDir()}},
+		AskVersion: runner.IsKnownAgent(real)}
+	if stdin != nil {
+		opts.Stdin = stdin
+	}
+	c.log.Cassette = path
+	_, code, err := runner.Record(c.env.Stderr, c.name, path, opts)
+	if err != nil {
+		c.log.Cassette = ""
+		c.report(err, "")
+		if code == ExitFailed {
+			c.log.Outcome = Failed
+		}
+		return code
+	}
+	c.log.Outcome = Recorded
+	return code
+}
+
+// recordedAt is when the cassette recorded for inv in dir started, zero if none.
+func recordedAt(dir string, inv index.Invocation) time.Time {
+	lib, err := index.OpenLibrary(dir)
+	if err != nil {
+		return time.Time{}
+	}
+	rd, f, ok := lookup(lib, inv)
+	if !ok {
+		return time.Time{}
+	}
+	f.Close()
+	return rd.Header().Start
+}
+
+func (c *call) passthrough() int {
+	real, err := c.realAgent()
+	if err != nil {
+		return c.fail(err, "")
+	}
+	cmd := exec.Command(real, c.args...)
+	cmd.Env = c.agentEnv()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = runner.PipedStdin(c.env.Stdin), c.env.Stdout, c.env.Stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		c.log.Outcome = Passthrough
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return c.fail(err, "")
+	}
+	c.log.Outcome = Passthrough
+	return 0
+}
+
+// realAgent finds the real agent: $AGENTVCR_REAL_AGENT as a path, or a bare
+// name looked up in PATH skipping every entry that is this stand-in (which
+// sits first on PATH under the very same name).
+func (c *call) realAgent() (string, error) {
+	real := c.env.Getenv(EnvRealAgent)
+	if real == "" {
+		return "", fmt.Errorf("%s=%s needs $%s, the real agent to run (a path, or a name to find in PATH)", EnvMode, c.mode, EnvRealAgent)
+	}
+	if d, _ := strconv.Atoi(c.env.Getenv(EnvDepth)); d > 0 {
+		return "", fmt.Errorf("$%s=%s leads back into the agentvcr stand-in (a wrapper that calls %s?): point it at the real agent's binary", EnvRealAgent, real, filepath.Base(real))
+	}
+	// The binary dispatches on its name: the same file under another name
+	// (testscript links every command to the test binary) is another program.
+	self, _ := os.Executable()
+	isSelf := func(path string) bool { return self != "" && SameFile(self, path) && IsName(path) }
+	if strings.ContainsRune(real, os.PathSeparator) {
+		path, err := exec.LookPath(real)
+		if err != nil {
+			return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
+		}
+		if isSelf(path) {
+			return "", fmt.Errorf("$%s=%s is this stand-in itself: point it at the real agent", EnvRealAgent, real)
+		}
+		return path, nil
+	}
+	var skipped []string
+	for _, dir := range filepath.SplitList(c.env.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		path := filepath.Join(dir, real)
+		st, err := os.Stat(path)
+		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			continue
+		}
+		if isSelf(path) {
+			skipped = append(skipped, dir)
+			continue
+		}
+		return path, nil
+	}
+	msg := fmt.Sprintf("$%s=%s: no %s in PATH", EnvRealAgent, real, real)
+	if len(skipped) > 0 {
+		msg += fmt.Sprintf(" but the stand-in itself (in %s)", strings.Join(skipped, ", "))
+	}
+	return "", errors.New(msg + "; install the agent or give its path")
+}
+
+// agentEnv is the real agent's environment: this process's, marked so that a
+// stand-in it calls back into knows.
+func (c *call) agentEnv() []string {
+	d, _ := strconv.Atoi(c.env.Getenv(EnvDepth))
+	return append(os.Environ(), EnvDepth+"="+strconv.Itoa(d+1))
+}
+
+// SameFile reports whether the paths a and b name the same file.
+func SameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// fail ends a call the stand-in could not answer: one line on stderr, the
+// error and how to fix it (hint) when that is known, kept in the run log.
+func (c *call) fail(err error, hint string) int {
+	c.report(err, hint)
+	c.log.Outcome = Failed
+	return ExitFailed
+}
+
+func (c *call) report(err error, hint string) {
+	line := c.name + ": " + runner.OneLine(err.Error())
+	if hint != "" {
+		line += "; " + hint
+	}
+	fmt.Fprintln(c.env.Stderr, line)
+	c.log.Error = line
+}
+
+// spoolInput spools piped stdin and returns it with the digest of its redacted
+// bytes, as a recording stores it; nil in, nil out.
+func spoolInput(r io.Reader, red *recorder.Redactor) (*os.File, string, error) {
+	if r == nil {
+		return nil, "", nil
+	}
+	f, in, err := recorder.SpoolStdin(r, red)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, in.SHA256, nil
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}

@@ -1,0 +1,97 @@
+package standin
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Outcome says what a call did.
+type Outcome string
+
+const (
+	Replayed    Outcome = "replayed"    // a cassette answered it
+	Recorded    Outcome = "recorded"    // the real agent ran and its cassette was saved
+	Passthrough Outcome = "passthrough" // the real agent ran, nothing was saved
+	Failed      Outcome = "failed"      // the stand-in could not answer: see Call.Error
+)
+
+// Call is one line of the run log: what one call of the stand-in (or one
+// "agentvcr replay") did.
+type Call struct {
+	// Agent is the name it was called under ("cursor-agent"), or
+	// "agentvcr replay".
+	Agent string `json:"agent"`
+	// Args are the arguments after the name as they were matched: redacted,
+	// the working and home directories as $CWD and $HOME.
+	Args []string `json:"args"`
+	// Key is the invocation's key (see index.Invocation.Key), "" when the
+	// call failed before it had one.
+	Key  string `json:"key,omitempty"`
+	Mode Mode   `json:"mode,omitempty"`
+	// Cassette is the absolute path of the cassette replayed or recorded.
+	Cassette string  `json:"cassette,omitempty"`
+	Outcome  Outcome `json:"outcome"`
+	// Effects are the paths of the recorded file changes applied.
+	Effects []string `json:"effects,omitempty"`
+	Code    int      `json:"code"`
+	// Error is the line the stand-in printed when it failed, or when it ran
+	// the agent but could not save its cassette: what went wrong and, when
+	// it is known, how to fix it.
+	Error string `json:"error,omitempty"`
+	// Missing is, for a call no cassette records, where a recording of it
+	// would be saved.
+	Missing string `json:"missing,omitempty"`
+}
+
+// AppendLog appends c to the run log at path, in one write, so that calls
+// logging at once do not interleave.
+func AppendLog(path string, c Call) error {
+	line, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadLog reads the calls logged at path, in order; a log that does not
+// exist holds none. A line that is not a call is an error naming it.
+func ReadLog(path string) ([]Call, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var calls []Call
+	br := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' || err == io.EOF && len(line) > 0 {
+			var c Call
+			if jerr := json.Unmarshal(line, &c); jerr != nil {
+				return calls, fmt.Errorf("%s:%d: not a run log line: %v", path, n, jerr)
+			}
+			calls = append(calls, c)
+		}
+		if err == io.EOF {
+			return calls, nil
+		}
+		if err != nil {
+			return calls, err
+		}
+	}
+}

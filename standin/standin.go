@@ -1,0 +1,122 @@
+// Package standin is the agentvcr stand-in: a program that, run under an
+// agent CLI's name (cursor-agent, agent, claude, gemini, ...), acts as that
+// agent by replaying the cassette recorded for the call, or records one.
+// Code that shells out to the agent then runs offline and deterministically.
+//
+// The rooms of the stand-in, and who lives where:
+//
+//   - this package: the modes ([Mode], $AGENTVCR_MODE), the environment it
+//     reads ([EnvCassettes] and the others), [Main] and [Run], the call's one
+//     [Invocation] (its arguments and piped stdin, redacted as a recording
+//     stores them, the working and home directories as symbols) and the key
+//     it is matched on, recording on a miss, and the run log ([Call],
+//     [ReadLog]) through which test harnesses learn what each call did;
+//   - package index: finding the cassette of a key among many;
+//   - package replayer: playing a cassette's bytes;
+//   - package recorder: running the real agent into a cassette;
+//   - package workspace: the recorded file changes, checked and applied;
+//   - packages agentscript (testscript) and agentvcrtest (go test): the
+//     harnesses, which put the stand-in first on PATH, read its run log after
+//     the calls, and fail the test with the stand-in's own line.
+//
+// A call writes one line to the run log when $AGENTVCR_RUN_LOG names one:
+// its arguments, key, mode, the cassette it replayed or recorded, the file
+// changes it applied, its exit status, and when it failed, the message it
+// printed. A harness gives each test its own log, so the log also scopes
+// what "the same call again within one test" means.
+package standin
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
+	_ "github.com/agentvcr/agentvcr/agent/all" // every profile's binary names
+)
+
+// Mode is the stand-in's record mode, from $AGENTVCR_MODE.
+type Mode string
+
+const (
+	ModeReplay      Mode = "replay"      // replay a match; no match is an error (default)
+	ModeRecord      Mode = "record"      // run the real agent and save, overwriting
+	ModeOnce        Mode = "once"        // replay a match, else record
+	ModePassthrough Mode = "passthrough" // run the real agent, save nothing
+)
+
+// ParseMode reads a mode name; "" is ModeReplay.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeReplay, nil
+	case ModeReplay, ModeRecord, ModeOnce, ModePassthrough:
+		return m, nil
+	}
+	return "", fmt.Errorf("%s=%q: want replay, record, once or passthrough", EnvMode, s)
+}
+
+// Live reports whether the mode may run the real agent.
+func (m Mode) Live() bool { return m != ModeReplay }
+
+// The environment the stand-in reads.
+const (
+	// EnvCassettes is the directory of cassettes replayed and recorded.
+	EnvCassettes = "AGENTVCR_CASSETTES"
+	// EnvMode is the record mode (see Mode); unset is replay.
+	EnvMode = "AGENTVCR_MODE"
+	// EnvRealAgent is the real agent record, once and passthrough run: a
+	// path, or a name looked up in PATH past the stand-in itself.
+	EnvRealAgent = "AGENTVCR_REAL_AGENT"
+	// EnvRunLog names the file each call appends its [Call] to.
+	EnvRunLog = "AGENTVCR_RUN_LOG"
+	// EnvCache is where indexes and locks are kept (see index.CacheDir).
+	EnvCache = "AGENTVCR_CACHE"
+	// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
+	// wrapper calling back into the stand-in would otherwise recurse for ever.
+	EnvDepth = "AGENTVCR_STANDIN_DEPTH"
+)
+
+// Names are the program names the stand-in answers to: every binary name of
+// every agent profile.
+func Names() []string { return agent.Binaries() }
+
+// IsName reports whether a program invoked as argv0 is the stand-in.
+func IsName(argv0 string) bool {
+	return slices.Contains(Names(), strings.TrimSuffix(filepath.Base(argv0), ".exe"))
+}
+
+// Env is what a call runs with; Main fills it from the process.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment.
+	Getenv func(string) string
+}
+
+// Main runs the stand-in with the process's arguments, streams and
+// environment, and returns the exit status: os.Exit(standin.Main()).
+func Main() int {
+	return Run(Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args)
+}
+
+// Run acts as the agent args[0] called with args[1:]: it replays the
+// cassette in $AGENTVCR_CASSETTES recorded for the call, or records one, as
+// the mode says, logs the call, and returns the exit status. A failure of the
+// stand-in itself (no cassette, a damaged one, a conflict with a file) is
+// exit 2 with one line on stderr naming the stand-in, which the run log
+// keeps too.
+func Run(env Env, args []string) int {
+	c := newCall(env, args)
+	code := c.run()
+	c.log.Code = code
+	if path := env.Getenv(EnvRunLog); path != "" {
+		if err := AppendLog(path, c.log); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: cannot write the run log: %v\n", c.name, err)
+		}
+	}
+	return code
+}
