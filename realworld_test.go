@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/golden"
 )
 
 // realworldCassettes wraps the real transcripts that live beside the project
@@ -43,7 +43,7 @@ func TestRealworldCassettes(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(realworldCassettes, stem+cassette.Ext)
-			if goldieUpdating() {
+			if golden.Updating() && !golden.InCI() {
 				if err := os.MkdirAll(realworldCassettes, 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -157,10 +157,4 @@ func wrapTranscript(stem string, transcript []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// goldieUpdating reads goldie's -update flag.
-func goldieUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
 }

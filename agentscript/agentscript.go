@@ -178,6 +178,11 @@ func (h *harness) setup(e *testscript.Env) error {
 	if t, ok := e.T().(interface{ Name() string }); ok {
 		e.Values[testNameKey{}] = t.Name()
 	}
+	if t, ok := e.T().(testing.TB); ok {
+		goldens := &scriptGoldens{t: t}
+		e.Values[goldensKey{}] = goldens
+		e.Defer(goldens.report)
+	}
 	script := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
 	e.Defer(func() { h.track.runsEnded(script, runLog) })
 	if h.cfg.Setup != nil {

@@ -6,14 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/sebdah/goldie/v2"
-
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
 	"github.com/agentvcr/agentvcr/workspace"
@@ -64,28 +64,83 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 			ts.Check(h.checkStoredGolden(ts, path, file, stored, scan))
 		}
 	}
-	gt := &goldieT{name: ts.Name()}
-	g := goldie.New(gt,
-		goldie.WithFixtureDir(h.golden),
-		goldie.WithNameSuffix(goldenSuffix),
-		goldie.WithDiffFn(func(actual, expected string) string {
-			return fmt.Sprintf("%s (golden) vs %s (normalised, actual):\n%s", relPath(path), file,
-				golden.Diff("golden", "actual", []byte(expected), []byte(actual)))
-		}))
-	if golden.Updating() { // atomically, where goldie would write in place
-		ts.Check(golden.Write(path, content))
-		golden.RemovePending(path)
-		return
+	goldens, ok := ts.Value(goldensKey{}).(*scriptGoldens)
+	if !ok {
+		ts.Fatalf("golden: the script does not run under a *testing.T (run it with agentscript.Run, or testscript.Run with agentscript.Params)")
 	}
-	g.Assert(gt, filepath.ToSlash(name), content)
-	if len(gt.errs) == 0 {
-		golden.RemovePending(path)
-		return
+	tb := &collectTB{TB: goldens.t}
+	res := goldentest.Assert(tb, goldentest.Golden{Dir: h.golden, Name: filepath.ToSlash(name), Actual: file + " (normalised, actual)", Run: testPattern(ts)}, content)
+	if len(tb.errs) > 0 {
+		goldens.add(res, strings.Join(tb.errs, "\n"))
+		ts.Logf("golden %s: %s; the script goes on, and fails at its end", relPath(res.Path), outcomeWord(res.Outcome))
 	}
-	pending, err := golden.WritePending(path, content)
-	ts.Check(err)
-	ts.Fatalf("golden %s: %s\n%s", relPath(path), strings.Join(gt.errs, "\n"), golden.HowToAccept(relPath(pending), testPattern(ts)))
 }
+
+func outcomeWord(o goldentest.Outcome) string {
+	switch o {
+	case goldentest.Pending:
+		return "pending"
+	case goldentest.Refused:
+		return "differs (nothing written under CI)"
+	}
+	return "failed"
+}
+
+// goldensKey keys a script's scriptGoldens in testscript's Env.Values.
+type goldensKey struct{}
+
+// scriptGoldens collects the goldens of one script that did not match, so
+// that one run of the script records every call and writes every pending
+// golden, and fails at its end listing them all.
+type scriptGoldens struct {
+	t        testing.TB
+	mu       sync.Mutex
+	failures []string
+	pending  []string
+}
+
+func (g *scriptGoldens) add(res goldentest.Result, msg string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.failures = append(g.failures, msg)
+	if res.Pending != "" {
+		g.pending = append(g.pending, relPath(res.Pending))
+	}
+}
+
+// report fails the script for its goldens that did not match.
+func (g *scriptGoldens) report() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.failures) == 0 {
+		return
+	}
+	msg := strings.Join(g.failures, "\n\n")
+	if len(g.pending) > 1 {
+		msg += fmt.Sprintf("\n\n%d goldens pending:\n\t%s\naccept them all with: agentvcr review --accept %s",
+			len(g.pending), strings.Join(g.pending, "\n\t"), strings.Join(g.pending, " "))
+	}
+	g.t.Errorf("%s", msg)
+}
+
+// collectTB is the testing.TB goldie reports to from a script: the
+// script's own *testing.T, whose failures are collected instead, so that
+// the golden command fails the script at its end with all of them. Every
+// other method is the real T's.
+type collectTB struct {
+	testing.TB
+	errs []string
+}
+
+func (t *collectTB) Error(args ...any) { t.errs = append(t.errs, fmt.Sprint(args...)) }
+func (t *collectTB) Errorf(format string, args ...any) {
+	t.errs = append(t.errs, fmt.Sprintf(format, args...))
+}
+func (t *collectTB) Fatal(args ...any)                 { t.Error(args...) }
+func (t *collectTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
+func (t *collectTB) Fail()                             { t.errs = append(t.errs, "failed") }
+func (t *collectTB) FailNow()                          { t.Fail() }
+func (t *collectTB) Failed() bool                      { return len(t.errs) > 0 }
 
 // effectsListing is the normalised listing of the file changes of the last
 // agent run (see workspace.Listing): what "golden files NAME" compares.
@@ -156,27 +211,3 @@ func testPattern(ts *testscript.TestScript) string {
 	}
 	return ".*/" + ts.Name()
 }
-
-// goldieT is the testing.TB goldie reports to: it collects goldie's errors so
-// that the golden command fails the script with them, as testscript commands
-// do, whatever T the script runs under. goldie calls only the methods
-// defined here; the embedded TB is nil and never reached.
-type goldieT struct {
-	testing.TB
-	name string
-	errs []string
-}
-
-func (t *goldieT) Helper()           {}
-func (t *goldieT) Name() string      { return t.name }
-func (t *goldieT) Error(args ...any) { t.errs = append(t.errs, fmt.Sprint(args...)) }
-func (t *goldieT) Errorf(format string, args ...any) {
-	t.errs = append(t.errs, fmt.Sprintf(format, args...))
-}
-func (t *goldieT) Fatal(args ...any)                 { t.Error(args...) }
-func (t *goldieT) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
-func (t *goldieT) Fail()                             {}
-func (t *goldieT) FailNow()                          {}
-func (t *goldieT) Failed() bool                      { return len(t.errs) > 0 }
-func (t *goldieT) Log(args ...any)                   {}
-func (t *goldieT) Logf(format string, args ...any)   {}

@@ -32,20 +32,29 @@ func TestScript(t *testing.T) {
 }
 
 // fakeT runs a script under testscript.RunT and keeps its log, so that tests
-// can look at how a command fails.
+// can look at how a command fails. It is the test's testing.TB (the golden
+// engine reports through one) with every way of failing kept to itself.
 type fakeT struct {
+	testing.TB
 	log    bytes.Buffer
 	failed bool
 }
 
 var errAbort = errors.New("abort")
 
-func (t *fakeT) Skip(args ...any)  { panic(errAbort) }
-func (t *fakeT) Fatal(args ...any) { t.Log(args...); t.FailNow() }
-func (t *fakeT) Parallel()         {}
-func (t *fakeT) Log(args ...any)   { fmt.Fprint(&t.log, args...) }
-func (t *fakeT) FailNow()          { t.failed = true; panic(errAbort) }
-func (t *fakeT) Verbose() bool     { return false }
+func (t *fakeT) Skip(args ...any)                  { panic(errAbort) }
+func (t *fakeT) Fatal(args ...any)                 { t.Log(args...); t.FailNow() }
+func (t *fakeT) Fatalf(format string, args ...any) { t.Fatal(fmt.Sprintf(format, args...)) }
+func (t *fakeT) Error(args ...any)                 { t.Log(args...); t.failed = true }
+func (t *fakeT) Errorf(format string, args ...any) { t.Error(fmt.Sprintf(format, args...)) }
+func (t *fakeT) Fail()                             { t.failed = true }
+func (t *fakeT) Failed() bool                      { return t.failed }
+func (t *fakeT) Parallel()                         {}
+func (t *fakeT) Log(args ...any)                   { fmt.Fprint(&t.log, args...) }
+func (t *fakeT) Logf(format string, args ...any)   { t.Log(fmt.Sprintf(format, args...)) }
+func (t *fakeT) FailNow()                          { t.failed = true; panic(errAbort) }
+func (t *fakeT) Verbose() bool                     { return false }
+func (t *fakeT) Name() string                      { return "TestFake/test" }
 func (t *fakeT) Run(name string, f func(testscript.T)) {
 	defer func() {
 		if err := recover(); err != nil && err != errAbort {
@@ -127,7 +136,7 @@ func (f *fixture) run(script string) (log string, failed bool) {
 	if err := os.WriteFile(filepath.Join(dir, "test.txtar"), []byte(script), 0o644); err != nil {
 		f.t.Fatal(err)
 	}
-	ft := &fakeT{}
+	ft := &fakeT{TB: f.t}
 	testscript.RunT(ft, agentscript.Params(agentscript.Config{Dir: dir, Cassettes: f.cassettes, Golden: f.golden, Rules: f.rules}))
 	return ft.log.String(), ft.failed
 }
@@ -217,12 +226,12 @@ func TestGoldenMismatchNamesFileAndEventLine(t *testing.T) {
 	path := f.writeGolden("run", strings.Replace(streamGolden, "Hello from $CWD/notes.\"}]", "Hello from $CWD/notez.\"}]", 1))
 	withUpdate(t, false, func() {
 		log := f.mustFail(execStream+"golden stdout run\n",
-			"golden "+path+": ",
+			"golden "+path+" (golden) vs stdout (normalised, actual):\n",
 			"line 3: assistant event changed\n",
 			"    message.content[0].text:\n",
 			`golden: "Hello from $CWD/notez."`,
 			`actual: "Hello from $CWD/notes."`,
-			"go test -run '.*/test' -update")
+			"go test -run 'TestFake/test' -update")
 		if strings.Contains(log, "line 4") {
 			t.Errorf("unchanged line 4 reported:\n%s", log)
 		}
@@ -240,9 +249,9 @@ func TestGoldenDiffOfHugeLineStaysShort(t *testing.T) {
 	path := f.writeGolden("big", golden)
 	withUpdate(t, false, func() {
 		log := f.mustFail("exec cursor-agent --print --output-format json big\ngolden stdout big\n",
-			"golden "+path+": ", "line 1: result/success event changed\n", "    result:\n",
+			"golden "+path+" (golden) vs stdout", "line 1: result/success event changed\n", "    result:\n",
 			"golden: …", "ipsum Ylorem ipsum", "actual: …", "ipsum Xlorem ipsum", "(byte 1200002 of 2400003)")
-		if i := strings.Index(log, "golden stdout big"); i < 0 || len(log[i:]) > 2000 {
+		if i := strings.Index(log, "golden "+path); i < 0 || len(log[i:]) > 2000 {
 			t.Errorf("failure message is %d bytes long, want a short excerpt:\n%.3000s", len(log[i:]), log[i:])
 		}
 	})
@@ -253,7 +262,7 @@ func TestGoldenMissingFile(t *testing.T) {
 	f.cassette(streamArgs, streamRun, "", 0)
 	withUpdate(t, false, func() {
 		f.mustFail(execStream+"golden stdout absent\n",
-			"golden "+filepath.Join(f.golden, "absent.golden")+": Golden fixture not found")
+			"no golden "+filepath.Join(f.golden, "absent.golden")+" yet")
 	})
 }
 
@@ -419,5 +428,51 @@ func TestPolicyFromEnvironment(t *testing.T) {
 	}
 	if _, err := agentscript.ParsePolicy("sometimes"); err == nil {
 		t.Error("ParsePolicy(sometimes): no error")
+	}
+}
+
+// One round for a whole script: a missing golden does not stop it, so the
+// later call runs too (and in record mode is recorded); the script fails at
+// its end listing every pending golden, and after they are accepted it
+// passes.
+func TestGoldensOfAScriptInOneRound(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	jsonArgs := []string{"--print", "--output-format", "json", "hi"}
+	f.cassette(jsonArgs, strings.SplitAfter(streamRun, "\n")[3], "", 0)
+	script := execStream + "golden stdout first\nexec cursor-agent --print --output-format json hi\ngolden stdout second\n"
+	t.Setenv("CI", "")
+	withUpdate(t, false, func() {
+		f.mustFail(script,
+			"no golden "+filepath.Join(f.golden, "first.golden")+" yet",
+			"no golden "+filepath.Join(f.golden, "second.golden")+" yet",
+			"2 goldens pending:", "accept them all with: agentvcr review --accept ")
+		for _, name := range []string{"first", "second"} {
+			pending := filepath.Join(f.golden, name+".golden.new")
+			if _, err := os.Stat(pending); err != nil {
+				t.Fatalf("%s not written: %v", pending, err)
+			}
+			if err := os.Rename(pending, filepath.Join(f.golden, name+".golden")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.mustPass(script)
+	})
+}
+
+// Under CI nothing is written, with -update or without, and the script
+// fails saying so.
+func TestGoldenUnderCIWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	t.Setenv("CI", "true")
+	withUpdate(t, true, func() {
+		f.mustFail(execStream+"golden stdout run\n", "-update is refused under CI (CI=true): nothing is written")
+	})
+	withUpdate(t, false, func() {
+		f.mustFail(execStream+"golden stdout run\n", "under CI (CI=true) nothing is written")
+	})
+	if files, _ := filepath.Glob(filepath.Join(f.golden, "*")); len(files) != 0 {
+		t.Errorf("written under CI: %q", files)
 	}
 }

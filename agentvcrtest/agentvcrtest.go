@@ -29,19 +29,18 @@
 package agentvcrtest
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
@@ -207,27 +206,7 @@ func Golden(t testing.TB, name string, got []byte, opts ...Option) {
 		t.Errorf("golden %s is also written by %s, with other content: give each test its own golden name", path, prev[0])
 		return
 	}
-	if golden.Updating() {
-		if err := golden.Write(path, content); err != nil {
-			t.Fatal(err)
-		}
-		golden.RemovePending(path)
-		return
-	}
-	stored, err := os.ReadFile(path)
-	if err == nil && bytes.Equal(stored, content) {
-		golden.RemovePending(path)
-		return
-	}
-	what := "no golden " + path + " yet"
-	if err == nil {
-		what = "golden " + path + " (golden) vs actual, normalised:\n" + golden.Diff("golden", "actual", stored, content)
-	}
-	pending, werr := golden.WritePending(path, content)
-	if werr != nil {
-		t.Errorf("writing the pending golden: %v", werr)
-	}
-	t.Errorf("%s\n%s", strings.TrimRight(what, "\n"), golden.HowToAccept(pending, "^"+t.Name()+"$"))
+	goldentest.Assert(t, goldentest.Golden{Dir: o.dir, Name: name, Actual: "actual, normalised", Run: "^" + t.Name() + "$"}, content)
 }
 
 // GoldenFiles compares the file changes of the last agent call the stand-in

@@ -15,17 +15,22 @@ import (
 
 func TestMain(m *testing.M) { agentvcrtest.Main(m) }
 
-// failures collects what Golden reports, to test its failures.
+// failures collects what Golden reports, to test its failures: the test's
+// own testing.TB with every way of failing kept to itself.
 type failures struct {
 	testing.TB
 	name string
 	errs []string
 }
 
-func (f *failures) Helper()                   {}
 func (f *failures) Name() string              { return f.name }
+func (f *failures) Error(a ...any)            { f.errs = append(f.errs, fmt.Sprint(a...)) }
 func (f *failures) Errorf(s string, a ...any) { f.errs = append(f.errs, fmt.Sprintf(s, a...)) }
 func (f *failures) Fatal(a ...any)            { f.errs = append(f.errs, fmt.Sprint(a...)) }
+func (f *failures) Fatalf(s string, a ...any) { f.Errorf(s, a...) }
+func (f *failures) Fail()                     { f.errs = append(f.errs, "failed") }
+func (f *failures) FailNow()                  { f.Fail() }
+func (f *failures) Failed() bool              { return len(f.errs) > 0 }
 
 const run1 = `{"type":"system","subtype":"init","session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b","cwd":"%s"}
 {"type":"result","subtype":"success","duration_ms":1234,"result":"%s","session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}
@@ -47,7 +52,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 	cwd, _ := os.Getwd()
 	golden := filepath.Join(dir, "g.golden")
 	// No golden yet: the failure says how to accept, and the new content is pending.
-	f := &failures{name: "TestGoldenPendingAndCI"}
+	f := &failures{TB: t, name: "TestGoldenPendingAndCI"}
 	t.Setenv("CI", "")
 	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "hi"), agentvcrtest.GoldenDir(dir))
 	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "agentvcr review --accept "+golden+".new") ||
@@ -60,7 +65,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 	}
 	os.Rename(golden+".new", golden)
 	// Another run of the same call, with other ids and durations, matches.
-	f = &failures{name: "TestGoldenPendingAndCI"}
+	f = &failures{TB: t, name: "TestGoldenPendingAndCI"}
 	again := strings.ReplaceAll(fmt.Sprintf(run1, cwd, "hi"), "3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b", "11111111-2222-4333-8444-555555555555")
 	agentvcrtest.Golden(f, "g", []byte(strings.ReplaceAll(again, "1234", "98")), agentvcrtest.GoldenDir(dir))
 	if len(f.errs) != 0 {
@@ -68,7 +73,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 	}
 	// A behaviour change fails with the event diff; under CI nothing is written.
 	t.Setenv("CI", "true")
-	f = &failures{name: "TestGoldenPendingAndCI"}
+	f = &failures{TB: t, name: "TestGoldenPendingAndCI"}
 	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "bye"), agentvcrtest.GoldenDir(dir))
 	if len(f.errs) != 1 || !strings.Contains(f.errs[0], `"hi"`) || !strings.Contains(f.errs[0], `"bye"`) ||
 		strings.Contains(f.errs[0], "review") {
@@ -78,7 +83,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 		t.Error("a pending golden was written under CI")
 	}
 	// Another test writing the same golden with other content is an error.
-	f = &failures{name: "TestOther"}
+	f = &failures{TB: t, name: "TestOther"}
 	t.Setenv("CI", "")
 	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "other"), agentvcrtest.GoldenDir(dir))
 	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "also written by TestGoldenPendingAndCI") {

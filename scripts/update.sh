@@ -4,7 +4,9 @@
 #
 #   scripts/update.sh
 #
-# goldie's -update flag rewrites each golden a script compares, normalised.
+# goldie's -update flag rewrites each golden a test compares, normalised;
+# GOLDIE_UPDATE=1 turns it on in every package at once (only the packages
+# that compare goldens define -update).
 # For each cassette that differs from the last commit, "agentvcr diff" then
 # reports the drift between the committed recording and the new one: changed
 # events and fields, and the shape drift (event types, field paths and their
@@ -15,10 +17,10 @@ cd "$(dirname "$0")/.."
 # The -update run's output is shown only when it fails: a failure there (a
 # script that cannot run, a golden that cannot be written) must not be hidden.
 log=$(mktemp)
-if ! go test -count=1 ./... -update >"$log" 2>&1; then
+if ! GOLDIE_UPDATE=1 go test -count=1 ./... >"$log" 2>&1; then
 	grep -v '^ok ' "$log" >&2 || true
 	rm -f "$log"
-	echo "update.sh: go test -update failed (above); the goldens it could write are written" >&2
+	echo "update.sh: GOLDIE_UPDATE=1 go test failed (above); the goldens it could write are written" >&2
 	exit 1
 fi
 rm -f "$log"
