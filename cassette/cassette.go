@@ -128,6 +128,10 @@ type Header struct {
 	// Stdin describes what was piped to the agent; nil when stdin was not a pipe
 	// or file (a terminal, or nothing).
 	Stdin *Stdin `json:"stdin,omitempty"`
+	// FilesNotRecorded, when set, says why the run's file changes were not
+	// recorded (a working directory over --max-files): a replay of this
+	// cassette does not re-create the agent's files.
+	FilesNotRecorded string `json:"files_not_recorded,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`

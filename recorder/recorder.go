@@ -174,11 +174,14 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		snap, err = workspace.Take(dir, *r.opts.Workspace)
 		switch {
 		case errors.Is(err, workspace.ErrTooMany):
-			// Output only: a run in a home directory must still be recorded.
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%v: file changes are not recorded (--ignore parts of it, or --no-files)", err))
-			snap = nil
+			// Output only: a run in a home directory must still be recorded,
+			// and its cassette says that its file changes were not.
+			hdr.FilesNotRecorded = r.red.String(FieldHeader, err.Error())
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%v: file changes are not recorded (--ignore parts of it, raise --max-files, or --no-files)", err))
 		case err != nil:
 			return r.res, fmt.Errorf("reading the working directory: %w", err)
+		default:
+			defer snap.Close()
 		}
 	}
 	cmd, outR, errR, err := r.start(ctx, env, stdin)
@@ -419,7 +422,7 @@ func (r *run) writeEffects(snap *workspace.Snapshot, at time.Duration) error {
 			}
 			continue
 		}
-		if err := r.writeContent(at, e, c.Source); err != nil {
+		if err := r.writeContent(at, e, snap, c.Effect.Path); err != nil {
 			return err
 		}
 	}
@@ -428,10 +431,11 @@ func (r *run) writeEffects(snap *workspace.Snapshot, at time.Duration) error {
 
 // writeContent redacts a file into an unlinked spool (its size must be known
 // before its frame is written) and appends it, streamed.
-func (r *run) writeContent(at time.Duration, e cassette.Effect, source string) error {
-	src, err := os.Open(source)
-	if err != nil {
-		return fmt.Errorf("reading %s after the run: %w", e.Path, err)
+func (r *run) writeContent(at time.Duration, e cassette.Effect, snap *workspace.Snapshot, rel string) error {
+	src, err := snap.Open(rel) // through the root, never through a link
+	if err != nil {            // swapped or made unreadable since it was compared: say so, keep the run
+		note := cassette.Effect{Op: cassette.OpSkip, Path: e.Path, Note: "not readable: " + e.Path}
+		return r.cw.WriteEffect(at, note, nil, 0)
 	}
 	defer src.Close()
 	e.Binary = !workspace.IsText(src)

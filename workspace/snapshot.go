@@ -22,18 +22,20 @@ package workspace
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -44,14 +46,19 @@ import (
 type Options struct {
 	// Ignore lists globs (path.Match syntax) of paths not recorded, matched
 	// against the slash-separated path relative to the root and against each
-	// of its elements; .git is always ignored. Default: nothing more.
+	// of its elements; they add to what git ignores. .git is always ignored.
+	// Default: nothing more.
 	Ignore []string
+	// NoGitignore records what .gitignore files, .git/info/exclude and the
+	// global excludes file ignore too: the whole tree is walked and read.
+	// Default: ignored files are neither read nor recorded.
+	NoGitignore bool
 	// MaxFileSize is the largest file whose content is recorded; a larger one
 	// is noted as skipped. 0 means DefaultMaxFileSize.
 	MaxFileSize int64
-	// MaxFiles bounds the paths a snapshot reads: a working directory with more
-	// (a home directory, a huge monorepo) is not snapshotted at all, and Take
-	// returns ErrTooMany. 0 means DefaultMaxFiles.
+	// MaxFiles bounds the files a snapshot would record (ignored ones are not
+	// counted): at one more, Take stops at once and returns ErrTooMany, and
+	// the run's file changes are not recorded. 0 means DefaultMaxFiles.
 	MaxFiles int
 	// Exclude lists absolute paths, or globs of absolute paths, never
 	// recorded, with everything under them: the cassette being written, the
@@ -62,10 +69,11 @@ type Options struct {
 // DefaultMaxFileSize is the largest file recorded unless told otherwise.
 const DefaultMaxFileSize = 64 << 20
 
-// DefaultMaxFiles is the most paths a snapshot reads unless told otherwise.
+// DefaultMaxFiles is the most files a snapshot records unless told otherwise.
 const DefaultMaxFiles = 200000
 
-// ErrTooMany is returned by Take for a tree of more than Options.MaxFiles paths.
+// ErrTooMany is returned by Take for a tree of more than Options.MaxFiles
+// files to record.
 var ErrTooMany = errors.New("too many files to snapshot")
 
 // maxLineHashes bounds the line digests kept for "+N -M lines" summaries:
@@ -76,24 +84,43 @@ const (
 )
 
 type entry struct {
-	mode   fs.FileMode
-	size   int64
-	mtime  time.Time
-	sha    string
-	target string   // a link's target
-	lines  []uint64 // digests of a small text file's lines
-	skip   bool     // larger than MaxFileSize: not hashed
+	mode       fs.FileMode
+	size       int64
+	mtime      time.Time
+	ino        uint64
+	sha        string
+	blob       string   // a clean tracked file: its content is this git blob, not read
+	target     string   // a link's target
+	lines      []uint64 // digests of a small text file's lines
+	skip       bool     // larger than MaxFileSize: not hashed
+	unreadable bool     // could not be opened (permissions)
+}
+
+// sameFile says whether a and b are the same unchanged file: same size,
+// modification time and inode. A file rewritten with the same bytes is not.
+func (a *entry) sameFile(b *entry) bool {
+	return a.size == b.size && a.mtime.Equal(b.mtime) && a.ino == b.ino && a.mode.Type() == b.mode.Type()
 }
 
 // Snapshot is the state of a tree before the agent ran.
 type Snapshot struct {
 	root    string
+	rt      *os.Root
 	opts    Options
+	git     *gitRepo          // nil: the tree is walked
+	ign     *gitignore        // the walk's ignore rules; nil with NoGitignore
 	entries map[string]*entry // by slash path
+	subdirs map[string]bool   // git: the directories there were, ignored ones too
 	lines   int
+	counted atomic.Int64
 }
 
-// Take records the state of the tree under root.
+// Take records the state of the tree under root. Inside a git work tree
+// it asks git what the tree holds (see git.go) and reads only the files git
+// does not hold as committed; elsewhere, or without git, or with
+// NoGitignore, it walks the tree, reading every file not ignored.
+// Everything is read through an os.Root on root without following links:
+// nothing outside root is read.
 func Take(root string, opts Options) (*Snapshot, error) {
 	if opts.MaxFileSize == 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
@@ -101,29 +128,64 @@ func Take(root string, opts Options) (*Snapshot, error) {
 	if opts.MaxFiles == 0 {
 		opts.MaxFiles = DefaultMaxFiles
 	}
-	s := &Snapshot{root: root, opts: opts, entries: map[string]*entry{}}
-	err := s.walk(func(rel string, info fs.FileInfo) error {
-		if len(s.entries) >= opts.MaxFiles {
-			return fmt.Errorf("%w: more than %d under %s", ErrTooMany, opts.MaxFiles, root)
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{root: root, rt: rt, opts: opts, entries: map[string]*entry{}}
+	if !opts.NoGitignore {
+		s.git = findGit(root)
+		if s.git == nil {
+			s.ign = outerIgnores(root)
 		}
-		e, err := s.describe(rel, info, nil)
-		if err != nil {
-			return err
-		}
-		s.entries[rel] = e
+	}
+	if s.git != nil {
+		err = s.takeGit()
+	} else {
+		err = s.walk(nil, func(rel string, e *entry) error {
+			if !e.mode.IsDir() {
+				if err := s.count(rel); err != nil {
+					return err
+				}
+			}
+			s.entries[rel] = e
+			return nil
+		})
+	}
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the snapshot's hold on the directory.
+func (s *Snapshot) Close() error { return s.rt.Close() }
+
+// Git reports whether the snapshot asked git what the tree holds.
+func (s *Snapshot) Git() bool { return s.git != nil }
+
+// count counts one more file to record, and fails past MaxFiles.
+func (s *Snapshot) count(rel string) error {
+	if s.ignored(rel) {
 		return nil
-	})
-	return s, err
+	}
+	if n := s.counted.Add(1); n > int64(s.opts.MaxFiles) {
+		return fmt.Errorf("%w: more than %d files to record under %s (--max-files)", ErrTooMany, s.opts.MaxFiles, s.root)
+	}
+	return nil
 }
 
 func (s *Snapshot) ignored(rel string) bool {
-	abs := filepath.Join(s.root, filepath.FromSlash(rel))
-	for _, x := range s.opts.Exclude {
-		if ok, _ := filepath.Match(x, abs); ok || abs == x || strings.HasPrefix(abs, x+string(filepath.Separator)) {
-			return true
+	if len(s.opts.Exclude) > 0 {
+		abs := filepath.Join(s.root, filepath.FromSlash(rel))
+		for _, x := range s.opts.Exclude {
+			if ok, _ := filepath.Match(x, abs); ok || abs == x || strings.HasPrefix(abs, x+string(filepath.Separator)) {
+				return true
+			}
 		}
 	}
-	for _, part := range strings.Split(rel, "/") {
+	for part := range strings.SplitSeq(rel, "/") {
 		if part == ".git" {
 			return true
 		}
@@ -141,111 +203,429 @@ func (s *Snapshot) ignored(rel string) bool {
 	return false
 }
 
-// walk calls f for every path under the root but the root, in lexical order,
-// without following links.
-func (s *Snapshot) walk(f func(rel string, info fs.FileInfo) error) error {
-	return filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+// walk calls visit for every path under the root but the root, in lexical
+// order, parents before children, without following links; old, when not
+// nil, is the snapshot before, whose digests are kept for unchanged files.
+func (s *Snapshot) walk(old map[string]*entry, visit func(rel string, e *entry) error) error {
+	return s.walkDir(s.rt, "", s.ign, old, visit)
+}
+
+func (s *Snapshot) walkDir(dir *os.Root, rel string, ign *gitignore, old map[string]*entry, visit func(string, *entry) error) error {
+	f, err := dir.Open(".")
+	if err != nil {
+		if rel == "" {
+			return err
+		}
+		return nil // vanished while walking, or unreadable: not the agent's change to record
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil && rel == "" {
+		return err
+	}
+	slices.Sort(names)
+	if ign != nil {
+		ign = ign.with(dir, rel)
+	}
+	for _, name := range names {
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		if s.ignored(p) {
+			continue
+		}
+		info, err := dir.Lstat(name)
 		if err != nil {
-			if p == s.root {
+			continue
+		}
+		if ign.ignored(p, info.IsDir()) {
+			continue
+		}
+		if !info.IsDir() {
+			if e := s.describe(dir, name, p, info, old[p]); e != nil {
+				if err := visit(p, e); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := visit(p, statEntry(info)); err != nil {
+			return err
+		}
+		sub, err := dir.OpenRoot(name)
+		if err != nil {
+			continue
+		}
+		if st, err := sub.Stat("."); err == nil && os.SameFile(st, info) { // not swapped for a link meanwhile
+			err = s.walkDir(sub, p, ign, old, visit)
+			if err != nil {
+				sub.Close()
 				return err
 			}
-			return nil // vanished while walking, or unreadable: not the agent's change to record
 		}
-		if p == s.root {
-			return nil
-		}
-		rel, _ := filepath.Rel(s.root, p)
-		rel = filepath.ToSlash(rel)
-		if s.ignored(rel) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		return f(rel, info)
-	})
+		sub.Close()
+	}
+	return nil
 }
 
-// describe reads what the snapshot keeps of one path; old, when not nil,
-// is the entry before: an unchanged size and time keep its digest unread.
-func (s *Snapshot) describe(rel string, info fs.FileInfo, old *entry) (*entry, error) {
+func statEntry(info fs.FileInfo) *entry {
 	e := &entry{mode: info.Mode(), size: info.Size(), mtime: info.ModTime()}
-	full := filepath.Join(s.root, filepath.FromSlash(rel))
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(full)
-		if err != nil {
-			return nil, err
-		}
-		e.target = t
-	case info.Mode().IsRegular():
-		if e.size > s.opts.MaxFileSize {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		e.ino = uint64(st.Ino)
+	}
+	return e
+}
+
+// describe reads what the snapshot keeps of the path rel, named name in dir;
+// old, when not nil, is the entry before: an unchanged file keeps its digest
+// unread.
+func (s *Snapshot) describe(dir *os.Root, name, rel string, info fs.FileInfo, old *entry) *entry {
+	for range 3 { // a file swapped for another while it is read is described again
+		e := statEntry(info)
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			t, err := dir.Readlink(name)
+			if err != nil {
+				e.unreadable = true
+			}
+			e.target = t
+			return e
+		case !info.Mode().IsRegular():
+			return e
+		case e.size > s.opts.MaxFileSize:
 			e.skip = true
-			return e, nil
+			return e
+		case old != nil && old.sameFile(e) && !old.skip && !old.unreadable && old.mode == e.mode:
+			e.sha, e.blob, e.lines = old.sha, old.blob, old.lines
+			return e
 		}
-		if old != nil && old.mode == e.mode && old.size == e.size && old.mtime.Equal(e.mtime) && !old.skip {
-			e.sha, e.lines = old.sha, old.lines
-			return e, nil
+		f, err := openRegular(dir, name, info)
+		if errors.Is(err, errSwapped) {
+			if info, err = dir.Lstat(name); err != nil {
+				return nil
+			}
+			continue
 		}
-		sha, lines, err := s.hashFile(full, e.size, old == nil)
 		if err != nil {
-			return nil, err
+			e.unreadable = true
+			return e
 		}
-		e.sha, e.lines = sha, lines
+		facts, err := digest(f, e.size, old == nil && s.lines < maxLineHashes)
+		f.Close()
+		if err != nil {
+			e.unreadable = true
+			return e
+		}
+		e.sha, e.lines = facts.sha, facts.lines
+		s.lines += len(facts.lines)
+		return e
 	}
-	return e, nil
+	return nil
 }
 
-// hashFile digests a file, streamed; keepLines also keeps the digests of the
-// lines of a small text file, for line counts of a later change.
-func (s *Snapshot) hashFile(full string, size int64, keepLines bool) (string, []uint64, error) {
-	f, err := os.Open(full)
+// errSwapped: the path no longer names the file that was looked at.
+var errSwapped = errors.New("file swapped while read")
+
+// openRegular opens the regular file name in dir for reading, through the
+// root (never outside it), without blocking on a FIFO put in its place,
+// and makes sure it opened the file info describes: a file swapped for a
+// link or another kind of file meanwhile is errSwapped, never read.
+func openRegular(dir *os.Root, name string, info fs.FileInfo) (*os.File, error) {
+	f, err := dir.OpenFile(name, os.O_RDONLY|nonblock|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if !keepLines || size > maxLinedFile || s.lines > maxLineHashes {
-		if _, err := io.Copy(h, f); err != nil {
-			return "", nil, err
+		if now, lerr := dir.Lstat(name); lerr != nil || !now.Mode().IsRegular() || !os.SameFile(now, info) {
+			return nil, errSwapped // a link now, or gone: described again
 		}
-		return hex.EncodeToString(h.Sum(nil)), nil, nil
+		return nil, err
 	}
-	data, err := io.ReadAll(io.TeeReader(f, h))
+	st, err := f.Stat()
 	if err != nil {
-		return "", nil, err
+		f.Close()
+		return nil, err
 	}
-	var lines []uint64
-	if utf8.Valid(data) {
-		lines = lineHashes(data)
-		s.lines += len(lines)
+	if !st.Mode().IsRegular() || !os.SameFile(st, info) {
+		f.Close()
+		return nil, errSwapped
 	}
-	return hex.EncodeToString(h.Sum(nil)), lines, nil
+	return f, nil
 }
 
+// Open opens the file at rel (slash separated, relative to the root) for
+// reading its content after the run: through the root, not through a link,
+// a regular file only.
+func (s *Snapshot) Open(rel string) (*os.File, error) {
+	info, err := s.rt.Lstat(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", rel, errSwapped)
+	}
+	return openRegular(s.rt, filepath.FromSlash(rel), info)
+}
+
+// takeGit takes the snapshot from what git lists: tracked files and
+// untracked ones not ignored. Clean tracked files are only stat'ed.
+func (s *Snapshot) takeGit() error {
+	b, err := s.git.before(s.count)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(b.tracked)+len(b.dirty))
+	for p := range b.tracked {
+		paths = append(paths, p)
+	}
+	for p, isTracked := range b.dirty {
+		if !isTracked {
+			paths = append(paths, p)
+		}
+	}
+	s.statPaths(paths, func(rel string, info fs.FileInfo) *entry {
+		e := statEntry(info)
+		t, isTracked := b.tracked[rel]
+		_, dirty := b.dirty[rel]
+		if info.Mode().IsRegular() && isTracked && !dirty && (t.mode == "100644" || t.mode == "100755") {
+			if e.size > s.opts.MaxFileSize {
+				e.skip = true
+			} else {
+				e.blob = t.blob
+			}
+			return e
+		}
+		return nil // read it now: git does not hold it as it is
+	})
+	s.listSubdirs()
+	return nil
+}
+
+// listSubdirs notes the subdirectories of every directory git listed
+// files in, ignored ones too: a directory that held only ignored files
+// existed before the run, and files the agent adds there do not make it new.
+func (s *Snapshot) listSubdirs() {
+	dirs := []string{""}
+	for p, e := range s.entries {
+		if e.mode.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	found := make([][]string, len(dirs))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(dirs)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(dirs); i += workers {
+				f, err := os.Open(filepath.Join(s.root, filepath.FromSlash(dirs[i])))
+				if err != nil {
+					continue
+				}
+				ents, _ := f.ReadDir(-1)
+				f.Close()
+				for _, d := range ents {
+					if d.IsDir() {
+						found[i] = append(found[i], path.Join(dirs[i], d.Name()))
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.subdirs = map[string]bool{}
+	for _, names := range found {
+		for _, n := range names {
+			s.subdirs[n] = true
+		}
+	}
+}
+
+// existedDir says whether the directory rel, which git listed nothing in
+// before the run, was there: a subdirectory of a listed one, or under one
+// that held only ignored files (then it is not known, and taken as there).
+func (s *Snapshot) existedDir(rel string) bool {
+	if s.subdirs[rel] {
+		return true
+	}
+	parent := path.Dir(rel)
+	if parent == "." {
+		return false
+	}
+	if e := s.entries[parent]; e != nil && e.mode.IsDir() {
+		return false
+	}
+	return s.existedDir(parent)
+}
+
+// statPaths adds an entry for each of paths that exists under real
+// directories (lstat'ed on several cores), and for those directories. fast,
+// when it returns an entry, describes a file without reading it; otherwise
+// the file is read through the root.
+func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileInfo) *entry) {
+	paths = slices.DeleteFunc(paths, s.ignored)
+	dirs := map[string]*entry{}
+	for _, p := range paths {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, ok := dirs[d]; ok {
+				break
+			}
+			dirs[d] = nil
+		}
+	}
+	dirNames := make([]string, 0, len(dirs))
+	for d := range dirs {
+		dirNames = append(dirNames, d)
+	}
+	dirInfos := lstatAll(s.root, dirNames)
+	for i, d := range dirNames {
+		if info := dirInfos[i]; info != nil && info.IsDir() {
+			dirs[d] = statEntry(info)
+		}
+	}
+	realDir := func(p string) bool {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if dirs[d] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	infos := lstatAll(s.root, paths)
+	for i, p := range paths {
+		info := infos[i]
+		if info == nil || info.IsDir() || !realDir(p) {
+			continue
+		}
+		if e := fast(p, info); e != nil {
+			s.entries[p] = e
+			continue
+		}
+		if e := s.describe(s.rt, filepath.FromSlash(p), p, info, nil); e != nil {
+			s.entries[p] = e
+		}
+	}
+	for d, e := range dirs {
+		if e != nil && realDir(d) {
+			s.entries[d] = e
+		}
+	}
+}
+
+// lstatAll lstats root/rel for each of rels, on every core. Only metadata
+// is read; a path whose directories are not all real directories is
+// dropped by the caller.
+func lstatAll(root string, rels []string) []fs.FileInfo {
+	out := make([]fs.FileInfo, len(rels))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(rels)/512)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 256)
+			for i := w; i < len(rels); i += workers {
+				buf = append(append(append(buf[:0], root...), '/'), rels[i]...)
+				if info, err := os.Lstat(string(buf)); err == nil {
+					out[i] = info
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// afterGit describes the tree after the run: the files git lists now
+// (tracked, or untracked and not ignored) and those of the snapshot before.
+// Files whose size, time and inode did not change are not read.
+func (s *Snapshot) afterGit() (map[string]*entry, error) {
+	seen := map[string]bool{}
+	var paths []string
+	for p, e := range s.entries {
+		if !e.mode.IsDir() {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	err := s.git.after(func(rel string) error {
+		if !seen[rel] {
+			seen[rel] = true
+			paths = append(paths, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, lines: maxLineHashes}
+	after.statPaths(paths, func(rel string, info fs.FileInfo) *entry {
+		e := statEntry(info)
+		old := s.entries[rel]
+		if old != nil && info.Mode().IsRegular() && old.sameFile(e) && !old.unreadable {
+			e.sha, e.blob, e.lines, e.skip = old.sha, old.blob, old.lines, old.skip
+			return e
+		}
+		return nil
+	})
+	for p, e := range s.entries { // a directory left with no listed file may still be there
+		if _, ok := after.entries[p]; !ok && e.mode.IsDir() {
+			if info, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil && info.IsDir() {
+				after.entries[p] = statEntry(info)
+			}
+		}
+	}
+	return after.entries, nil
+}
+
+// resolveBlobs reads from git the content of the clean tracked files in
+// need, for their digests.
+func (s *Snapshot) resolveBlobs(need []*entry) error {
+	var blobs []string
+	for _, e := range need {
+		if e.sha == "" && e.blob != "" {
+			blobs = append(blobs, e.blob)
+		}
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	slices.Sort(blobs)
+	blobs = slices.Compact(blobs)
+	facts, err := s.git.readBlobs(blobs)
+	if err != nil {
+		return fmt.Errorf("reading the files as they were from git: %w", err)
+	}
+	for _, e := range need {
+		if f, ok := facts[e.blob]; ok && e.sha == "" {
+			e.sha, e.lines = f.sha, f.lines
+		}
+	}
+	return nil
+}
+
+// lineHashes digests each line of data (FNV-1a), in one pass.
 func lineHashes(data []byte) []uint64 {
-	var out []uint64
+	const offset, prime = 14695981039346656037, 1099511628211
+	out := make([]uint64, 0, bytes.Count(data, []byte{'\n'})+1)
 	for len(data) > 0 {
-		i := strings.IndexByte(string(data), '\n')
+		i := bytes.IndexByte(data, '\n')
 		line := data
 		if i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
 			data = nil
 		}
-		h := fnv.New64a()
-		h.Write(line)
-		out = append(out, h.Sum64())
+		h := uint64(offset)
+		for _, c := range line {
+			h = (h ^ uint64(c)) * prime
+		}
+		out = append(out, h)
 	}
 	return out
 }
 
 // Change is one recorded change; Source is the file holding the new content
-// (for create and modify).
+// (for create and modify), to be read with Snapshot.Open(Effect.Path).
 type Change struct {
 	Effect cassette.Effect
 	Source string
@@ -253,28 +633,48 @@ type Change struct {
 
 // Changes compares the tree with the snapshot: directories created first
 // (parents before children), then files and links, then files deleted, then
-// directories removed (children before parents).
+// directories removed (children before parents). A file the agent rewrote
+// with the same content (its time or inode changed) is recorded as created,
+// so that a replay makes it where it is missing.
 func (s *Snapshot) Changes() ([]Change, error) {
-	after := map[string]*entry{}
-	err := s.walk(func(rel string, info fs.FileInfo) error {
-		e, err := s.describe(rel, info, s.entries[rel])
-		if err != nil {
-			return err
+	var after map[string]*entry
+	if s.git != nil {
+		var err error
+		if after, err = s.afterGit(); err != nil {
+			return nil, err
 		}
-		after[rel] = e
-		return nil
-	})
-	if err != nil {
+	} else {
+		after = map[string]*entry{}
+		s.lines = maxLineHashes // lines of the files after are read when changed
+		err := s.walk(s.entries, func(rel string, e *entry) error {
+			after[rel] = e
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var need []*entry // files before whose digest is in git, changed
+	for rel, a := range s.entries {
+		if a.mode.IsRegular() && a.sha == "" && a.blob != "" {
+			if b := after[rel]; b == nil || !a.sameFile(b) || a.mode != b.mode {
+				need = append(need, a)
+			}
+		}
+	}
+	if err := s.resolveBlobs(need); err != nil {
 		return nil, err
 	}
 	var mkdirs, files, deletes, rmdirs []Change
+	note := func(rel, why string) {
+		files = append(files, Change{Effect: cassette.Effect{Op: cassette.OpSkip, Path: rel, Note: why}})
+	}
 	for _, rel := range sortedKeys(after) {
 		a, b := s.entries[rel], after[rel]
-		full := filepath.Join(s.root, filepath.FromSlash(rel))
 		e := cassette.Effect{Path: rel, Mode: modeString(b.mode)}
 		switch {
 		case b.mode.IsDir():
-			if a != nil && a.mode.IsDir() {
+			if a != nil && a.mode.IsDir() || a == nil && s.git != nil && s.existedDir(rel) {
 				continue
 			}
 			if a != nil { // a file became a directory
@@ -292,15 +692,24 @@ func (s *Snapshot) Changes() ([]Change, error) {
 			}
 			files = append(files, Change{Effect: e})
 		case b.mode.IsRegular():
-			if b.skip {
-				if a == nil || !a.skip || a.size != b.size || !a.mtime.Equal(b.mtime) {
-					files = append(files, Change{Effect: cassette.Effect{Op: cassette.OpSkip, Path: rel,
-						Note: fmt.Sprintf("%d bytes, larger than the %d-byte limit (--max-file-size)", b.size, s.opts.MaxFileSize)}})
+			if a != nil && a.mode.IsRegular() && a.sameFile(b) && a.mode == b.mode {
+				continue
+			}
+			if b.unreadable {
+				if a == nil || !a.unreadable || !a.sameFile(b) {
+					note(rel, "not readable: "+rel)
 				}
 				continue
 			}
+			if b.skip {
+				if a == nil || !a.skip || !a.sameFile(b) {
+					note(rel, fmt.Sprintf("%d bytes, larger than the %d-byte limit (--max-file-size)", b.size, s.opts.MaxFileSize))
+				}
+				continue
+			}
+			full := filepath.Join(s.root, filepath.FromSlash(rel))
 			switch {
-			case a == nil || !a.mode.IsRegular():
+			case a == nil || !a.mode.IsRegular() || a.unreadable || a.skip:
 				e.Op = cassette.OpCreate
 				if a != nil && a.mode&fs.ModeSymlink != 0 {
 					e.Before = "link:" + a.target
@@ -308,29 +717,33 @@ func (s *Snapshot) Changes() ([]Change, error) {
 			case a.sha != b.sha:
 				e.Op, e.Before = cassette.OpModify, a.sha
 				if a.lines != nil {
-					if now, err := linesOf(full); err == nil && now != nil {
+					if now, err := s.linesOf(rel, b); err == nil && now != nil {
 						e.Lines = lineChange(a.lines, now)
 					}
 				}
-			case a.mode.Perm() != b.mode.Perm():
+			case a.mode.Perm() != b.mode.Perm() && a.sameFile(b):
 				e.Op, e.Before = cassette.OpChmod, a.sha
 				files = append(files, Change{Effect: e})
 				continue
-			default:
-				continue
+			default: // rewritten with the same bytes
+				e.Op, e.Note = cassette.OpCreate, "rewritten with the same content"
 			}
 			files = append(files, Change{Effect: e, Source: full})
+		default: // a named pipe, a socket, a device: never read
+			if a == nil || a.mode.Type() != b.mode.Type() {
+				note(rel, fmt.Sprintf("%s: not a regular file (%s), not recorded", rel, kindOf(b.mode)))
+			}
 		}
 	}
 	for _, rel := range sortedKeys(s.entries) {
 		a := s.entries[rel]
 		b, ok := after[rel]
-		if ok && (b.mode.IsDir() == a.mode.IsDir()) {
+		if ok && (b.mode.IsDir() == a.mode.IsDir()) && (!a.mode.IsRegular() || b.mode.IsRegular() || b.mode&fs.ModeSymlink != 0) {
 			continue
 		}
 		if a.mode.IsDir() {
 			rmdirs = append(rmdirs, Change{Effect: cassette.Effect{Op: cassette.OpRmdir, Path: rel}})
-		} else if !ok {
+		} else if !ok || !b.mode.IsDir() {
 			deletes = append(deletes, Change{Effect: cassette.Effect{Op: cassette.OpDelete, Path: rel, Before: a.sha, Target: a.target}})
 		}
 	}
@@ -338,16 +751,31 @@ func (s *Snapshot) Changes() ([]Change, error) {
 	return slices.Concat(mkdirs, files, deletes, rmdirs), nil
 }
 
-func linesOf(full string) ([]uint64, error) {
-	st, err := os.Stat(full)
-	if err != nil || st.Size() > maxLinedFile {
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// linesOf digests the lines of the file at rel after the run, when it is
+// small text.
+func (s *Snapshot) linesOf(rel string, b *entry) ([]uint64, error) {
+	if b.size > maxLinedFile {
+		return nil, nil
+	}
+	f, err := s.Open(rel)
+	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(full)
-	if err != nil || !utf8.Valid(data) {
-		return nil, err
-	}
-	return lineHashes(data), nil
+	defer f.Close()
+	facts, err := digest(f, b.size, true)
+	return facts.lines, err
 }
 
 // lineChange counts lines added and removed, as multisets of lines.

@@ -1,0 +1,384 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func shaOf(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// isolate keeps the user's global git configuration and excludes out.
+func isolate(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+func changes(t *testing.T, s *Snapshot) []cassette.Effect {
+	t.Helper()
+	cs, err := s.Changes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []cassette.Effect
+	for _, c := range cs {
+		out = append(out, c.Effect)
+	}
+	return out
+}
+
+func summary(effects []cassette.Effect) string {
+	var lines []string
+	for _, e := range effects {
+		l := e.Op + " " + e.Path
+		if e.Note != "" {
+			l += " (" + e.Note + ")"
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func take(t *testing.T, dir string, opts Options) *Snapshot {
+	t.Helper()
+	s, err := Take(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestLineHashesMatchesPerLineFNV(t *testing.T) {
+	for _, in := range []string{"", "a", "a\n", "a\nb", "\n\n", "one\ntwo\nthree\n", "x\r\ny"} {
+		var want []uint64
+		rest := in
+		for len(rest) > 0 {
+			line, after, found := strings.Cut(rest, "\n")
+			h := fnv.New64a()
+			h.Write([]byte(line))
+			want = append(want, h.Sum64())
+			if !found {
+				break
+			}
+			rest = after
+		}
+		if got := lineHashes([]byte(in)); !slices.Equal(got, want) {
+			t.Errorf("lineHashes(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// jsProject is a project after an install: sources, a lock file, a
+// node_modules tree, built output and caches that .gitignore names.
+func jsProject(t *testing.T, dir string) {
+	write(t, dir, ".gitignore", "node_modules/\n/dist\n__pycache__/\n*.pyc\n!keep.pyc\n")
+	write(t, dir, "package.json", `{"name":"p"}`+"\n")
+	write(t, dir, "src/index.js", "console.log(1)\n")
+	write(t, dir, "node_modules/left-pad/index.js", "module.exports = 1\n")
+	write(t, dir, "dist/bundle.js", "old bundle\n")
+	write(t, dir, "tools/__pycache__/x.cpython.pyc", "\x00\x01")
+}
+
+// build is what an agent running a build does to jsProject.
+func build(t *testing.T, dir string) {
+	write(t, dir, "node_modules/left-pad/index.js", "module.exports = 2\n")
+	write(t, dir, "node_modules/new-dep/index.js", "x\n")
+	write(t, dir, "dist/bundle.js", "new bundle\n")
+	write(t, dir, "tools/__pycache__/y.cpython.pyc", "\x00\x02")
+	write(t, dir, "tools/z.pyc", "\x00")
+	write(t, dir, "tools/keep.pyc", "\x00\x03")
+	write(t, dir, "src/index.js", "console.log(2)\n")
+	write(t, dir, "src/util.js", "export {}\n")
+}
+
+const builtWant = `modify src/index.js
+create src/util.js
+create tools/keep.pyc`
+
+func TestGitTreeRecordsWhatGitSees(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	jsProject(t, dir)
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-qm", "init")
+	s := take(t, dir, Options{})
+	if !s.Git() {
+		t.Fatal("the snapshot did not ask git")
+	}
+	build(t, dir)
+	got := changes(t, s)
+	if summary(got) != builtWant {
+		t.Errorf("recorded:\n%s\nwant:\n%s", summary(got), builtWant)
+	}
+	for _, e := range got {
+		if e.Path == "src/index.js" && (e.Before != shaOf("console.log(1)\n") || e.Lines != "+1 -1") {
+			t.Errorf("modify of a clean tracked file: before %q lines %q, want the committed content's digest and +1 -1", e.Before, e.Lines)
+		}
+	}
+}
+
+func TestGitTreeTrackedFileMatchingAPatternIsRecorded(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "kept.log", "tracked anyway\n")
+	write(t, dir, "sub/a.txt", "a\n")
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", "-f", ".")
+	gitIn(t, dir, "commit", "-qm", "init")
+	write(t, dir, ".git/info/exclude", "secret-notes.txt\n")
+	global := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "ignore")
+	write(t, filepath.Dir(global), "ignore", "*.swp\n")
+	s := take(t, filepath.Join(dir, "sub"), Options{}) // a subdirectory of the work tree
+	write(t, dir, "kept.log", "outside sub\n")
+	write(t, dir, "sub/kept.log", "new and ignored\n")
+	write(t, dir, "sub/secret-notes.txt", "excluded\n")
+	write(t, dir, "sub/a.txt.swp", "globally excluded\n")
+	write(t, dir, "sub/b.txt", "b\n")
+	os.Remove(filepath.Join(dir, "sub/a.txt"))
+	if got, want := summary(changes(t, s)), "create b.txt\ndelete a.txt"; got != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+	}
+
+	s = take(t, dir, Options{})
+	write(t, dir, "kept.log", "changed\n")
+	if got, want := summary(changes(t, s)), "modify kept.log"; got != want {
+		t.Errorf("a tracked file matching .gitignore: recorded %q, want %q", got, want)
+	}
+}
+
+func TestWalkHonoursGitignore(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	jsProject(t, dir)
+	s := take(t, dir, Options{})
+	if s.Git() {
+		t.Fatal("a tree outside git was listed by git")
+	}
+	build(t, dir)
+	if got := summary(changes(t, s)); got != builtWant {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, builtWant)
+	}
+}
+
+func TestNoGitignoreRecordsEverything(t *testing.T) {
+	for _, inGit := range []bool{false, true} {
+		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
+			if inGit {
+				needGit(t)
+			}
+			isolate(t)
+			dir := t.TempDir()
+			jsProject(t, dir)
+			if inGit {
+				gitIn(t, dir, "init", "-q")
+			}
+			s := take(t, dir, Options{NoGitignore: true})
+			build(t, dir)
+			got := summary(changes(t, s))
+			for _, want := range []string{"modify node_modules/left-pad/index.js", "create node_modules/new-dep/index.js",
+				"modify dist/bundle.js", "create tools/z.pyc", "create tools/__pycache__/y.cpython.pyc"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("--no-gitignore: %q not recorded in:\n%s", want, got)
+				}
+			}
+			if strings.Contains(got, ".git/") {
+				t.Errorf(".git recorded:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestIgnoreAddsToGitignore(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	jsProject(t, dir)
+	gitIn(t, dir, "init", "-q")
+	s := take(t, dir, Options{Ignore: []string{"src"}})
+	build(t, dir)
+	if got, want := summary(changes(t, s)), "create tools/keep.pyc"; got != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// Same-bytes rewrites: a leftover copy must not hide the agent's write.
+func TestRewriteIsAChange(t *testing.T) {
+	for _, inGit := range []bool{false, true} {
+		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
+			if inGit {
+				needGit(t)
+			}
+			isolate(t)
+			dir := t.TempDir()
+			write(t, dir, "out.txt", "result\n")
+			write(t, dir, "same.txt", "untouched\n")
+			if inGit {
+				gitIn(t, dir, "init", "-q")
+				gitIn(t, dir, "add", "out.txt")
+				gitIn(t, dir, "commit", "-qm", "x")
+			}
+			s := take(t, dir, Options{})
+			write(t, dir, "out.tmp", "result\n")
+			if err := os.Rename(filepath.Join(dir, "out.tmp"), filepath.Join(dir, "out.txt")); err != nil {
+				t.Fatal(err)
+			}
+			got := changes(t, s)
+			if len(got) != 1 || got[0].Op != cassette.OpCreate || got[0].Path != "out.txt" {
+				t.Fatalf("a same-bytes rewrite recorded as:\n%s\nwant one create of out.txt", summary(got))
+			}
+		})
+	}
+}
+
+func TestMaxFilesCountsRecordedFilesOnly(t *testing.T) {
+	for _, inGit := range []bool{false, true} {
+		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
+			if inGit {
+				needGit(t)
+			}
+			isolate(t)
+			dir := t.TempDir()
+			write(t, dir, ".gitignore", "node_modules/\n")
+			for i := range 50 {
+				write(t, dir, fmt.Sprintf("node_modules/m/f%d.js", i), "x\n")
+			}
+			write(t, dir, "a.txt", "a\n")
+			write(t, dir, "b.txt", "b\n")
+			if inGit {
+				gitIn(t, dir, "init", "-q")
+			}
+			if _, err := Take(dir, Options{MaxFiles: 3}); err != nil { // .gitignore, a.txt, b.txt
+				t.Errorf("3 files to record, --max-files 3: %v", err)
+			}
+			if _, err := Take(dir, Options{MaxFiles: 2}); !errors.Is(err, ErrTooMany) {
+				t.Errorf("3 files to record, --max-files 2: %v, want ErrTooMany", err)
+			}
+		})
+	}
+}
+
+// A file swapped for a link to a file outside the root is recorded as the
+// link; its target's bytes are never read.
+func TestSwappedForLinkRecordsTheLink(t *testing.T) {
+	isolate(t)
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, dir, "a.txt", "mine\n")
+	write(t, dir, "b.txt", "mine too\n")
+	write(t, outside, "secret", "outside bytes\n")
+	s := take(t, dir, Options{})
+	os.Remove(filepath.Join(dir, "a.txt"))
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "a.txt"))
+	got := changes(t, s)
+	if len(got) != 1 || got[0].Op != cassette.OpSymlink || got[0].Path != "a.txt" {
+		t.Fatalf("recorded:\n%s\nwant a symlink a.txt", summary(got))
+	}
+	if f, err := s.Open("a.txt"); err == nil {
+		f.Close()
+		t.Error("Open read through a link")
+	}
+
+	// Swapped between the lstat and the open: never read.
+	info, err := os.Lstat(filepath.Join(dir, "b.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "b.txt"))
+	os.Symlink("a.txt", filepath.Join(dir, "b.txt"))
+	if f, err := openRegular(s.rt, "b.txt", info); !errors.Is(err, errSwapped) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("open of a file swapped for a link: %v, want errSwapped", err)
+	}
+}
+
+// A regular file replaced by a named pipe records as a delete plus a note,
+// and the snapshot does not block on the pipe.
+func TestFIFOReplacingAFile(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	write(t, dir, "data.txt", "data\n")
+	s := take(t, dir, Options{})
+	os.Remove(filepath.Join(dir, "data.txt"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "data.txt"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	got := changes(t, s)
+	if want := "skip data.txt (data.txt: not a regular file (a named pipe), not recorded)\ndelete data.txt"; summary(got) != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", summary(got), want)
+	}
+	if got[1].Before != shaOf("data\n") {
+		t.Errorf("delete before %q, want the file's digest", got[1].Before)
+	}
+}
+
+func TestManyLineFileHashedLinearly(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 140000 {
+		fmt.Fprintf(&b, "%d\n", i%7)
+	}
+	write(t, dir, "big.txt", b.String())
+	s := take(t, dir, Options{})
+	time.Sleep(0) // no timing here: see BenchmarkManyLineFile
+	data := strings.Replace(b.String(), "3\n", "three\n", 1)
+	write(t, dir, "big.txt", data)
+	got := changes(t, s)
+	if len(got) != 1 || got[0].Lines != "+1 -1" {
+		t.Errorf("recorded %+v, want one modify of +1 -1 lines", got)
+	}
+}
