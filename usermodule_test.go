@@ -1,6 +1,7 @@
 package agentvcr_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,6 +167,133 @@ func TestUserModule(t *testing.T) {
 	if err == nil || !strings.Contains(out, "leftover.cassette") {
 		t.Fatalf("unused cassette: %v\n%s", err, out)
 	}
+	os.Remove(filepath.Join(mod, "testdata/cassettes/leftover.cassette"))
+
+	userModuleFailures(t, mod, gorun, path, withAgent)
+}
+
+// userModuleFailures: every way the stand-in can fail reaches go test as the
+// stand-in's own line (not a bare "exit status 2"), with what to do.
+func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path, withAgent string) {
+	tapes := filepath.Join(mod, "testdata/cassettes")
+	mustFail := func(what string, env []string, want []string, not ...string) {
+		t.Helper()
+		out, err := gorun(mod, append([]string{path}, env...), "test", "-count=1", "-run", "^TestSummarize$", ".")
+		if err == nil {
+			t.Fatalf("%s: go test passed:\n%s", what, out)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: go test output lacks %q:\n%s", what, w, out)
+			}
+		}
+		for _, n := range not {
+			if strings.Contains(out, n) {
+				t.Errorf("%s: go test output says %q:\n%s", what, n, out)
+			}
+		}
+	}
+	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+		t.Fatalf("before the failures: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(tapes, "*.cassette"))
+	tape := files[0]
+	data, _ := os.ReadFile(tape)
+
+	// A missing cassette directory.
+	os.Rename(tapes, tapes+".away")
+	mustFail("missing directory", nil, []string{"cursor-agent (agentvcr stand-in): $AGENTVCR_CASSETTES=" + tapes + ": no such file or directory",
+		"point it at a directory of cassettes"})
+	os.Rename(tapes+".away", tapes)
+
+	// A truncated cassette: named, with how to get it back.
+	os.WriteFile(tape, data[:len(data)-20], 0o644)
+	mustFail("truncated", nil, []string{"(agentvcr stand-in): " + tape, "truncated cassette", "git checkout " + tape})
+
+	// A cassette of a newer format: upgrade, never "record it again".
+	os.WriteFile(tape, []byte(strings.Replace(string(data), "agentvcr cassette v2", "agentvcr cassette v9", 1)), 0o644)
+	mustFail("newer format", nil, []string{"(agentvcr stand-in): " + tape + ":1: ", "upgrade agentvcr"}, "record it")
+	os.WriteFile(tape, data, 0o644)
+
+	// A read-only checkout, recording.
+	if err := readOnly(tapes); err != nil {
+		t.Logf("read-only case skipped: %v", err)
+	} else {
+		mustFail("read-only", []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+			[]string{"cursor-agent (agentvcr stand-in): cannot write the cassette " + tapes})
+		writable(tapes)
+	}
+
+	// Under CI, -update writes nothing and says so.
+	golden := filepath.Join(mod, "testdata/golden/summarize.golden")
+	before, _ := os.ReadFile(golden)
+	os.WriteFile(golden, []byte("stale\n"), 0o644)
+	out, err := gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "-run", "^TestSummarize$", ".", "-update")
+	if err == nil || !strings.Contains(out, "-update is refused under CI (CI=true): nothing is written") {
+		t.Errorf("CI -update: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(golden); string(got) != "stale\n" {
+		t.Errorf("CI -update rewrote the golden: %q", got)
+	}
+	os.WriteFile(golden, before, 0o644)
+
+	// A recorded file change that meets a file in the way: the stand-in
+	// says how to resolve it for the stand-in.
+	os.WriteFile(filepath.Join(mod, "README.md"), []byte("# myproject\n\nIt summarises.\n"), 0o644)
+	os.WriteFile(filepath.Join(mod, "readme_test.go"), []byte(`package myproject
+
+import "testing"
+
+func TestSummarizeReadme(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	if _, err := Summarize("Summarise README.md"); err != nil {
+		t.Fatal(err)
+	}
+}
+`), 0o644)
+	fixImports(t, filepath.Join(mod, "readme_test.go"))
+	if out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+		"test", "-count=1", "-run", "^TestSummarizeReadme$", "."); err != nil {
+		t.Fatalf("recording the file-writing call: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
+	out, err = gorun(mod, []string{path}, "test", "-count=1", "-run", "^TestSummarizeReadme$", ".")
+	if err == nil || !strings.Contains(out, "(agentvcr stand-in): ") || !strings.Contains(out, "summary.txt") ||
+		!strings.Contains(out, "agentvcr replay --apply --force "+tapes) {
+		t.Errorf("conflict: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mod, "summary.txt")); string(got) != "my own notes\n" {
+		t.Errorf("the stand-in wrote over summary.txt: %q", got)
+	}
+}
+
+// fixImports adds agentvcrtest's import to a test file written above.
+func fixImports(t *testing.T, file string) {
+	data, _ := os.ReadFile(file)
+	s := strings.Replace(string(data), `import "testing"`, "import (\n\t\"testing\"\n\n\t\"github.com/agentvcr/agentvcr/agentvcrtest\"\n)", 1)
+	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readOnly makes dir read-only even for root (immutable), as a read-only
+// checkout is; writable undoes it.
+func readOnly(dir string) error {
+	if os.Geteuid() != 0 {
+		return os.Chmod(dir, 0o555)
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("chattr +i: %v: %s", err, out)
+	}
+	return nil
+}
+
+func writable(dir string) {
+	if os.Geteuid() != 0 {
+		os.Chmod(dir, 0o755)
+		return
+	}
+	exec.Command("chattr", "-i", dir).Run()
 }
 
 // readmeFiles returns the Go code blocks of the README that follow a
