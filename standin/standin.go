@@ -120,3 +120,22 @@ func Run(env Env, args []string) int {
 	}
 	return code
 }
+
+// IsStandin reports whether the program at path is a stand-in rather than
+// the agent it is named after: an agent name that is this very program, or
+// a link to an agentvcr binary or to a test binary (agentvcrtest links the
+// test binary under every agent name).
+func IsStandin(path string) bool {
+	if !IsName(path) {
+		return false
+	}
+	if self, err := os.Executable(); err == nil && SameFile(self, path) {
+		return true
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil || target == path {
+		return false
+	}
+	base := strings.TrimSuffix(filepath.Base(target), ".exe")
+	return base == "agentvcr" || strings.HasSuffix(base, ".test")
+}

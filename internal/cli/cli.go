@@ -16,7 +16,9 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	_ "github.com/agentvcr/agentvcr/agent/all"
 	"github.com/agentvcr/agentvcr/standin"
@@ -71,7 +73,7 @@ func Run(env *Env, args []string) int {
 		printHelp(env.Stdout)
 		return ExitOK
 	case "help":
-		if len(args) == 2 {
+		if len(args) == 2 || args[2] == "-h" || args[2] == "-help" || args[2] == "--help" {
 			printHelp(env.Stdout)
 			return ExitOK
 		}
@@ -110,16 +112,85 @@ func Version() string {
 }
 
 // flagError handles an error from parsing a command's flags: -h and --help
-// print the command's help (exit 0), anything else is a usage error.
-func flagError(env *Env, name string, fs *flag.FlagSet, err error) int {
+// print the command's help (exit 0), anything else is a usage error that
+// names the flag as it was typed and, for a bad value, what is wanted.
+func flagError(env *Env, name string, fs *flag.FlagSet, args []string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, commands[strings.TrimPrefix(name, "agentvcr ")], fs)
 		return ExitOK
 	}
-	return usageErr(env, name, err.Error())
+	return usageErr(env, name, flagMessage(fs, args, err))
 }
 
-// printCommandHelp prints a command's usage, what it does and every flag.
+// flagMessage rewrites the flag package's messages, which name every flag
+// with one dash ("-bogus") whatever was typed, and say "parse error" for a
+// duration without a unit.
+func flagMessage(fs *flag.FlagSet, args []string, err error) string {
+	msg := err.Error()
+	if flagName, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag %s; run \"%s --help\" for the flags", typed(args, flagName), fs.Name())
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		value, after, _ := strings.Cut(rest, " for flag -")
+		flagName, _, _ := strings.Cut(after, ":")
+		if f := fs.Lookup(flagName); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if want := wantedValue(g.Get()); want != "" {
+					return fmt.Sprintf("%s %s: want %s", typed(args, flagName), unquote(value), want)
+				}
+			}
+		}
+		return fmt.Sprintf("%s %s: %s", typed(args, flagName), unquote(value), strings.TrimPrefix(msg, "invalid value "+value+" for flag -"+flagName+": "))
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		value, after, _ := strings.Cut(rest, " for -")
+		flagName, _, _ := strings.Cut(after, ":")
+		return fmt.Sprintf("%s=%s: want true or false", typed(args, flagName), unquote(value))
+	}
+	if flagName, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "flag needs an argument: " + typed(args, flagName)
+	}
+	return msg
+}
+
+// wantedValue says what a flag of v's type takes.
+func wantedValue(v any) string {
+	switch v.(type) {
+	case time.Duration:
+		return "a duration with its unit, such as 5s, 2m or 1h30m"
+	case float64:
+		return "a number, such as 2 or 0.5"
+	case int, int64, uint, uint64:
+		return "a whole number"
+	case bool:
+		return "true or false"
+	}
+	return ""
+}
+
+func unquote(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// typed is the flag name as args spell it (--name or -name).
+func typed(args []string, name string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		a, _, _ = strings.Cut(a, "=")
+		if a == "--"+name || a == "-"+name {
+			return a
+		}
+	}
+	return "-" + dashes(name)
+}
+
+// printCommandHelp prints a command's usage, what it does and every flag,
+// each with the argument name its usage line gives it.
 func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: agentvcr %s %s\n\n%s.\n", c.name, c.usage, c.summary)
 	if c.doc != "" {
@@ -132,6 +203,9 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 			first = false
 		}
 		arg, usage := flag.UnquoteUsage(f)
+		if ua, ok := usageArg(c.usage, f.Name); ok {
+			arg = ua
+		}
 		if arg != "" {
 			arg = " " + arg
 		}
@@ -141,6 +215,27 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "  -%s%s\n      %s%s\n", dashes(f.Name), arg, usage, def)
 	})
+}
+
+// usageArg finds the flag name in a usage line and the name it gives the
+// flag's argument ("D" in "[--timeout D]"), "" for a flag without one.
+func usageArg(usage, name string) (arg string, found bool) {
+	tokens := strings.Fields(usage)
+	for i, raw := range tokens {
+		tok := strings.TrimRight(strings.TrimLeft(raw, "["), "].")
+		if tok != "--"+name && tok != "-"+name {
+			continue
+		}
+		if strings.HasSuffix(raw, "]") || i+1 == len(tokens) {
+			return "", true
+		}
+		next := tokens[i+1]
+		if strings.HasPrefix(next, "-") || strings.HasPrefix(next, "[") || next == "|" {
+			return "", true
+		}
+		return strings.TrimRight(next, "]."), true
+	}
+	return "", false
 }
 
 // dashes writes long flags with two dashes, as the usage lines do.

@@ -77,7 +77,7 @@ func runDiff(env *Env, args []string) int {
 	format := fs.String("format", "auto", "stdout format of both: auto (each cassette's argv, else sniffed), json, stream-json or text")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want two inputs A and B, got %d", len(pos)))

@@ -35,7 +35,7 @@ func runDrift(env *Env, args []string) int {
 	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want OLD_DIR and NEW_DIR, got %d arguments", len(pos)))

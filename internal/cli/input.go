@@ -23,7 +23,9 @@ type input struct {
 	// Undecided is set for raw output whose format cannot be told from its
 	// content: not a cassette and not JSON; it needs --format.
 	Undecided bool
-	raw       io.Reader
+	// Empty is set for input with no byte at all (an empty file, /dev/null).
+	Empty bool
+	raw   io.Reader
 }
 
 // looksJSON reports whether raw output starts like JSON after blank lines and
@@ -66,6 +68,9 @@ func openInput(env *Env, arg string) (*input, error) {
 		br = bufio.NewReaderSize(f, 64<<10)
 	}
 	in.Cassette = cassette.Sniff(br)
+	if _, err := br.Peek(1); err == io.EOF {
+		in.Empty = true
+	}
 	if !in.Cassette {
 		in.Undecided = !looksJSON(br)
 		if arg == "-" {

@@ -38,7 +38,7 @@ func runInspect(env *Env, args []string) int {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))

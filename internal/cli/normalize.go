@@ -30,7 +30,7 @@ func runNormalize(env *Env, args []string) int {
 	rulesFile := fs.String("rules", "", "a file of rules added to the default profile")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/standin"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -49,7 +52,7 @@ func runRecord(env *Env, args []string) int {
 	fs.Var(&shapes, "allow-shape", "do not redact values of the token shape `NAME` (repeatable): "+shapeNames())
 	fs.Var(&allow, "env", "keep the environment variable `NAME` in the header (repeatable; NAME* for a prefix)")
 	if err := fs.Parse(args); err != nil { // stops at the agent's name: its flags are its own
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	argv := fs.Args()
 	switch {
@@ -64,6 +67,9 @@ func runRecord(env *Env, args []string) int {
 	}
 	if err := checkShapes(shapes); err != nil {
 		return usageErr(env, name, err.Error())
+	}
+	if err := refuseStandin(env, argv[0]); err != nil {
+		return fail(env, name, err)
 	}
 	opts := recorder.Options{
 		Argv: argv, Stdin: runner.PipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
@@ -137,4 +143,29 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// refuseStandin refuses to record the stand-in itself: with it first on
+// PATH under the agent's name, a recording would hold the stand-in's own
+// answer (or its error), not the agent's.
+func refuseStandin(env *Env, program string) error {
+	path, err := exec.LookPath(program)
+	if err != nil || !standin.IsStandin(path) {
+		return nil
+	}
+	how := "give the real agent's path after --, or take the stand-in off PATH"
+	if !strings.ContainsRune(program, os.PathSeparator) {
+		for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+			if p := filepath.Join(dir, program); p != path && isExecutable(p) && !standin.IsStandin(p) {
+				how = fmt.Sprintf("record the real one with: agentvcr record ... -- %s ...", p)
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%s is the agentvcr stand-in (%s), not the agent: %s", program, path, how)
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }

@@ -38,7 +38,7 @@ func runReplay(env *Env, args []string) int {
 	force := fs.Bool("force", false, "with --apply: write over files that are not as the agent found them")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))

@@ -39,7 +39,7 @@ func runReview(env *Env, args []string) int {
 	reject := fs.Bool("reject", false, "delete each pending golden")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if n := countTrue(*list, *accept, *reject); n > 1 {
 		return usageErr(env, name, "give one of --list, --accept and --reject")
@@ -90,6 +90,9 @@ func findPending(paths []string) ([]string, error) {
 	var found []string
 	for _, root := range paths {
 		st, err := os.Stat(root)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory (give a directory to search, or a pending NAME%s)", root, golden.PendingSuffix)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -122,3 +122,28 @@ func TestDrift(t *testing.T) {
 		t.Errorf("a directory against itself: %+v", r)
 	}
 }
+
+// agentvcr record with the stand-in first on PATH under the agent's name
+// refuses, saying so and naming the real agent further on PATH, instead of
+// recording the stand-in's own answer.
+func TestRecordRefusesTheStandin(t *testing.T) {
+	standins, real := t.TempDir(), t.TempDir()
+	vcrtest.Link(t, standins, "cursor-agent")
+	agent := vcrtest.Script(t, real, "cursor-agent", "echo real")
+	out := filepath.Join(t.TempDir(), "x.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "-o", out, "--", "cursor-agent", "-p", "hi")
+	for i, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			cmd.Env[i] = "PATH=" + standins + string(os.PathListSeparator) + real + string(os.PathListSeparator) + os.Getenv("PATH")
+		}
+	}
+	r := runCmd(t, cmd, nil)
+	oneLine(t, "record", r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "cursor-agent is the agentvcr stand-in ("+filepath.Join(standins, "cursor-agent")+")") ||
+		!strings.Contains(r.stderr, "-- "+agent) {
+		t.Errorf("%+v", r)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a cassette was written")
+	}
+}

@@ -25,30 +25,35 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"rewind"}, `unknown command "rewind"`},
 		{[]string{"record"}, "missing -o"},
 		{[]string{"record", "-o"}, "flag needs an argument"},
-		{[]string{"record", "--bogus", "-o", out, "--", "true"}, "flag provided but not defined: -bogus"},
+		{[]string{"record", "--bogus", "-o", out, "--", "true"}, "unknown flag --bogus; run \"agentvcr record --help\" for the flags"},
 		{[]string{"record", "-o", out}, "missing AGENT"},
 		{[]string{"record", "-o", out, "--"}, "missing AGENT"},
 		{[]string{"record", "--", "true"}, "missing -o"},
 		{[]string{"record", "--secret"}, "flag needs an argument"},
-		{[]string{"record", "--quiet=maybe", "-o", out, "--", "true"}, "invalid boolean"},
-		{[]string{"record", "-o", filepath.Join(dir, "no", "such", "dir.cassette"), "--", "true"}, "no such file or directory"},
+		{[]string{"record", "--quiet=maybe", "-o", out, "--", "true"}, "--quiet=maybe: want true or false"},
+		{[]string{"record", "-o", filepath.Join(dir, "no", "such", "dir.cassette"), "--", "true"}, "the directory " + filepath.Join(dir, "no", "such") + " does not exist"},
 		{[]string{"record", "-o", out, "--", filepath.Join(dir, "no-such-agent")}, "cannot start agent"},
 		{[]string{"replay"}, "want one CASSETTE, got 0"},
 		{[]string{"replay", good, good}, "want one CASSETTE, got 2"},
-		{[]string{"replay", "--bogus", good}, "flag provided but not defined: -bogus"},
-		{[]string{"replay", good, "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"replay", "--bogus", good}, "unknown flag --bogus; run \"agentvcr replay --help\""},
+		{[]string{"replay", good, "--bogus"}, "unknown flag --bogus"},
 		{[]string{"replay", "--pace", "-1", good}, "--pace -1: want 0"},
 		{[]string{"replay", "--max-delay", "-1s", good}, "--max-delay -1s: want 0 (no pause)"},
 		{[]string{"record", "-o", out, "--timeout", "-1s", "--", "true"}, "--timeout -1s: want a positive"},
+		{[]string{"record", "-o", out, "--timeout", "5", "--", "true"}, "--timeout 5: want a duration with its unit, such as 5s"},
+		{[]string{"record", "-bogus", "-o", out, "--", "true"}, "unknown flag -bogus"},
+		{[]string{"review", filepath.Join(dir, "nowhere")}, filepath.Join(dir, "nowhere") + ": no such file or directory"},
+		{[]string{"validate", os.DevNull}, os.DevNull + ": empty input: nothing to validate"},
+		{[]string{"validate", "--agent"}, "flag needs an argument: --agent"},
 		{[]string{"record", "-o", out, "--allow-shape", "bogus", "--", "true"}, `--allow-shape "bogus": no such shape; shapes are github`},
-		{[]string{"replay", "--pace", "fast", good}, "invalid value"},
-		{[]string{"replay", "--max-delay", "soon", good}, "invalid value"},
+		{[]string{"replay", "--pace", "fast", good}, "--pace fast: want a number"},
+		{[]string{"replay", "--max-delay", "soon", good}, "--max-delay soon: want a duration with its unit, such as 5s"},
 		{[]string{"replay", "--stop-after-events", "-1", good}, "--stop-after-events -1: want a positive"},
-		{[]string{"replay", "--stop-after-bytes", "lots", good}, "invalid value"},
+		{[]string{"replay", "--stop-after-bytes", "lots", good}, "--stop-after-bytes lots: want a whole number"},
 		{[]string{"replay", "--exit-code", "256", good}, "--exit-code 256: want 0 to 255"},
 		{[]string{"replay", "--exit-code", "-2", good}, "--exit-code -2: want 0 to 255"},
 		{[]string{"replay", "--exit-code"}, "flag needs an argument"},
-		{[]string{"replay", "--stall=sometimes", good}, "invalid boolean"},
+		{[]string{"replay", "--stall=sometimes", good}, "--stall=sometimes: want true or false"},
 		{[]string{"replay", filepath.Join(dir, "missing.cassette")}, "missing.cassette"},
 	}
 	for _, tc := range tests {
@@ -110,5 +115,49 @@ func TestCommandHelp(t *testing.T) {
 	}
 	if r := run(t, nil, "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "agentvcr ") {
 		t.Errorf("--version: %+v", r)
+	}
+}
+
+// Every command's usage line lists every flag its help explains, and the
+// help names each flag's argument as the usage line does; "help --help"
+// is the overview.
+func TestUsageLinesListEveryFlag(t *testing.T) {
+	hermetic(t)
+	overview := run(t, nil, "help")
+	if r := run(t, nil, "help", "--help"); r.code != 0 || r.stdout != overview.stdout {
+		t.Errorf("help --help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var names []string
+	for line := range strings.Lines(overview.stdout) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "agentvcr" && !strings.HasSuffix(f[1], ",") && f[1] != "help" && f[1] != "version" {
+			names = append(names, f[1])
+		}
+	}
+	if len(names) < 8 {
+		t.Fatalf("commands in the overview: %q", names)
+	}
+	for _, name := range names {
+		r := run(t, nil, name, "--help")
+		if r.code != 0 {
+			t.Errorf("%s --help: exit %d", name, r.code)
+			continue
+		}
+		usage, _, _ := strings.Cut(r.stdout, "\n")
+		_, flags, _ := strings.Cut(r.stdout, "\nflags:\n")
+		for line := range strings.Lines(flags) {
+			f := strings.Fields(line)
+			if !strings.HasPrefix(line, "  -") || len(f) == 0 {
+				continue
+			}
+			spelled := f[0]
+			if len(f) > 1 {
+				spelled += " " + f[1]
+			}
+			if !strings.Contains(usage, f[0]) {
+				t.Errorf("%s: the usage line lacks %s:\n%s", name, f[0], usage)
+			} else if len(f) > 1 && !strings.Contains(usage, spelled) {
+				t.Errorf("%s: the help says %q, the usage line another argument:\n%s", name, spelled, usage)
+			}
+		}
 	}
 }

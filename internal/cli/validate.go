@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "validate",
-		usage:   "[--format auto|json|stream-json|text] [--exit-code N] [--skip-comments] [--notes] [--json] INPUT",
+		usage:   "[--agent auto|NAME] [--format auto|json|stream-json|text] [--exit-code N] [--skip-comments] [--notes] [--json] INPUT",
 		summary: "check a cassette (stdout, stderr, exit code) or raw stdout against the output contract; one INPUT:LINE: problem a line, exit 1 if any; --skip-comments skips blank and # lines added to saved transcripts",
 		run:     runValidate,
 	})
@@ -52,7 +52,7 @@ func runValidate(env *Env, args []string) int {
 	agentName := fs.String("agent", "auto", "whose contract: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return flagError(env, name, fs, err)
+		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
@@ -81,6 +81,9 @@ func runValidate(env *Env, args []string) int {
 	prof, err := pickAgent(in, *agentName)
 	if err != nil {
 		return usageErr(env, name, err.Error())
+	}
+	if in.Empty && *exitCode == "" {
+		return fail(env, name, fmt.Errorf("%s: empty input: nothing to validate (want a cassette or an agent's output; for a run that printed nothing, give its --exit-code)", in.Name))
 	}
 	if in.Cassette && f == "" {
 		if argvFormat, ok := prof.Format(in.Header.Argv); ok {

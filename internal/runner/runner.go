@@ -46,6 +46,9 @@ const ExitUsage = 2
 // came before it started. err is nil exactly when the cassette was saved.
 func Record(warn io.Writer, name, path string, opts recorder.Options) (res recorder.Result, code int, err error) {
 	f, err := safefile.Create(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: the directory %s does not exist", path, filepath.Dir(path))
+	}
 	if err != nil {
 		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
 	}
