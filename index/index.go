@@ -434,9 +434,14 @@ func (l *Library) filesOf(key string) []string {
 	case l.mem != nil:
 		names = l.mem.files(key)
 	}
-	files := make([]string, len(names))
-	for i, n := range names {
-		files[i] = filepath.Join(l.Dir, n)
+	files := make([]string, 0, len(names))
+	for _, n := range names {
+		// An index may come with the cassettes (CommittedName): a name
+		// is a cassette of the directory, never a path out of it.
+		if n != filepath.Base(n) || !strings.HasSuffix(n, cassette.Ext) || n == "." || n == ".." {
+			continue
+		}
+		files = append(files, filepath.Join(l.Dir, n))
 	}
 	l.last, l.lastFiles = key, files
 	return files

@@ -209,6 +209,18 @@ func OpenLibrary(dir string) (*Library, error) {
 	}
 	stamp := strconv.FormatInt(st.ModTime().UnixNano(), 10)
 	at, d, fresh := freshIndex(cache, stamp)
+	if !fresh && d == nil {
+		// No index of this machine's yet (a fresh clone, a CI machine):
+		// the one committed beside the cassettes answers, unlisted; a
+		// lookup verifies the header of what it opens, and a miss rescans.
+		if _, _, _, cached := indexHead(cache); !cached {
+			committed := filepath.Join(dir, CommittedName)
+			if _, _, at, ok := indexHead(committed); ok {
+				l.cached, l.bodyAt = committed, at
+				return l, nil
+			}
+		}
+	}
 	if fresh {
 		l.cached, l.bodyAt = cache, at
 		if d != nil && d.stamp == stamp {
@@ -283,6 +295,57 @@ func IndexFresh(dir string) bool {
 	}
 	_, _, fresh := freshIndex(cache, strconv.FormatInt(st.ModTime().UnixNano(), 10))
 	return fresh
+}
+
+// CommittedName is the index kept beside the cassettes, in their
+// directory, to be committed with them: on a machine with no index of its
+// own yet, the first call reads a few blocks of it instead of the header of
+// every cassette. It is the cached index's format, with the directory's
+// stamp and the files' times left out so that it changes only when the
+// cassettes do. Recording into the directory keeps it current (see
+// WriteCommitted); an entry gone stale costs a rescan, never a wrong
+// replay.
+const CommittedName = ".agentvcr-index"
+
+// WriteCommitted writes the index committed beside the cassettes of dir
+// (see CommittedName), by renaming a new file into place.
+func WriteCommitted(dir string) error {
+	l, err := OpenLibrary(dir)
+	if err != nil {
+		return err
+	}
+	if l.cached == filepath.Join(dir, CommittedName) {
+		if err := l.Rescan(); err != nil {
+			return err
+		}
+	}
+	l.materialise()
+	tmp, err := os.CreateTemp(dir, ".agentvcr-index-*")
+	if err != nil {
+		return err
+	}
+	byKey := slices.Clone(l.entries)
+	sort.SliceStable(byKey, func(i, j int) bool { return byKey[i].Key < byKey[j].Key })
+	var b []byte
+	b = append(b, indexMagic+" 0 committed\n"...)
+	for _, e := range byKey {
+		e.stamp.mtime = 0
+		b = appendIndexLine(b, e)
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, CommittedName))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // RefreshIndex brings the cached index of dir up to date now, if there is

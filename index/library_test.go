@@ -319,3 +319,48 @@ func TestLibraryWithoutCache(t *testing.T) {
 		t.Error("not found without a cache")
 	}
 }
+
+// On a machine with no index of its own, the index committed beside the
+// cassettes answers without the directory being read; it names cassettes of
+// the directory only, and a cassette it does not know is found by a rescan.
+func TestCommittedIndex(t *testing.T) {
+	t.Setenv("AGENTVCR_CACHE", t.TempDir())
+	dir := t.TempDir()
+	a := putTape(t, dir, "a.cassette", "", "--print", "hello")
+	putTape(t, dir, "b.cassette", "", "--print", "bye")
+	if err := index.WriteCommitted(dir); err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join(dir, index.CommittedName))
+	if err != nil || strings.Count(string(committed), "\n") != 3 || !strings.Contains(string(committed), "\ta.cassette\t") {
+		t.Fatalf("committed index %q, %v", committed, err)
+	}
+	// A fresh clone: no cache, other file times; and a hostile line.
+	t.Setenv("AGENTVCR_CACHE", t.TempDir())
+	os.Chtimes(a, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	evil := call("--print", "evil").Key() + "\t../../outside.cassette\t1\t0\n"
+	os.WriteFile(filepath.Join(dir, index.CommittedName), append(committed, evil...), 0o644)
+	lib, err := index.OpenLibrary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := lib.Lookup(call("--print", "hello")); !ok || e.File != a || !index.Verify(e, call("--print", "hello")) {
+		t.Errorf("from the committed index: %v, %v", e.File, ok)
+	}
+	if e, ok := lib.Lookup(call("--print", "evil")); ok {
+		t.Errorf("a path out of the directory was taken: %s", e.File)
+	}
+	if index.IndexFresh(dir) {
+		t.Error("the committed index made this machine's cache")
+	}
+	c := putTape(t, dir, "c.cassette", "", "--print", "new")
+	if _, ok := lib.Lookup(call("--print", "new")); ok {
+		t.Fatal("a cassette the committed index does not know was found without a rescan")
+	}
+	if err := lib.Rescan(); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := lib.Lookup(call("--print", "new")); !ok || e.File != c {
+		t.Errorf("after a rescan: %v, %v", e.File, ok)
+	}
+}

@@ -256,6 +256,14 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		}
 		return code
 	}
+	if _, err := os.Stat(filepath.Join(c.dir, index.CommittedName)); err != nil {
+		// The directory's first recording by the stand-in starts the index
+		// committed with the cassettes, which a fresh machine's first call
+		// reads instead of every header; the recorder keeps it current.
+		if err := index.WriteCommitted(c.dir); err == nil {
+			index.RefreshIndex(c.dir)
+		}
+	}
 	c.log.Outcome = Recorded
 	return code
 }

@@ -135,3 +135,29 @@ func BenchmarkStandinAfterChange(b *testing.B) {
 	b.ReportMetric(outside.Seconds()/hello.Seconds(), "x-hello-outside")
 	b.ReportMetric(recorded.Seconds()/hello.Seconds(), "x-hello-recorded")
 }
+
+// BenchmarkStandinColdCache is the first call on a machine that has never
+// seen the directory of 20 000 cassettes (a fresh CI machine: no index in
+// the cache), which reads the index committed beside the cassettes,
+// compared with starting a Go hello-world (target: <= 20x).
+func BenchmarkStandinColdCache(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	if err := index.WriteCommitted(s.tapes); err != nil {
+		b.Fatal(err)
+	}
+	env := s.env
+	defer func() { s.env = env }()
+	var cold, hello time.Duration
+	runs := 0
+	for b.Loop() {
+		for range 10 {
+			runs++
+			s.env = append(append([]string(nil), env...), "AGENTVCR_CACHE="+b.TempDir())
+			hello += s.run(s.hello)
+			cold += s.call()
+		}
+	}
+	b.ReportMetric(float64(cold.Microseconds())/float64(runs)/1000, "ms/cold-first-call")
+	b.ReportMetric(float64(hello.Microseconds())/float64(runs)/1000, "ms/hello-start")
+	b.ReportMetric(cold.Seconds()/hello.Seconds(), "x-hello-cold")
+}

@@ -79,7 +79,11 @@ func Record(warn io.Writer, name, path string, opts recorder.Options) (res recor
 		}
 		return res, res.Footer.Code, fmt.Errorf("writing %s: %w; the cassette was not saved (it keeps what it had)", path, unwrapPath(err))
 	}
-	index.RefreshIndex(filepath.Dir(path))
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(filepath.Join(dir, index.CommittedName)); err == nil {
+		index.WriteCommitted(dir) // kept current; a stale one costs a rescan only
+	}
+	index.RefreshIndex(dir)
 	return res, res.Footer.Code, nil
 }
 
