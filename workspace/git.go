@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -28,13 +30,12 @@ import (
 
 // gitRepo is the work tree the root lies in.
 type gitRepo struct {
-	bin    string
-	dir    string // the snapshot's root
-	prefix string // the root relative to the top of the work tree, "" or ending in "/"
+	bin string
+	dir string // the snapshot's root
 }
 
-// gitEnv keeps git from writing anything while it lists (optional locks:
-// the index's refreshed stat data) and from reading the user's terminal.
+// gitEnv keeps git from writing anything while it lists (optional locks)
+// and from reading the user's terminal.
 var gitEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"}
 
 func (g *gitRepo) command(ctx context.Context, args ...string) *exec.Cmd {
@@ -44,30 +45,19 @@ func (g *gitRepo) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// findGit returns the work tree root lies in, or nil when git is not
-// installed or root is not in a work tree.
-func findGit(root string) *gitRepo {
+// gitBinary is the git to ask, or nil when git is not installed.
+func gitBinary(root string) *gitRepo {
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		return nil
 	}
-	g := &gitRepo{bin: bin, dir: root}
-	out, err := g.command(context.Background(), "rev-parse", "--is-inside-work-tree", "--show-prefix").Output()
-	if err != nil {
-		return nil
-	}
-	lines := strings.Split(string(out), "\n")
-	if len(lines) < 2 || lines[0] != "true" {
-		return nil
-	}
-	g.prefix = lines[1]
-	return g
+	return &gitRepo{bin: bin, dir: root}
 }
 
 // gitList runs git with args and calls f with each NUL-terminated record of
 // its output, streamed; an error from f stops git at once.
-func (g *gitRepo) gitList(f func(rec []byte) error, args ...string) error {
-	ctx, cancel := context.WithCancel(context.Background())
+func (g *gitRepo) gitList(ctx context.Context, f func(rec []byte) error, args ...string) error {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := g.command(ctx, args...)
 	var stderr bytes.Buffer
@@ -91,8 +81,11 @@ func (g *gitRepo) gitList(f func(rec []byte) error, args ...string) error {
 			}
 			rec = long
 		}
-		if len(rec) > 0 && rec[len(rec)-1] == 0 {
-			if ferr = f(rec[:len(rec)-1]); ferr != nil {
+		if len(rec) > 0 {
+			if rec[len(rec)-1] == 0 { // the last record may come unterminated
+				rec = rec[:len(rec)-1]
+			}
+			if ferr = f(rec); ferr != nil {
 				cancel()
 				break
 			}
@@ -124,109 +117,156 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// tracked is a file in git's index.
+// tracked is a file in git's index, with the stat data git keeps of it.
 type tracked struct {
-	mode string // git's mode: 100644, 100755, 120000, 160000
-	blob string
+	mode         string // git's mode: 100644, 100755, 120000, 160000
+	blob         string
+	mtime, ctime [2]int64 // seconds, nanoseconds
+	ino, size    int64
+}
+
+// clean says whether info is the file as git last saw it: same times,
+// inode and size as in the index (git's stat cache), so that its content
+// is the blob. Any difference (or a racily clean entry, whose size git
+// zeroes) means the file is read.
+func (t *tracked) clean(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || !info.Mode().IsRegular() || (t.mode != "100644" && t.mode != "100755") {
+		return false
+	}
+	exec := info.Mode().Perm()&0o100 != 0
+	return int64(st.Size) == t.size && t.size > 0 && int64(st.Ino) == t.ino &&
+		int64(st.Mtim.Sec) == t.mtime[0] && int64(st.Mtim.Nsec) == t.mtime[1] &&
+		int64(st.Ctim.Sec) == t.ctime[0] && int64(st.Ctim.Nsec) == t.ctime[1] &&
+		exec == (t.mode == "100755")
 }
 
 // gitBefore is what git says of the tree before the run: every tracked file
-// under the root with its blob, and the paths git does not hold as they are
-// (untracked, or tracked and changed) with whether they are tracked.
+// under the root, and the untracked files not ignored.
 type gitBefore struct {
-	tracked map[string]tracked
-	dirty   map[string]bool // path -> tracked
+	tracked   map[string]*tracked
+	untracked []string
 }
 
-// before lists the tree as git sees it, running ls-files and status at once.
+// before lists the tree as git sees it: the index with its stat data
+// (ls-files --debug) and the untracked files (ls-files --others), at once;
+// onTracked gets the index as soon as it is read, while the untracked
+// files are still being listed.
 // count is called for every path that would be recorded and may stop the
-// listing with an error.
-func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
-	b := &gitBefore{tracked: map[string]tracked{}, dirty: map[string]bool{}}
+// listing with an error. It fails when root is not in a work tree.
+func (g *gitRepo) before(count func(rel string) error, onTracked func(map[string]*tracked)) (*gitBefore, error) {
+	b := &gitBefore{tracked: map[string]*tracked{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	count = stopOnError(count, cancel)
 	var wg sync.WaitGroup
-	var statusErr error
-	var mu sync.Mutex
+	var othersErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		statusErr = g.gitList(func(rec []byte) error {
-			rel, isTracked, ok := g.statusPath(rec)
-			if !ok {
+		othersErr = g.gitList(ctx, func(rec []byte) error {
+			if len(rec) == 0 || rec[len(rec)-1] == '/' { // a nested repository
 				return nil
 			}
-			mu.Lock()
-			b.dirty[rel] = isTracked
-			mu.Unlock()
-			if !isTracked { // tracked ones are counted from ls-files
-				return count(rel)
-			}
-			return nil
-		}, "status", "-z", "--porcelain=v2", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", ".")
+			p := string(rec)
+			b.untracked = append(b.untracked, p)
+			return count(p)
+		}, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
 	}()
-	lsErr := g.gitList(func(rec []byte) error {
+	var last *tracked
+	lsErr := g.gitList(ctx, func(rec []byte) error {
+		// Each record is the stat data of the entry before (lines starting
+		// with two spaces), then "mode blob stage\tpath".
+		if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
+			j := bytes.IndexByte(rec[i:], '\n')
+			if j < 0 {
+				return fmt.Errorf("git ls-files --debug: unexpected output")
+			}
+			if last != nil {
+				parseStat(last, rec[:i+j])
+			}
+			rec = rec[i+j+1:]
+		}
 		meta, rel, ok := bytes.Cut(rec, []byte{'\t'})
 		if !ok {
 			return nil
 		}
 		f := strings.Fields(string(meta))
+		last = nil
 		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
 			return nil
 		}
 		p := string(rel)
-		mu.Lock()
-		_, seen := b.tracked[p]
-		b.tracked[p] = tracked{mode: f[0], blob: f[1]}
-		mu.Unlock()
-		if seen { // another stage of a conflicted file
+		if _, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
+			b.tracked[p].size = -1
 			return nil
 		}
+		last = &tracked{mode: f[0], blob: f[1]}
+		b.tracked[p] = last
 		return count(p)
-	}, "ls-files", "-z", "-s", "--", ".")
+	}, "ls-files", "-z", "-s", "--debug", "--", ".")
+	if lsErr == nil {
+		onTracked(b.tracked)
+	}
 	wg.Wait()
+	for _, err := range []error{lsErr, othersErr} { // ErrTooMany first: the other listing was stopped for it
+		if errors.Is(err, ErrTooMany) {
+			return nil, err
+		}
+	}
 	if lsErr != nil {
 		return nil, lsErr
 	}
-	if statusErr != nil {
-		return nil, statusErr
+	if othersErr != nil {
+		return nil, othersErr
 	}
 	return b, nil
 }
 
-// statusPath parses a record of git status --porcelain=v2 -z: the path
-// relative to the root, whether it is tracked, and whether it is a path the
-// snapshot reads (changed or untracked, not a directory of a nested
-// repository).
-func (g *gitRepo) statusPath(rec []byte) (rel string, isTracked, ok bool) {
-	var p string
-	switch {
-	case len(rec) > 2 && rec[0] == '?' && rec[1] == ' ':
-		p = string(rec[2:])
-	case len(rec) > 2 && (rec[0] == '1' || rec[0] == 'u') && rec[1] == ' ':
-		n := 8 // "1 XY sub mH mI mW hH hI path"
-		if rec[0] == 'u' {
-			n = 10 // "u XY sub m1 m2 m3 mW h1 h2 h3 path"
+// stopOnError wraps count so that its first error stops both listings.
+func stopOnError(count func(string) error, stop func()) func(string) error {
+	return func(rel string) error {
+		err := count(rel)
+		if err != nil {
+			stop()
 		}
-		f := bytes.SplitN(rec, []byte{' '}, n+1)
-		if len(f) != n+1 {
-			return "", false, false
-		}
-		if rec[0] == '1' && f[1][1] == '.' { // the work tree's file is as in the index
-			return "", false, false
-		}
-		p, isTracked = string(f[n]), true
-	default:
-		return "", false, false
+		return err
 	}
-	if !strings.HasPrefix(p, g.prefix) || strings.HasSuffix(p, "/") {
-		return "", false, false
+}
+
+// parseStat reads the stat data ls-files --debug prints of an entry:
+// "  ctime: S:N", "  mtime: S:N", "  dev: D\tino: I", "  uid: U\tgid: G",
+// "  size: S\tflags: F".
+func parseStat(t *tracked, text []byte) {
+	for _, line := range strings.Split(string(text), "\n") {
+		for _, field := range strings.Split(line, "\t") {
+			name, val, ok := strings.Cut(strings.TrimSpace(field), ": ")
+			if !ok {
+				continue
+			}
+			switch name {
+			case "ctime", "mtime":
+				sec, nsec, _ := strings.Cut(val, ":")
+				s, _ := strconv.ParseInt(sec, 10, 64)
+				n, _ := strconv.ParseInt(nsec, 10, 64)
+				if name == "ctime" {
+					t.ctime = [2]int64{s, n}
+				} else {
+					t.mtime = [2]int64{s, n}
+				}
+			case "ino":
+				t.ino, _ = strconv.ParseInt(val, 10, 64)
+			case "size":
+				t.size, _ = strconv.ParseInt(val, 10, 64)
+			}
+		}
 	}
-	return p[len(g.prefix):], isTracked, true
 }
 
 // after lists the paths git would record now: tracked and untracked, not
 // ignored.
 func (g *gitRepo) after(f func(rel string) error) error {
-	return g.gitList(func(rec []byte) error {
+	return g.gitList(context.Background(), func(rec []byte) error {
 		if len(rec) == 0 || rec[len(rec)-1] == '/' {
 			return nil
 		}

@@ -134,14 +134,19 @@ func Take(root string, opts Options) (*Snapshot, error) {
 	}
 	s := &Snapshot{root: root, rt: rt, opts: opts, entries: map[string]*entry{}}
 	if !opts.NoGitignore {
-		s.git = findGit(root)
-		if s.git == nil {
-			s.ign = outerIgnores(root)
-		}
+		s.git = gitBinary(root)
 	}
 	if s.git != nil {
-		err = s.takeGit()
-	} else {
+		if err = s.takeGit(); err != nil && !errors.Is(err, ErrTooMany) {
+			s.git = nil // not a work tree (or git cannot read it): walk it
+			s.entries = map[string]*entry{}
+			s.counted.Store(0)
+		}
+	}
+	if s.git == nil && !opts.NoGitignore {
+		s.ign = outerIgnores(root)
+	}
+	if s.git == nil {
 		err = s.walk(nil, func(rel string, e *entry) error {
 			if !e.mode.IsDir() {
 				if err := s.count(rel); err != nil {
@@ -368,24 +373,10 @@ func (s *Snapshot) Open(rel string) (*os.File, error) {
 // takeGit takes the snapshot from what git lists: tracked files and
 // untracked ones not ignored. Clean tracked files are only stat'ed.
 func (s *Snapshot) takeGit() error {
-	b, err := s.git.before(s.count)
-	if err != nil {
-		return err
-	}
-	paths := make([]string, 0, len(b.tracked)+len(b.dirty))
-	for p := range b.tracked {
-		paths = append(paths, p)
-	}
-	for p, isTracked := range b.dirty {
-		if !isTracked {
-			paths = append(paths, p)
-		}
-	}
-	s.statPaths(paths, func(rel string, info fs.FileInfo) *entry {
+	var index map[string]*tracked
+	fast := func(rel string, info fs.FileInfo) *entry {
 		e := statEntry(info)
-		t, isTracked := b.tracked[rel]
-		_, dirty := b.dirty[rel]
-		if info.Mode().IsRegular() && isTracked && !dirty && (t.mode == "100644" || t.mode == "100755") {
+		if t := index[rel]; t != nil && t.clean(info) {
 			if e.size > s.opts.MaxFileSize {
 				e.skip = true
 			} else {
@@ -394,7 +385,20 @@ func (s *Snapshot) takeGit() error {
 			return e
 		}
 		return nil // read it now: git does not hold it as it is
+	}
+	// The tracked files are stat'ed while git still lists the untracked ones.
+	b, err := s.git.before(s.count, func(t map[string]*tracked) {
+		index = t
+		paths := make([]string, 0, len(t))
+		for p := range t {
+			paths = append(paths, p)
+		}
+		s.statPaths(paths, fast)
 	})
+	if err != nil {
+		return err
+	}
+	s.statPaths(b.untracked, fast)
 	s.listSubdirs()
 	return nil
 }
@@ -539,26 +543,24 @@ func lstatAll(root string, rels []string) []fs.FileInfo {
 // (tracked, or untracked and not ignored) and those of the snapshot before.
 // Files whose size, time and inode did not change are not read.
 func (s *Snapshot) afterGit() (map[string]*entry, error) {
-	seen := map[string]bool{}
-	var paths []string
+	var known []string
 	for p, e := range s.entries {
 		if !e.mode.IsDir() {
-			seen[p] = true
-			paths = append(paths, p)
+			known = append(known, p)
 		}
 	}
-	err := s.git.after(func(rel string) error {
-		if !seen[rel] {
-			seen[rel] = true
-			paths = append(paths, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	var added []string
+	listed := make(chan error, 1)
+	go func() { // git lists the tree while the files known before are stat'ed
+		listed <- s.git.after(func(rel string) error {
+			if e := s.entries[rel]; e == nil {
+				added = append(added, rel)
+			}
+			return nil
+		})
+	}()
 	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, lines: maxLineHashes}
-	after.statPaths(paths, func(rel string, info fs.FileInfo) *entry {
+	unchanged := func(rel string, info fs.FileInfo) *entry {
 		e := statEntry(info)
 		old := s.entries[rel]
 		if old != nil && info.Mode().IsRegular() && old.sameFile(e) && !old.unreadable {
@@ -566,7 +568,12 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 			return e
 		}
 		return nil
-	})
+	}
+	after.statPaths(known, unchanged)
+	if err := <-listed; err != nil {
+		return nil, err
+	}
+	after.statPaths(added, unchanged)
 	for p, e := range s.entries { // a directory left with no listed file may still be there
 		if _, ok := after.entries[p]; !ok && e.mode.IsDir() {
 			if info, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil && info.IsDir() {
