@@ -1,16 +1,13 @@
 package recorder
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"strings"
 	"syscall"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -149,9 +146,6 @@ func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
 	h.Home = r.red.String(FieldHeader, h.Home)
 	h.TempDir = r.red.String(FieldHeader, h.TempDir)
 	h.Redacted = r.red.rules()
-	if r.opts.AskVersion {
-		h.AgentVersion = r.red.String(FieldHeader, askVersion(r.opts.Argv[0], r.opts.Dir, env))
-	}
 	return h
 }
 
@@ -162,24 +156,6 @@ func allowed(allow []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// askVersion runs "agent --version" briefly and keeps its first line.
-func askVersion(agent, dir string, env []string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, agent, "--version")
-	cmd.Dir, cmd.Env = dir, env
-	cmd.WaitDelay = 100 * time.Millisecond
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if len(line) > 100 {
-		line = line[:100]
-	}
-	return strings.TrimSpace(line)
 }
 
 func signalName(sig syscall.Signal) string {

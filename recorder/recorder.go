@@ -73,8 +73,13 @@ type Options struct {
 	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
 	// the header; see DefaultEnvAllow.
 	EnvAllow []string
-	// AskVersion runs "Argv[0] --version" first (2 s at most) for the header.
+	// AskVersion runs "Argv[0] --version" (2 s at most, in a temporary
+	// directory, while the working directory is snapshotted) for the
+	// header's agent_version. Default: not asked.
 	AskVersion bool
+	// VersionCache is the directory where answers to AskVersion are kept per
+	// binary (path, size, modification time); "" asks every time.
+	VersionCache string
 	// Signals are forwarded to the agent while it runs (SIGINT, SIGTERM...).
 	Signals <-chan os.Signal
 	// Grace is how long to keep reading after the agent exits, for output still in
@@ -157,6 +162,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	}
 	r.red = NewRedactor(RedactOptions{Env: env, Argv: r.opts.Argv, Secrets: r.opts.Secrets, AllowShapes: r.opts.AllowShapes})
 	r.res.ShortSecrets = r.red.Short()
+	version := r.probeVersion(env)
 	stdin, hdrStdin, err := r.spoolStdinInterruptibly()
 	if err != nil {
 		return r.res, err
@@ -183,6 +189,9 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		default:
 			defer snap.Close()
 		}
+	}
+	if v := <-version; v != "" {
+		hdr.AgentVersion = r.red.String(FieldHeader, v)
 	}
 	cmd, outR, errR, err := r.start(ctx, env, stdin)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 // record runs opts into a cassette file in dir and loads it back.
@@ -290,6 +291,51 @@ echo run`)
 	failing := vcrtest.Script(t, t.TempDir(), "agent", `[ "$1" = --version ] && exit 1; echo run`)
 	if _, tp, _ := record(t, recorder.Options{Argv: []string{failing}, AskVersion: true}); tp.Header.AgentVersion != "" {
 		t.Errorf("version %q from a failing --version", tp.Header.AgentVersion)
+	}
+}
+
+// The version probe runs outside the working directory, while the
+// snapshot is taken, and is asked once per binary: a changed binary is
+// asked again.
+func TestVersionProbeCachedOutsideTheWorkingDirectory(t *testing.T) {
+	work, cache := t.TempDir(), t.TempDir()
+	asked := filepath.Join(t.TempDir(), "asked")
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `
+if [ "$1" = --version ]; then pwd >> "$ASKED"; touch probe-was-here; echo "v1"; exit 0; fi
+echo run`)
+	opts := recorder.Options{Argv: []string{agent}, Dir: work, AskVersion: true, VersionCache: cache,
+		Env: vcrtest.Env(t, "ASKED="+asked), Workspace: &workspace.Options{}}
+	for i := range 3 {
+		res, tp, _ := record(t, opts)
+		if tp.Header.AgentVersion != "v1" {
+			t.Fatalf("run %d: version %q, want v1", i, tp.Header.AgentVersion)
+		}
+		if res.Effects != 0 {
+			t.Errorf("run %d: the probe's files were recorded as the agent's (%d effects)", i, res.Effects)
+		}
+	}
+	data, _ := os.ReadFile(asked)
+	dirs := strings.Fields(string(data))
+	if len(dirs) != 1 {
+		t.Fatalf("--version asked %d times for one binary, want once: %q", len(dirs), dirs)
+	}
+	if dirs[0] == work {
+		t.Errorf("--version ran in the working directory")
+	}
+	if _, err := os.Stat(filepath.Join(work, "probe-was-here")); err == nil {
+		t.Error("the probe wrote into the working directory")
+	}
+	if _, err := os.Stat(dirs[0]); err == nil {
+		t.Errorf("the probe's temporary directory %s is left behind", dirs[0])
+	}
+
+	// A new build of the agent (other size) is asked again.
+	os.WriteFile(agent, []byte("#!/bin/sh\nif [ \"$1\" = --version ]; then pwd >> \"$ASKED\"; echo v2; exit 0; fi\necho run  \n"), 0o755)
+	if _, tp, _ := record(t, opts); tp.Header.AgentVersion != "v2" {
+		t.Errorf("after an upgrade: version %q, want v2", tp.Header.AgentVersion)
+	}
+	if data, _ := os.ReadFile(asked); len(strings.Fields(string(data))) != 2 {
+		t.Errorf("an upgraded binary was not asked again: %q", data)
 	}
 }
 

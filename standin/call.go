@@ -242,7 +242,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr,
 		Workspace:  &workspace.Options{Exclude: []string{c.dir, index.CacheDir()}},
-		AskVersion: runner.IsKnownAgent(real)}
+		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}

@@ -265,23 +265,49 @@ func TestDiffEffects(t *testing.T) {
 	}
 }
 
-// A working directory with more paths than --max-files is recorded without
-// its file changes, with a warning, not refused.
+// A working directory with more files to record than --max-files is
+// recorded without its file changes, and the cassette says so: inspect and
+// replay --apply tell it. Ignored files do not count.
 func TestRecordTooManyFiles(t *testing.T) {
 	work := t.TempDir()
 	for i := range 5 {
 		os.WriteFile(filepath.Join(work, fmt.Sprintf("f%d", i)), []byte("x"), 0o644)
 	}
+	os.WriteFile(filepath.Join(work, ".gitignore"), []byte("deps/\n"), 0o644)
+	os.Mkdir(filepath.Join(work, "deps"), 0o755)
+	for i := range 40 {
+		os.WriteFile(filepath.Join(work, "deps", fmt.Sprintf("d%d", i)), []byte("x"), 0o644)
+	}
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo ok`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-files", "3", "-o", tape, "--", agent)
-	cmd.Dir = work
-	r := runCmd(t, cmd, nil)
+	record := func(maxFiles string) (string, result) {
+		tape := filepath.Join(t.TempDir(), "run.cassette")
+		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-files", maxFiles, "-o", tape, "--", agent)
+		cmd.Dir = work
+		r := runCmd(t, cmd, nil)
+		os.Remove(filepath.Join(work, "created.txt"))
+		return tape, r
+	}
+	tape, r := record("6") // f0-f4 and .gitignore: deps/ is ignored
+	if effects, err := workspace.Effects(tape); r.code != 0 || err != nil || len(effects) != 1 || effects[0].Path != "created.txt" {
+		t.Errorf("6 files to record, --max-files 6: %+v, effects %v, %v", r, effects, err)
+	}
+	tape, r = record("3")
 	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "too many files to snapshot: more than 3") {
 		t.Errorf("%+v", r)
 	}
 	if effects, err := workspace.Effects(tape); err != nil || len(effects) != 0 {
 		t.Errorf("effects %v, %v", effects, err)
+	}
+	if h := vcrtest.Load(t, tape).Header; !strings.Contains(h.FilesNotRecorded, "more than 3 files to record") {
+		t.Errorf("header files_not_recorded %q", h.FilesNotRecorded)
+	}
+	if r := run(t, nil, "inspect", tape); r.code != 0 || !strings.Contains(r.stdout, "NOT RECORDED: too many files to snapshot: more than 3") {
+		t.Errorf("inspect does not say the file changes were not recorded: %+v", r)
+	}
+	r = subprocessIn(t, t.TempDir(), "replay", "--apply", tape)
+	oneLine(t, "replay --apply", r.stderr)
+	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "file changes were not recorded (too many files to snapshot") {
+		t.Errorf("replay --apply does not say the file changes were not recorded: %+v", r)
 	}
 }
 

@@ -481,6 +481,9 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if ok {
 		printRedactions(tw, foot.Redactions)
 	}
+	if h.FilesNotRecorded != "" {
+		fmt.Fprintf(tw, "files\tNOT RECORDED: %s; a replay does not re-create the agent's files\n", h.FilesNotRecorded)
+	}
 	printEffects(tw, s.effects)
 	if s.agentSum != nil {
 		s.agentSum.print(tw)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/standin"
@@ -22,7 +23,7 @@ func init() {
 	register(&command{
 		name: "record",
 		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] " +
-			"[--ignore GLOB]... [--max-file-size BYTES] [--max-files N] [--no-files] [--quiet] " +
+			"[--ignore GLOB]... [--no-gitignore] [--max-file-size BYTES] [--max-files N] [--no-files] [--no-version] [--quiet] " +
 			"-- AGENT [ARGS...]",
 		summary: "run AGENT, show its output live, save the run to CASSETTE, exit with AGENT's status",
 		run:     runRecord,
@@ -45,9 +46,13 @@ func runRecord(env *Env, args []string) int {
 	grace := fs.Duration("timeout-grace", 5*time.Second, "after --timeout's SIGTERM, wait this long before SIGKILL")
 	noFiles := fs.Bool("no-files", false, "record the output only, not the changes the agent makes to files under the current directory")
 	maxFile := fs.Int64("max-file-size", workspace.DefaultMaxFileSize, "record the content of changed files up to `BYTES`; a larger one is noted as skipped")
-	maxFiles := fs.Int("max-files", workspace.DefaultMaxFiles, "snapshot working directories of up to `N` paths; a larger one gets its output recorded, not its file changes")
+	maxFiles := fs.Int("max-files", workspace.DefaultMaxFiles, "record file changes in working directories of up to `N` files to record (ignored ones do not count); "+
+		"over it, the snapshot stops at once, the output is recorded and the cassette says its file changes were not")
+	noGitignore := fs.Bool("no-gitignore", false, "record changes to files git ignores too (.gitignore, .git/info/exclude, the global excludes file); "+
+		"by default they are neither read nor recorded")
+	noVersion := fs.Bool("no-version", false, "do not ask a known agent for its --version (asked once per binary, in a temporary directory, for the header)")
 	var secrets, allow, shapes, ignore listFlag
-	fs.Var(&ignore, "ignore", "do not record changes to paths matching `GLOB` (repeatable; .git is always ignored)")
+	fs.Var(&ignore, "ignore", "do not record changes to paths matching `GLOB`, besides what git ignores (repeatable; .git is always ignored)")
 	fs.Var(&secrets, "secret", "redact `VALUE` too, at any length (repeatable)")
 	fs.Var(&shapes, "allow-shape", "do not redact values of the token shape `NAME` (repeatable): "+shapeNames())
 	fs.Var(&allow, "env", "keep the environment variable `NAME` in the header (repeatable; NAME* for a prefix)")
@@ -73,11 +78,11 @@ func runRecord(env *Env, args []string) int {
 	}
 	opts := recorder.Options{
 		Argv: argv, Stdin: runner.PipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
-		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: runner.IsKnownAgent(argv[0]), Timeout: *timeout,
-		KillGrace: *grace,
+		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: runner.IsKnownAgent(argv[0]) && !*noVersion, Timeout: *timeout,
+		KillGrace: *grace, VersionCache: index.CacheDir(),
 	}
 	if !*noFiles {
-		opts.Workspace = &workspace.Options{Ignore: ignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
+		opts.Workspace = &workspace.Options{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {

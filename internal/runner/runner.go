@@ -127,6 +127,11 @@ type Replay struct {
 // written.
 func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []string, err error) {
 	var effects []cassette.Effect
+	if why := rd.Header().FilesNotRecorded; why != "" && r.Apply {
+		// A replay that silently lacks the agent's files is a bug to find.
+		fmt.Fprintf(r.Stderr, "%s: %s: warning: the agent's file changes were not recorded (%s): this replay does not re-create them\n",
+			r.Name, path, why)
+	}
 	if r.Apply {
 		if effects, err = workspace.Effects(path); err != nil {
 			return ExitUsage, nil, err

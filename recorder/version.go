@@ -1,0 +1,111 @@
+package recorder
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The version probe: "AGENT --version", asked for the cassette header so
+// that a reviewer sees which agent release made a recording and a drift
+// check can tell an upgrade from a change of behaviour. It runs in a fresh
+// temporary directory (an agent must not leave files in the directory being
+// recorded, nor see it), for 2 s at most, at the same time as the snapshot
+// of the working directory, and its answer is cached per binary (path,
+// size, modification time) under VersionCache, so that a suite recording
+// many calls of one agent asks once.
+
+// maxVersionAnswer bounds what is kept of an answer.
+const maxVersionAnswer = 100
+
+// probeVersion starts the probe and returns where its answer will come.
+func (r *run) probeVersion(env []string) <-chan string {
+	out := make(chan string, 1)
+	if !r.opts.AskVersion {
+		out <- ""
+		return out
+	}
+	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache) }()
+	return out
+}
+
+// cachedVersion is the agent's answer to --version, from the cache when the
+// same binary answered before.
+func cachedVersion(agent string, env []string, cacheDir string) string {
+	bin, err := exec.LookPath(agent)
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		return ""
+	}
+	var cached string
+	if cacheDir != "" {
+		key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", bin, st.Size(), st.ModTime().UnixNano()))
+		cached = filepath.Join(cacheDir, "versions", hex.EncodeToString(key[:16]))
+		if data, err := os.ReadFile(cached); err == nil && len(data) <= maxVersionAnswer+1 {
+			return strings.TrimSuffix(string(data), "\n")
+		}
+	}
+	answer, ok := askVersion(bin, env)
+	if ok && cached != "" {
+		saveVersion(cached, answer)
+	}
+	return answer
+}
+
+// saveVersion writes the cache entry whole or not at all.
+func saveVersion(path, answer string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".version-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.WriteString(answer + "\n")
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// askVersion runs "agent --version" in a temporary directory, briefly, and
+// keeps the first line of its answer. ok is false when the agent did not
+// answer in time (not worth caching: it may be a slow start).
+func askVersion(agent string, env []string) (answer string, ok bool) {
+	dir, err := os.MkdirTemp("", "agentvcr-version-*")
+	if err != nil {
+		return "", false
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agent, "--version")
+	cmd.Dir, cmd.Env = dir, env
+	cmd.WaitDelay = 100 * time.Millisecond
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return "", false
+	}
+	if err != nil {
+		return "", true // an agent without --version: asked once
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if len(line) > maxVersionAnswer {
+		line = line[:maxVersionAnswer]
+	}
+	return strings.TrimSpace(line), true
+}
