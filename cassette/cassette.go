@@ -132,6 +132,9 @@ type Header struct {
 	// recorded (a working directory over --max-files): a replay of this
 	// cassette does not re-create the agent's files.
 	FilesNotRecorded string `json:"files_not_recorded,omitempty"`
+	// Ignore lists the globs of paths whose changes the recording left out
+	// (record --ignore; .git always is): a replay never writes them either.
+	Ignore []string `json:"ignore,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`

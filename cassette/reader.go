@@ -218,7 +218,8 @@ func (r *Reader) skipFrame() error {
 // grammar, so that nothing the file holds is lost; the next call to Next
 // returns the error.
 func (r *Reader) partial(data []byte) (Chunk, error) {
-	if len(data) == 0 {
+	if len(data) == 0 || r.frame == Files {
+		// A file's content cut short is no content: only the error.
 		return Chunk{}, r.broken
 	}
 	return Chunk{Stream: r.frame, Offset: r.offset, Data: data, Line: r.frameLine}, nil
@@ -340,10 +341,74 @@ func (r *Reader) parseFrame(line []byte) error {
 	r.frame, r.frameLine = Stream(f[0][0]), r.line
 	r.offset = time.Duration(ms) * time.Millisecond
 	r.remain, r.first = n, true
-	if r.effect != nil && r.effect.Size != n {
-		return r.errf(ErrFormat, "file effect %s: size %d, frame holds %d bytes", r.effect.Path, r.effect.Size, n)
+	if n > MaxFrame {
+		return r.errf(ErrFormat, "frame of %d bytes, more than the %d a cassette may hold in one", n, int64(MaxFrame))
+	}
+	if r.effect != nil {
+		if r.effect.Size != n {
+			return r.errf(ErrFormat, "file effect %.200q: size %d, frame holds %d bytes", r.effect.Path, r.effect.Size, n)
+		}
+		if err := r.effect.check(); err != nil {
+			return r.errf(ErrFormat, "file effect %.200q: %v", r.effect.Path, err)
+		}
 	}
 	return nil
+}
+
+// MaxFrame is the largest frame a cassette may hold (1 TiB): a larger byte
+// count is a corrupt or hostile file, not a recording.
+const MaxFrame = 1 << 40
+
+// check refuses an effect that no recorder writes: an unknown operation,
+// content on an operation that has none, a mode or digest that is not one.
+// Whether its path is safe to apply is the applier's to judge.
+func (e *Effect) check() error {
+	switch e.Op {
+	case OpCreate, OpModify:
+		if !isDigest(e.SHA256) {
+			return fmt.Errorf("%s without a sha256 of its content", e.Op)
+		}
+	case OpChmod, OpDelete, OpMkdir, OpRmdir, OpSymlink, OpSkip:
+		if e.Size != 0 {
+			return fmt.Errorf("%s has no content, but the frame holds %d bytes", e.Op, e.Size)
+		}
+		if e.SHA256 != "" {
+			return fmt.Errorf("%s has no content, but a sha256", e.Op)
+		}
+	default:
+		return fmt.Errorf("unknown op %.40q (want create, modify, chmod, delete, mkdir, rmdir, symlink or skip)", e.Op)
+	}
+	if e.Path == "" {
+		return errors.New("empty path")
+	}
+	if e.Mode != "" {
+		if m, err := strconv.ParseUint(e.Mode, 8, 32); err != nil || m > 0o777 || len(e.Mode) > 4 {
+			return fmt.Errorf("mode %.20q is not permission bits in octal (0644)", e.Mode)
+		}
+	}
+	if e.Before != "" && !isDigest(e.Before) && !strings.HasPrefix(e.Before, "link:") {
+		return fmt.Errorf("before %.80q is not a sha256", e.Before)
+	}
+	if e.Op == OpSymlink && e.Target == "" {
+		return errors.New("symlink without a target")
+	}
+	if e.Target != "" && e.Op != OpSymlink && e.Op != OpDelete {
+		return fmt.Errorf("%s has no target", e.Op)
+	}
+	return nil
+}
+
+// isDigest reports whether s is a SHA-256 digest in lower-case hex.
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // skipComment skips a comment line ("#...") without holding it: a comment
