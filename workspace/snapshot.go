@@ -11,13 +11,10 @@
 // Options.MaxFileSize is noted as skipped rather than recorded.
 //
 // Applying ([Apply]) re-creates recorded changes under another directory,
-// safely: no path may leave the directory (.., absolute paths, a link
-// pointing outside, a component that is a link), nothing is written through a
-// link, and before anything is written every file to change must hold the
-// content the agent saw and every file to create must be absent (or already
-// as recorded); otherwise nothing is written and every conflicting path is
-// named. Each file is written to a temporary file beside it and renamed into
-// place.
+// from a [Plan] (the cassette read once, checked, its content spooled):
+// through an os.Root, never through a link, never into .git, every file's
+// content verified, all or nothing (staged, then committed by renames, and
+// rolled back if that fails).
 package workspace
 
 import (

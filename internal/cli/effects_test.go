@@ -3,6 +3,8 @@ package cli_test
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -187,7 +189,8 @@ func TestApplyRefusesEscapes(t *testing.T) {
 		{"link out", cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "../../etc"}, "outside the working directory"},
 		{"absolute link", cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "/etc/passwd"}, "outside the working directory"},
 		{"through link", cassette.Effect{Op: cassette.OpCreate, Path: "linkdir/x.txt"}, "passes through the symbolic link linkdir"},
-		{"onto link", cassette.Effect{Op: cassette.OpModify, Path: "linkfile"}, "is a symbolic link here"},
+		{"onto link", cassette.Effect{Op: cassette.OpModify, Path: "linkfile"}, "linkfile: is a symbolic link: nothing is written through a link"},
+		{"into git", cassette.Effect{Op: cassette.OpCreate, Path: ".git/hooks/pre-commit", Mode: "0755"}, `".git/hooks/pre-commit" is in .git`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -196,14 +199,19 @@ func TestApplyRefusesEscapes(t *testing.T) {
 			var buf bytes.Buffer
 			w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
 			w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
-			w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "fine.txt"}, strings.NewReader("ok\n"), 3)
-			w.WriteEffect(0, tc.e, strings.NewReader("evil\n"), 5)
+			w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "fine.txt", SHA256: sha("ok\n")}, strings.NewReader("ok\n"), 3)
+			if tc.e.Op == cassette.OpSymlink {
+				w.WriteEffect(0, tc.e, nil, 0)
+			} else {
+				tc.e.SHA256 = sha("evil\n")
+				w.WriteEffect(0, tc.e, strings.NewReader("evil\n"), 5)
+			}
 			w.Close(cassette.Footer{})
 			tape := filepath.Join(t.TempDir(), "evil.cassette")
 			os.WriteFile(tape, buf.Bytes(), 0o644)
 			r := subprocessIn(t, dir, "replay", "--apply", tape)
 			oneLine(t, tc.name, r.stderr)
-			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "unsafe path") {
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "nothing was written") || r.stdout != "" {
 				t.Errorf("%+v", r)
 			}
 			ents, _ := os.ReadDir(dir)
@@ -336,18 +344,29 @@ func TestRecordSkipsLargeFiles(t *testing.T) {
 	}
 }
 
-// A failure half-way through applying says what was applied and what was not.
-func TestApplyFailureMidway(t *testing.T) {
+// A change that cannot be made is found before anything is written or
+// played, whatever comes before it in the cassette.
+func TestApplyImpossibleChangeWritesNothing(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
-	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c", Mode: "0644"}, strings.NewReader("file\n"), 5)
-	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c/d.txt", Mode: "0644"}, strings.NewReader("x\n"), 2)
+	w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
+	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c", Mode: "0644", SHA256: sha("file\n")}, strings.NewReader("file\n"), 5)
+	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c/d.txt", Mode: "0644", SHA256: sha("x\n")}, strings.NewReader("x\n"), 2)
 	w.Close(cassette.Footer{})
 	tape := filepath.Join(t.TempDir(), "half.cassette")
 	os.WriteFile(tape, buf.Bytes(), 0o644)
-	r := subprocessIn(t, t.TempDir(), "replay", "--apply", tape)
-	oneLine(t, "midway", r.stderr)
-	if r.code != 2 || !strings.Contains(r.stderr, "applied: c; not applied: c/d.txt") {
+	dir := t.TempDir()
+	r := subprocessIn(t, dir, "replay", "--apply", tape)
+	oneLine(t, "impossible", r.stderr)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "c/d.txt: c is not a directory once the cassette is applied; nothing was written") {
 		t.Errorf("%+v", r)
 	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("written: %v", ents)
+	}
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -84,7 +84,9 @@ func replayFile(env *Env, name, path string, opts replayer.Options, apply, force
 		if errors.Is(err, workspace.ErrConflict) {
 			err = fmt.Errorf("%w (--force applies the changes anyway)", err)
 		}
-		code = fail(env, name, err)
+		if failed := fail(env, name, err); !errors.Is(err, workspace.ErrInterrupted) {
+			code = failed
+		}
 	}
 	logReplay(env, path, code, applied, err)
 	return code

@@ -123,35 +123,62 @@ type Replay struct {
 
 // Play plays the cassette rd, opened from path, and returns the exit status
 // to end with and the paths of the file changes it applied. An error means
-// the replay failed (the caller says it and exits 2); output may have been
+// the replay failed (the caller says it and exits 2, or with the status
+// given when the error is workspace.ErrInterrupted); output may have been
 // written.
+//
+// With Apply, the rest of the cassette is read once into a checked plan
+// (workspace.ReadPlan) before any output: a corrupt cassette, an unsafe path
+// or a conflict is an error with nothing played or written. The output is
+// played from the plan, and the plan applied, all or nothing, after it.
+// SIGINT or SIGTERM while applying stops it with nothing written, or lets a
+// commit under way finish (then the status is 128+N all the same).
 func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []string, err error) {
-	var effects []cassette.Effect
 	if why := rd.Header().FilesNotRecorded; why != "" && r.Apply {
 		// A replay that silently lacks the agent's files is a bug to find.
 		fmt.Fprintf(r.Stderr, "%s: %s: warning: the agent's file changes were not recorded (%s): this replay does not re-create them\n",
 			r.Name, path, why)
 	}
-	if r.Apply {
-		if effects, err = workspace.Effects(path); err != nil {
-			return ExitUsage, nil, err
-		}
-		if err := workspace.Check(r.Dir, effects, r.Force); err != nil {
-			return ExitUsage, nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	code, err = r.play(path, rd)
-	if err != nil || len(effects) == 0 {
+	if !r.Apply {
+		code, err = r.play(path, rd, rd.Line)
 		return code, nil, err
 	}
-	applied, err = workspace.Apply(r.Dir, path, workspace.ApplyOptions{Force: r.Force})
+	plan, err := workspace.ReadPlan(rd)
 	if err != nil {
-		return ExitUsage, applied, fmt.Errorf("%s: %w", path, err)
+		return ExitUsage, nil, err
 	}
-	return code, applied, nil
+	defer plan.Close()
+	if err := workspace.Check(r.Dir, plan, workspace.ApplyOptions{Force: r.Force}); err != nil {
+		return ExitUsage, nil, err
+	}
+	out, err := plan.Output()
+	if err != nil {
+		return ExitUsage, nil, err
+	}
+	code, err = r.play(path, out, plan.Lines)
+	if err != nil || len(plan.Effects()) == 0 {
+		return code, nil, err
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	res, err := workspace.Apply(r.Dir, plan, workspace.ApplyOptions{Force: r.Force, Signals: sigs})
+	sig, signalled := res.Signal.(syscall.Signal)
+	if err != nil {
+		if signalled {
+			return 128 + int(sig), nil, err
+		}
+		return ExitUsage, nil, err
+	}
+	if signalled {
+		fmt.Fprintf(r.Stderr, "%s: %v while applying %s: the changes were all applied first\n", r.Name, sig, path)
+		return 128 + int(sig), res.Applied, nil
+	}
+	return code, res.Applied, nil
 }
 
-func (r Replay) play(path string, rd *cassette.Reader) (int, error) {
+// play plays rd; line says where an incomplete cassette ended.
+func (r Replay) play(path string, rd *cassette.Reader, line func() int) (int, error) {
 	opts := r.Options
 	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
 	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
@@ -178,7 +205,7 @@ func (r Replay) play(path string, rd *cassette.Reader) (int, error) {
 	}
 	if res.Incomplete {
 		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
-			r.Name, path, rd.Line(), res.Code)
+			r.Name, path, line(), res.Code)
 	}
 	return res.Code, nil
 }

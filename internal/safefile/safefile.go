@@ -114,15 +114,20 @@ func Lock(dir, key string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := Flock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", key, err)
 	}
 	return func() { f.Close() }, nil // closing the last descriptor releases the lock
+}
+
+// Flock takes an exclusive lock on the open file f (a directory too),
+// waiting for it; closing f's last descriptor releases it.
+func Flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }

@@ -1,0 +1,158 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// craftedTape writes a cassette with output, then file effects.
+func craftedTape(t *testing.T, effects ...cassette.Effect) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
+	w.WriteChunk(cassette.Stdout, 0, []byte("{\"type\":\"result\"}\n"))
+	w.WriteChunk(cassette.Stderr, 1, []byte("warn"))
+	for _, e := range effects {
+		content := ""
+		if e.Op == cassette.OpCreate {
+			content = e.Note
+			e.Note, e.SHA256 = "", sha(content)
+		}
+		w.WriteEffect(2, e, strings.NewReader(content), int64(len(content)))
+	}
+	w.Close(cassette.Footer{Code: 0})
+	return buf.Bytes()
+}
+
+// The two crafted cassettes of the report (content on an op that has none;
+// a cassette cut inside its first file frame, as a killed recorder leaves
+// it): replay --apply, inspect and the stand-in each say so in one line
+// naming the cassette line, exit 2, and write nothing.
+func TestCraftedCassettesDoNotPanic(t *testing.T) {
+	good := craftedTape(t, cassette.Effect{Op: cassette.OpCreate, Path: "a.txt", Mode: "0644", Note: strings.Repeat("a", 300) + "\n"})
+	cut := good[:bytes.Index(good, []byte("aaaa"))+100]
+	contentOnDelete := []byte(strings.Replace(string(good), `"op":"create","path":"a.txt","mode":"0644","size":301,"sha256":"`+sha(strings.Repeat("a", 300)+"\n")+`"`,
+		`"op":"delete","path":"a.txt","size":301`, 1))
+	if bytes.Equal(contentOnDelete, good) {
+		t.Fatal("the crafted cassette is not crafted")
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut in the first file frame", cut, ":8: truncated cassette: files frame at line 7 ends 201 bytes early"},
+		{"content on delete", contentOnDelete, `:7: malformed cassette: file effect "a.txt": delete has no content, but the frame holds 301 bytes`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "crafted.cassette")
+			os.WriteFile(path, tc.data, 0o644)
+			dir := t.TempDir()
+			r := subprocessIn(t, dir, "replay", "--apply", path)
+			oneLine(t, "replay --apply", r.stderr)
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, path+tc.want) {
+				t.Errorf("replay --apply: %+v", r)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("written: %v", ents)
+			}
+			r = run(t, nil, "inspect", path)
+			oneLine(t, "inspect", r.stderr)
+			if r.code != 2 || !strings.Contains(r.stderr, path+tc.want) {
+				t.Errorf("inspect: %+v", r)
+			}
+		})
+	}
+	// The stand-in, replaying a cassette it recorded and that was then cut.
+	k := newStandin(t)
+	work := t.TempDir()
+	if r := k.call(work, "", []string{"AGENTVCR_MODE=once"}, "--print", "hi"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	files := k.tapeFiles()
+	data, _ := os.ReadFile(files[0])
+	var withFile bytes.Buffer
+	withFile.Write(data[:bytes.LastIndex(data, []byte("exit "))])
+	w := "f 3 301 {\"op\":\"create\",\"path\":\"a.txt\",\"mode\":\"0644\",\"size\":301,\"sha256\":\"" + sha(strings.Repeat("a", 300)+"\n") + "\"}\n" + strings.Repeat("a", 100)
+	withFile.WriteString(w)
+	os.WriteFile(files[0], withFile.Bytes(), 0o644)
+	other := t.TempDir()
+	r := k.call(other, "", nil, "--print", "hi")
+	oneLine(t, "stand-in", r.stderr)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "truncated cassette") {
+		t.Errorf("stand-in: %+v", r)
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Errorf("written: %v", ents)
+	}
+}
+
+// Every prefix of a cassette with file frames: replay --apply and inspect
+// end with a status and at most one line on stderr, never a panic, and
+// replay --apply writes all the files or none.
+func TestTruncatedAtEveryByte(t *testing.T) {
+	data := craftedTape(t,
+		cassette.Effect{Op: cassette.OpMkdir, Path: "d", Mode: "0755"},
+		cassette.Effect{Op: cassette.OpCreate, Path: "d/a.txt", Mode: "0644", Note: "alpha\nbeta\n"},
+		cassette.Effect{Op: cassette.OpCreate, Path: "b.bin", Mode: "0600", Note: "\x00\x01\x02"},
+		cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "d/a.txt"})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.cassette")
+	for n := 0; n <= len(data); n++ {
+		os.WriteFile(path, data[:n], 0o644)
+		r := run(t, nil, "inspect", path)
+		if r.code != 0 {
+			oneLine(t, "inspect", r.stderr)
+		}
+		into := filepath.Join(dir, "into")
+		os.RemoveAll(into)
+		os.Mkdir(into, 0o755)
+		r = subprocessIn(t, into, "replay", "--apply", path)
+		if r.code == 2 {
+			oneLine(t, "replay --apply", r.stderr)
+		} else if strings.Contains(r.stderr, "panic") {
+			t.Errorf("cut at %d: %+v", n, r)
+		}
+		ents, _ := os.ReadDir(into)
+		if len(ents) != 0 && len(ents) != 3 {
+			t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
+		}
+		if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
+			t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
+		}
+	}
+}
+
+// A cassette that is a FIFO is read once, from its one writer: a second
+// open would wait for ever for a writer that never comes (the effects were
+// once read a second time, and a FIFO could serve other bytes then).
+func TestApplyReadsCassetteOnce(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "tape.cassette")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	good := craftedTape(t, cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", Note: "good\n"})
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(good)
+		f.Close()
+	}()
+	work := t.TempDir()
+	r := subprocessIn(t, work, "replay", "--apply", fifo)
+	if r.code != 0 || r.stdout != "{\"type\":\"result\"}\n" {
+		t.Errorf("%+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(work, "x.txt")); string(got) != "good\n" {
+		t.Errorf("x.txt = %q", got)
+	}
+}
