@@ -246,7 +246,7 @@ import "testing"
 
 func TestSummarizeReadme(t *testing.T) {
 	agentvcrtest.StandIn(t, "testdata/cassettes")
-	if _, err := Summarize("Summarise README.md"); err != nil {
+	if _, err := Summarize(".", "Summarise README.md"); err != nil { // in the package's directory, on purpose
 		t.Fatal(err)
 	}
 }

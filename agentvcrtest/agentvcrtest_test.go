@@ -135,3 +135,34 @@ func TestStandInMiss(t *testing.T) {
 		t.Errorf("reported: %q", c.errs)
 	}
 }
+
+// Workspace copies a fixture whole (nested files, modes, links as links)
+// into a fresh directory, and gives an empty one for "".
+func TestWorkspace(t *testing.T) {
+	fixture := t.TempDir()
+	os.MkdirAll(filepath.Join(fixture, "src", "deep"), 0o755)
+	os.WriteFile(filepath.Join(fixture, "README.md"), []byte("# fixture\n"), 0o644)
+	os.WriteFile(filepath.Join(fixture, "src", "deep", "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+	os.Symlink("README.md", filepath.Join(fixture, "link"))
+	dir := agentvcrtest.Workspace(t, fixture)
+	if dir == fixture {
+		t.Fatal("Workspace returned the fixture itself")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(got) != "# fixture\n" {
+		t.Errorf("README.md: %q", got)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "src", "deep", "run.sh")); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("run.sh: %v %v", st, err)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "link")); err != nil || target != "README.md" {
+		t.Errorf("link: %q %v", target, err)
+	}
+	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x"), 0o644)
+	if _, err := os.Stat(filepath.Join(fixture, "new.txt")); err == nil {
+		t.Error("a file written in the workspace reached the fixture")
+	}
+	empty := agentvcrtest.Workspace(t, "")
+	if ents, err := os.ReadDir(empty); err != nil || len(ents) != 0 || empty == dir {
+		t.Errorf("Workspace(\"\"): %v %v", ents, err)
+	}
+}

@@ -164,6 +164,13 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		}
 		return c.fail(err, hint)
 	}
+	if len(applied) > 0 {
+		if _, err := os.Stat(filepath.Join(cwd, "go.mod")); err == nil {
+			// The package's own source tree: re-created files would pile up there.
+			fmt.Fprintf(c.env.Stderr, "%s: note: applied %d recorded file changes in %s, which holds a go.mod; "+
+				"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)\n", c.name, len(applied), cwd)
+		}
+	}
 	c.log.Outcome = Replayed
 	return code
 }
