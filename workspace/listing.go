@@ -23,6 +23,17 @@ const (
 // indented with "| ", passed through norm (which replaces what varies between
 // runs; nil keeps it). It is empty when the run changed no file.
 func Listing(path string, norm func([]byte) []byte) ([]byte, error) {
+	return listing(path, norm, false)
+}
+
+// NamedListing is Listing with the file's path on every content line
+// ("  notes.txt | text"), for a diff, where a changed line is shown without
+// the lines above it.
+func NamedListing(path string, norm func([]byte) []byte) ([]byte, error) {
+	return listing(path, norm, true)
+}
+
+func listing(path string, norm func([]byte) []byte, named bool) ([]byte, error) {
 	rd, f, err := cassette.Open(path)
 	if err != nil {
 		return nil, err
@@ -37,7 +48,7 @@ func Listing(path string, norm func([]byte) []byte) ([]byte, error) {
 		if e == nil {
 			return
 		}
-		writeEffect(&out, e, content, more, norm)
+		writeEffect(&out, e, content, more, norm, named)
 		e, content, more = nil, nil, false
 	}
 	for {
@@ -67,7 +78,7 @@ func Listing(path string, norm func([]byte) []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func writeEffect(out *bytes.Buffer, e *cassette.Effect, content []byte, more bool, norm func([]byte) []byte) {
+func writeEffect(out *bytes.Buffer, e *cassette.Effect, content []byte, more bool, norm func([]byte) []byte, named bool) {
 	var notes []string
 	if e.Mode != "" && e.Op != cassette.OpMkdir {
 		notes = append(notes, e.Mode)
@@ -93,21 +104,25 @@ func writeEffect(out *bytes.Buffer, e *cassette.Effect, content []byte, more boo
 	if norm != nil {
 		content = norm(content)
 	}
+	bar := "  | "
+	if named {
+		bar = "  " + e.Path + " | "
+	}
 	lines := strings.SplitAfter(string(content), "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
 		if i == maxListedLines {
-			fmt.Fprintf(out, "  | ... %d more lines\n", len(lines)-i)
+			fmt.Fprintf(out, "%s... %d more lines\n", bar, len(lines)-i)
 			return
 		}
 		if !strings.HasSuffix(l, "\n") {
-			l += "\n  \\ no newline at end of file\n"
+			l += "\n" + bar[:len(bar)-2] + "\\ no newline at end of file\n"
 		}
-		out.WriteString("  | " + l)
+		out.WriteString(bar + l)
 	}
 	if more {
-		out.WriteString("  | ... more, not shown\n")
+		out.WriteString(bar + "... more, not shown\n")
 	}
 }

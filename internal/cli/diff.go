@@ -169,7 +169,7 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 		textOpts := opts
 		textOpts.Format = normalize.Text
 		fn := normalize.New(textOpts)
-		s.files, err = workspace.Listing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
+		s.files, err = workspace.NamedListing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
 	}
 	return s, err
 }

@@ -268,7 +268,7 @@ func TestDiffEffects(t *testing.T) {
 	c := record(`printf 'module x\n\ngo 1.26\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
 	r := run(t, nil, "diff", a, c)
 	if r.code != 1 || !strings.Contains(r.stdout, "files (the changes the agent made, normalised):") ||
-		!strings.Contains(r.stdout, "go 1.25") || !strings.Contains(r.stdout, "go 1.26") || strings.Contains(r.stdout, "notes.txt") {
+		!strings.Contains(r.stdout, `A: "  go.mod | go 1.25"`) || !strings.Contains(r.stdout, `B: "  go.mod | go 1.26"`) || strings.Contains(r.stdout, "notes.txt") {
 		t.Errorf("%+v", r)
 	}
 }
