@@ -28,7 +28,7 @@ func TestUserModule(t *testing.T) {
 	bin := filepath.Join(work, "bin")     // agentvcr
 	agents := filepath.Join(work, "real") // the "real" agent: the simulated one, as cursor-agent
 	mod := filepath.Join(work, "myproject")
-	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off")
+	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=")
 	gorun := func(dir string, env []string, args ...string) (string, error) {
 		t.Helper()
 		cmd := exec.Command(goCmd, args...)

@@ -173,6 +173,12 @@ func TestClocksAndDurations(t *testing.T) {
 			`{"duration_ms":8920,"duration_api_ms":8920,"timeout":30000,"timestamp_ms":1791192424927,"startedAtMs":"1791192424870","usage":{"inputTokens":21061,"cacheWriteTokens":0,"maxTokens":4096},"executionTime":4162,"createdAt":"2026-05-10T10:00:00Z","format":"x","n":1791192424927,"fileSize":53,"total_cost_usd":0.0123}`,
 			`{"duration_ms":0,"duration_api_ms":0,"timeout":30000,"timestamp_ms":0,"startedAtMs":"<TIMESTAMP>","usage":{"inputTokens":0,"cacheWriteTokens":0,"maxTokens":4096},"executionTime":0,"createdAt":"<TIMESTAMP>","format":"x","n":0,"fileSize":53,"total_cost_usd":0}`},
 		{"measure in an array", Options{}, `{"durations":[1,2.5,"3s"]}`, `{"durations":[0,0,"<DURATION>"]}`},
+		// A tool's JSON output carried as a tool result's text.
+		{"measures in JSON inside a string", Options{},
+			`{"content":"success: {\"command\":\"wc -l x\",\"executionTime\":2,\"elapsed_ms\":12.5,\"size\":42}"}`,
+			`{"content":"success: {\"command\":\"wc -l x\",\"executionTime\":0,\"elapsed_ms\":0,\"size\":42}"}`},
+		{"measures in JSON in text", text(Options{}), `ran {"executionTime": 7}`, `ran {"executionTime": 7}`},
+		{"measures in indented JSON inside a string", Options{}, `{"text":"{\n  \"took_ms\": 9,\n  \"bytes\": 12}"}`, `{"text":"{\n  \"took_ms\": 0,\n  \"bytes\": 12}"}`},
 	})
 }
 

@@ -358,6 +358,23 @@ func modelCallSuffix(s []byte, j int) int {
 func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 	d := digitRun(s, i)
 	f := n.flags
+	// A run-time measure in JSON held in a JSON string, as a tool result
+	// carries its tool's output: {\"executionTime\":2} inside "content".
+	// (Plain text is left alone: the text format parses no JSON.)
+	colon := i - 1
+	if colon > 0 && s[colon] == ' ' {
+		colon-- // "executionTime": 2, as indented JSON spells it
+	}
+	if colon > 1 && s[colon] == ':' && !n.off[RuleDurationKeys] {
+		if name, ok := jsonNameBefore(s, colon); ok && measureClass(name) == keyDuration {
+			if i+d+1 < len(s) && s[i+d] == '.' && s[i+d+1] >= '0' && s[i+d+1] <= '9' {
+				d += 1 + digitRun(s, i+d+1)
+			}
+			if wordEnd(s, i+d) {
+				return d, "0"
+			}
+		}
+	}
 	// A socket named after a process id ($TMP/cc-socks/27963.sock): a
 	// different number every run.
 	if i > 0 && s[i-1] == '/' && f.durations && i+d+5 <= len(s) && string(s[i+d:i+d+5]) == ".sock" {
@@ -393,6 +410,23 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// jsonNameBefore reads the member name, quoted with escaped quotes
+// (\"name\", JSON inside a JSON string), that ends just before s[colon].
+func jsonNameBefore(s []byte, colon int) (string, bool) {
+	end := colon - 2
+	if end < 1 || s[end+1] != '"' || s[end] != '\\' {
+		return "", false
+	}
+	start := end
+	for start > 0 && end-start < 40 && (byteClass[s[start-1]] == clsWord || s[start-1] == '_') {
+		start--
+	}
+	if start == end || start < 2 || s[start-1] != '"' || s[start-2] != '\\' {
+		return "", false
+	}
+	return string(s[start:end]), true
 }
 
 // epochInWord replaces epoch milliseconds glued to the front of a word

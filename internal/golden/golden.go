@@ -27,21 +27,18 @@ const (
 	PendingSuffix = Suffix + ".new"
 )
 
-// Updating reports whether goldie's -update flag (or GOLDIE_UPDATE) is on.
+// Updating reports whether goldie's -update flag is on, in a test binary
+// that has it (its default is $GOLDIE_UPDATE, as goldie reads it), else
+// whether $GOLDIE_UPDATE is.
 func Updating() bool {
-	if v := os.Getenv("GOLDIE_UPDATE"); v != "" && v != "0" && v != "false" {
-		return true
+	if f := flag.Lookup("update"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			on, _ := g.Get().(bool)
+			return on
+		}
 	}
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	on, _ := g.Get().(bool)
-	return on
+	v := strings.ToLower(strings.TrimSpace(os.Getenv("GOLDIE_UPDATE")))
+	return v != "" && v != "0" && v != "false"
 }
 
 // InCI reports whether the CI variable says this is a CI run.
