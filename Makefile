@@ -16,6 +16,7 @@ build:
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
 test: lint
 	$(GO) test -count=1 $(PKGS)
+	@$(GO) run ./internal/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).
 race:

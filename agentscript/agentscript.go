@@ -182,6 +182,7 @@ func (h *harness) setup(e *testscript.Env) error {
 		goldens := &scriptGoldens{t: t}
 		e.Values[goldensKey{}] = goldens
 		e.Defer(goldens.report)
+		e.Defer(func() { reportFailedCalls(t, runLog) })
 	}
 	script := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
 	e.Defer(func() { h.track.runsEnded(script, runLog) })
@@ -231,4 +232,27 @@ func fatalUsage(ts *testscript.TestScript, usage string, format string, args ...
 		msg += "; "
 	}
 	ts.Fatalf("%susage: %s", msg, usage)
+}
+
+// reportFailedCalls shows, when a script failed, the line of each agent call
+// the stand-in could not answer, read from its run log: a program under
+// test that calls the agent may have kept the stand-in's stderr to itself.
+func reportFailedCalls(t testing.TB, runLog string) {
+	if !t.Failed() {
+		return
+	}
+	calls, err := standin.ReadLog(runLog)
+	if err != nil {
+		t.Log("agentscript: " + err.Error())
+		return
+	}
+	var lines []string
+	for _, c := range calls {
+		if c.Outcome == standin.Failed {
+			lines = append(lines, c.Error)
+		}
+	}
+	if len(lines) > 0 {
+		t.Logf("agentscript: the stand-in could not answer %d call(s) of this script:\n\t%s", len(lines), strings.Join(lines, "\n\t"))
+	}
 }

@@ -41,6 +41,7 @@
 //	                    once or passthrough
 //	AGENTVCR_REAL_AGENT from the test process: the agent record mode runs
 //	AGENTVCR_CACHE      the stand-in's index cache, inside $WORK
+//	AGENTVCR_RUN_LOG    the script's run log, inside $WORK (below)
 //
 // A script may set them itself (env AGENTVCR_CASSETTES=$WORK/c) to record
 // into a scratch directory or to pin a mode. In replay mode a script sees
@@ -60,8 +61,9 @@
 //
 //	go test -run TestScript -update
 //
-// rewrites the goldens (goldie's -update flag; this package defines no
-// flag). Because goldens are normalised, a re-recording of the same prompts
+// rewrites the goldens (goldie's -update flag, which goldie registers in
+// the test binaries that compare goldens; this package defines no flag;
+// GOLDIE_UPDATE=1 go test ./... does it for a whole module). Because goldens are normalised, a re-recording of the same prompts
 // leaves them unchanged unless the agent's behaviour changed.
 //
 // # Commands
@@ -137,23 +139,42 @@
 // # The last agent run
 //
 // testscript keeps the last exec's stdout and stderr but not its exit
-// status. The stand-in and "agentvcr replay" that [Commands] installs log
-// each run (arguments, exit status, the cassette replayed or recorded) in a
-// file under $WORK; validate, normalize and golden read the last entry. The
-// run log is also how Run knows which cassettes the scripts used.
+// status. The stand-in (package standin) and "agentvcr replay" log each
+// call in the script's run log ($AGENTVCR_RUN_LOG, a file under $WORK): the
+// arguments as they were matched (redacted), the invocation key, the mode,
+// the cassette replayed or recorded, the file changes applied, the exit
+// status, and the stand-in's own line when it failed. validate, normalize
+// and golden read the last entry through standin.ReadLog; Run learns from
+// the log which cassettes the scripts used. A script that fails also shows
+// the line of every call the stand-in could not answer, for a program under
+// test that kept the stand-in's stderr to itself.
+//
+// # Goldens in one round
+//
+// A golden that does not match, or does not exist yet, does not stop the
+// script: its new content is written beside it as NAME.golden.new and the
+// script goes on, so that every later call runs (and, in record or once
+// mode, is recorded). The script then fails at its end listing every
+// golden that did not match, with its diff, and "agentvcr review --accept"
+// takes them all; the next run passes offline. Under $CI (set to anything
+// but "", "false" or "0") nothing is written, with -update or without: the
+// script fails saying so. The golden command compares through goldie with
+// the script's own *testing.T (testscript.Run's), and needs one.
 //
 // # Missing and unreferenced artefacts
 //
 // A call with no cassette fails, in replay mode, with exit status 2 and the
-// stand-in's message naming the directory searched, the closest recording
-// and how it differs, followed by the path a recording of the call would be
-// saved at. A golden that does not exist fails with its path.
+// stand-in's line naming the directory searched, the closest recording and
+// how it differs, the path a recording of the call would be saved at and
+// how to record it. A damaged cassette, one of a newer format ("upgrade
+// agentvcr"), a missing directory, and a recorded file change meeting a file
+// in the way each get a line of their own.
 //
 // When every script of the directory ran and passed, Run lists the cassettes
 // under Config.Cassettes and the goldens under Config.Golden that no script
-// used, in the manner of insta's unreferenced snapshots. By default ([Warn])
-// the list is printed on the test binary's stderr, where go test shows it
-// without -v; with [Fail] (Config.Unreferenced, or AGENTVCR_UNREFERENCED=fail
-// in CI) the test fails. The check is skipped after a partial run (-run) or
-// a failure.
+// used, in the manner of insta's unreferenced snapshots (the lister is the
+// one agentvcrtest uses too). By default ([Fail]) the test fails, so that
+// go test ./... shows them; with [Warn] (Config.Unreferenced, or
+// AGENTVCR_UNREFERENCED=warn) the list is printed on the test binary's
+// stderr. The check is skipped after a partial run (-run) or a failure.
 package agentscript

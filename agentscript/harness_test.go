@@ -476,3 +476,13 @@ func TestGoldenUnderCIWritesNothing(t *testing.T) {
 		t.Errorf("written under CI: %q", files)
 	}
 }
+
+// A script that fails shows the line of each call the stand-in could not
+// answer, even when the program that made the call kept its stderr.
+func TestFailedCallsShownWhenTheScriptFails(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	f.mustFail("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\nexec false\n",
+		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`)
+	f.mustPass("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\n")
+}

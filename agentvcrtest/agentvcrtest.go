@@ -18,9 +18,18 @@
 //
 //	AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test ./...
 //
-// A golden that does not match fails the test with the event-aware diff and
-// leaves the new content beside it as NAME.golden.new (not when $CI is set);
-// accept it with "agentvcr review --accept" or "go test -run TestX -update".
+// The stand-in is package standin, run by the test binary under the agent's
+// name: each call appends a line to the test's run log, and when the test
+// ends, every call the stand-in could not answer fails it with the
+// stand-in's own line (no cassette, a missing directory, a damaged cassette
+// or one of a newer format, a file in the way of a recorded change), even
+// when the code under test only saw "exit status 2".
+//
+// Golden compares through goldie, with the test's own testing.TB. A golden
+// that does not match fails the test with the event-aware diff (golden
+// first) and leaves the new content beside it as NAME.golden.new; accept
+// it with "agentvcr review --accept" or "go test -run TestX -update". Under
+// $CI nothing is written, with -update or without, and the test says so.
 //
 // After a full run (no -run filter) in which every test passed, Main reports
 // the cassettes no test replayed and the goldens no test compared: they fail
