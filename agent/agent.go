@@ -22,7 +22,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // Profile is what agentvcr knows of one agent CLI.
@@ -48,10 +50,77 @@ type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }
 
-// SetMembers is implemented by profiles whose output holds arrays that are
-// sets, in no stable order: the normaliser sorts them (normalize.Options.Sets).
-type SetMembers interface {
-	SetMembers() []string
+// Normalizing is implemented by profiles whose output needs more than the
+// default normalisation for two runs of one prompt to compare equal: arrays
+// that are sets ("sort tools"), volatile fields the defaults do not know,
+// events printed in varying numbers ("drop $.type ..."). The rules are in
+// the language of normalize rules files; NormalizeOptions passes them on.
+type Normalizing interface {
+	NormalizeRules() *normalize.Rules
+}
+
+// MustRules parses a profile's normalisation rules, written in the rules
+// file language (one rule per line); it panics on a bad rule, as a
+// profile's rules are fixed text.
+func MustRules(agentName string, text string) *normalize.Rules {
+	r, err := normalize.ParseRules(strings.NewReader(text), agentName+" profile")
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// NormalizeOptions returns the options that normalise a recording with
+// header h: the directories it ran in (normalize.ForHeader), and from its
+// agent's profile the format its argv asks for and the profile's own rules.
+// The agent is known by the program argv runs, else by the look of head, the
+// beginning of its stdout (an agent run as "node .../cli.js"); when argv
+// says no format, the format is sniffed from head.
+func NormalizeOptions(h cassette.Header, head []byte) normalize.Options {
+	p, _ := Identify(h.Argv, head)
+	return NormalizeOptionsFor(p, h, head)
+}
+
+// NormalizeOptionsFor is NormalizeOptions for a run of the agent of profile
+// p (nil: none known).
+func NormalizeOptionsFor(p Profile, h cassette.Header, head []byte) normalize.Options {
+	opts := normalize.ForHeader(h)
+	opts.Format = contract.Auto
+	if p != nil {
+		if f, ok := p.Format(h.Argv); ok {
+			opts.Format = f
+		}
+	}
+	if opts.Format == contract.Auto && head != nil {
+		opts.Format = contract.SniffFormat(head)
+	}
+	if n, ok := p.(Normalizing); ok {
+		opts.AgentRules = n.NormalizeRules()
+	}
+	return opts
+}
+
+// Identify finds the profile of a run and its output format: the profile
+// by the program argv runs, else by the look of head (the beginning of its
+// stdout), nil when neither tells; the format as the profile reads argv,
+// else sniffed from head (contract.Auto when head is nil).
+func Identify(argv []string, head []byte) (Profile, contract.Format) {
+	var p Profile
+	if len(argv) > 0 {
+		p, _ = ForBinary(argv[0])
+	}
+	if p == nil && head != nil {
+		p, _ = Sniff(head)
+	}
+	if p != nil {
+		if f, ok := p.Format(argv); ok {
+			return p, f
+		}
+	}
+	if head == nil {
+		return p, contract.Auto
+	}
+	return p, contract.SniffFormat(head)
 }
 
 // Event is one stream-json event, as every agent's is understood.
@@ -136,7 +205,7 @@ func FlagFormat(argv []string, flag string) (contract.Format, bool) {
 			v, has = rest, true
 		}
 		if has {
-			if pf, err := contract.ParseFormat(v); err == nil {
+			if pf, err := contract.ParseFormat(v); err == nil && pf != contract.Auto {
 				f, ok = pf, true
 			}
 		}

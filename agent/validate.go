@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // Validate checks a run of the agent of profile p against the contract every
@@ -94,7 +95,7 @@ func (c *checker) note(line int, msg string) {
 }
 
 func (c *checker) stream(r io.Reader) error {
-	n, err := contract.EachLine(r, func(n int, line []byte, newline bool) {
+	n, err := jsonscan.EachLine(r, func(n int, line []byte, newline bool) {
 		c.line(n, line, newline)
 	})
 	c.lines = n
@@ -178,7 +179,7 @@ func (c *checker) closeTools(n int) {
 }
 
 func (c *checker) document(r io.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(r, contract.MaxLine+1))
+	data, err := io.ReadAll(io.LimitReader(r, jsonscan.MaxLine+1))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/normalize"
@@ -152,7 +153,7 @@ func (h *harness) effectsListing(ts *testscript.TestScript) ([]byte, error) {
 	if run.Cassette == "" {
 		return nil, errors.New("golden files: the last agent run played no cassette")
 	}
-	opts, err := h.normalizeOptions(ts, "files", normalize.Text)
+	opts, err := h.normalizeOptions(ts, "files", contract.Text)
 	if err != nil {
 		return nil, err
 	}

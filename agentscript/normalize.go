@@ -1,6 +1,7 @@
 package agentscript
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -8,7 +9,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
 )
@@ -17,7 +20,7 @@ const normalizeUsage = "normalize [--stderr] [--format FORMAT] FILE [OUT]"
 
 type normalizeArgs struct {
 	stderr    bool
-	format    normalize.Format // Auto: sniffed
+	format    contract.Format // Auto: sniffed
 	file, out string
 }
 
@@ -26,7 +29,7 @@ func parseNormalizeArgs(args []string) (normalizeArgs, error) {
 	pos, err := splitArgs(args, []cmdFlag{
 		{name: "stderr", set: func(string, string) error { na.stderr = true; return nil }},
 		{name: "format", value: "a value", set: func(_, val string) (err error) {
-			na.format, err = normalize.ParseFormat(val)
+			na.format, err = contract.ParseFormat(val)
 			return err
 		}},
 	})
@@ -97,21 +100,23 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 	rd, f, err := cassette.Open(path)
 	ts.Check(err)
 	defer f.Close()
-	opts := normalize.ForHeader(rd.Header())
+	stdout := bufio.NewReaderSize(rd.StreamReader(cassette.Stdout), 64<<10)
+	head, _ := stdout.Peek(stdout.Size())
+	opts := agent.NormalizeOptions(rd.Header(), head)
 	opts.Rules = h.rules
-	if na.format != normalize.Auto {
+	if na.format != contract.Auto {
 		opts.Format = na.format
 	}
 	n := normalize.New(opts)
 	var out bytes.Buffer
 	if na.stderr {
-		ts.Check(n.Copy(io.Discard, rd.StreamReader(cassette.Stdout), cassette.Stdout))
+		ts.Check(n.Copy(io.Discard, stdout, cassette.Stdout))
 		rd2, f2, err := cassette.Open(path)
 		ts.Check(err)
 		defer f2.Close()
 		ts.Check(n.Copy(&out, rd2.StreamReader(cassette.Stderr), cassette.Stderr))
 	} else {
-		ts.Check(n.Copy(&out, rd.StreamReader(cassette.Stdout), cassette.Stdout))
+		ts.Check(n.Copy(&out, stdout, cassette.Stdout))
 	}
 	if na.out == "" {
 		fmt.Fprint(ts.Stdout(), out.String())
@@ -124,7 +129,7 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 // normalizeOptions are the normaliser settings for FILE of the script: the
 // directories of the last agent run (its cassette's header), or of the
 // script itself when it ran none or ran a live agent in passthrough mode.
-func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format normalize.Format) (normalize.Options, error) {
+func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format contract.Format) (normalize.Options, error) {
 	opts := normalize.Options{Cwd: ts.MkAbs("."), Home: ts.Getenv("HOME"), TempDir: ts.Getenv("TMPDIR")}
 	run, err := lastRun(ts.Getenv(standin.EnvRunLog))
 	switch {
@@ -137,12 +142,12 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 			return opts, err
 		}
 		if ok {
-			opts = normalize.ForHeader(hdr)
+			opts = agent.NormalizeOptions(hdr, fileHead(ts, file))
 		}
 	}
 	opts.Rules = h.rules
 	opts.Format = format
-	if format == normalize.Auto {
+	if format == contract.Auto {
 		opts.Format = sniffFile(ts, file)
 	}
 	return opts, nil
@@ -150,12 +155,31 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 
 // sniffFile guesses the format of FILE from its start: the output of the
 // last exec need not be the agent's (a consumer's summary, say).
-func sniffFile(ts *testscript.TestScript, file string) normalize.Format {
+func sniffFile(ts *testscript.TestScript, file string) contract.Format {
 	if file == "stderr" {
-		return normalize.Text
+		return contract.Text
 	}
 	head := ts.ReadFile(file)
-	return normalize.SniffFormat([]byte(head[:min(len(head), 1<<20)]))
+	return contract.SniffFormat([]byte(head[:min(len(head), 1<<20)]))
+}
+
+// fileHead is the start of FILE, as the agent's profile is known by it when
+// argv does not say; nil for stderr or a FILE that is not a file.
+func fileHead(ts *testscript.TestScript, file string) []byte {
+	switch file {
+	case "stderr":
+		return nil
+	case "stdout":
+		out := ts.ReadFile(file)
+		return []byte(out[:min(len(out), contract.SniffSize)])
+	}
+	f, err := os.Open(ts.MkAbs(file))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, contract.SniffSize))
+	return head
 }
 
 func streamOf(file string) cassette.Stream {
@@ -172,7 +196,7 @@ func (h *harness) normalizedFile(ts *testscript.TestScript, file string) ([]byte
 
 // normalizeLike normalises content as FILE would be.
 func (h *harness) normalizeLike(ts *testscript.TestScript, file string, content []byte) ([]byte, error) {
-	opts, err := h.normalizeOptions(ts, file, normalize.Auto)
+	opts, err := h.normalizeOptions(ts, file, contract.Auto)
 	if err != nil {
 		return nil, err
 	}

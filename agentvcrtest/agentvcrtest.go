@@ -46,8 +46,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/internal/unused"
@@ -170,7 +172,7 @@ type Option func(*options)
 
 type options struct {
 	dir    string
-	format normalize.Format
+	format contract.Format
 	rules  *normalize.Rules
 	cwd    string
 }
@@ -178,9 +180,9 @@ type options struct {
 // GoldenDir sets the directory of the golden files; default testdata/golden.
 func GoldenDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
-// Format says what got is: normalize.JSON, StreamJSON or Text; default: told
+// Format says what got is: contract.JSON, StreamJSON or Text; default: told
 // from the content.
-func Format(f normalize.Format) Option { return func(o *options) { o.format = f } }
+func Format(f contract.Format) Option { return func(o *options) { o.format = f } }
 
 // Rules adds normalisation rules (see normalize.LoadRules) on top of the
 // default profile; default none.
@@ -235,8 +237,8 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 		t.Fatal(err)
 	}
 	f.Close()
-	nopts := normalize.ForHeader(rd.Header())
-	nopts.Format = normalize.Text
+	nopts := agent.NormalizeOptions(rd.Header(), nil)
+	nopts.Format = contract.Text
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -247,7 +249,7 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Golden(t, name, listing, append(opts, Format(normalize.Text), Cwd(rd.Header().Cwd))...)
+	Golden(t, name, listing, append(opts, Format(contract.Text), Cwd(rd.Header().Cwd))...)
 }
 
 // lastCassette is the cassette of the last call the stand-in answered in
@@ -277,14 +279,14 @@ func Normalize(got []byte, opts ...Option) []byte {
 		if tape := lastCassette(); tape != "" {
 			if rd, f, err := cassette.Open(tape); err == nil {
 				f.Close()
-				h := normalize.ForHeader(rd.Header())
-				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.Sets = h.Cwd, h.Home, h.TempDir, h.Sets
+				h := agent.NormalizeOptions(rd.Header(), got)
+				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.AgentRules = h.Cwd, h.Home, h.TempDir, h.AgentRules
 			}
 		}
 	}
 	nopts.Format = o.format
-	if nopts.Format == normalize.Auto {
-		nopts.Format = normalize.SniffFormat(got)
+	if nopts.Format == contract.Auto {
+		nopts.Format = contract.SniffFormat(got)
 	}
 	return normalize.New(nopts).Bytes(got, cassette.Stdout)
 }

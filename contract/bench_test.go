@@ -130,7 +130,7 @@ func BenchmarkValidate(b *testing.B) {
 func BenchmarkNormalizeCorpus(b *testing.B) {
 	benchCorpusOp(b, func(runs [][]byte) {
 		for _, run := range runs {
-			n := normalize.New(normalize.Options{Format: normalize.StreamJSON})
+			n := normalize.New(normalize.Options{Format: contract.StreamJSON})
 			if err := n.Copy(io.Discard, bytes.NewReader(run), cassette.Stdout); err != nil {
 				b.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func BenchmarkNormalizeCorpus(b *testing.B) {
 // normaliser's best case (one Normalizer, one buffer).
 func BenchmarkNormalizeStream(b *testing.B) {
 	benchCorpusOp(b, func(runs [][]byte) {
-		n := normalize.New(normalize.Options{Format: normalize.StreamJSON})
+		n := normalize.New(normalize.Options{Format: contract.StreamJSON})
 		rs := make([]io.Reader, len(runs))
 		for i, run := range runs {
 			rs[i] = bytes.NewReader(run)
@@ -162,7 +162,7 @@ func BenchmarkValidateLongRun(b *testing.B) {
 	normalise := time.Duration(math.MaxInt64)
 	for range 2 {
 		t0 := time.Now()
-		n := normalize.New(normalize.Options{Format: normalize.StreamJSON})
+		n := normalize.New(normalize.Options{Format: contract.StreamJSON})
 		if err := n.Copy(io.Discard, bytes.NewReader(run), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}

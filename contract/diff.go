@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // DiffOp is one difference between two event streams.
@@ -104,7 +106,7 @@ func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string)
 	var refs []lineRef
 	var off int64
 	labels := map[string]string{}
-	_, err := eachLine(io.NewSectionReader(r, 0, 1<<62), func(_ int, line []byte, nl bool) {
+	_, err := jsonscan.EachLine(io.NewSectionReader(r, 0, 1<<62), func(_ int, line []byte, nl bool) {
 		l := lineLabel(line)
 		if s, ok := labels[l]; ok {
 			l = s
@@ -338,7 +340,7 @@ func DiffFields(a, b []byte, max int) []FieldChange {
 	return out
 }
 
-func isScalar(k Kind) bool { return k != Object && k != Array }
+func isScalar(k jsonscan.Kind) bool { return k != jsonscan.Object && k != jsonscan.Array }
 
 func indexNodes(ns []node) map[string]int {
 	m := make(map[string]int, len(ns))
@@ -351,7 +353,7 @@ func indexNodes(ns []node) map[string]int {
 // node is one value of a document: its path, its parent's path, its raw bytes.
 type node struct {
 	path, parent string
-	kind         Kind
+	kind         jsonscan.Kind
 	raw          []byte
 }
 
@@ -359,27 +361,27 @@ type node struct {
 // document itself first with path "". A document that is not JSON is one
 // value of kind Invalid.
 func flatten(doc []byte) []node {
-	k, s, e, err := scanDocument(doc)
+	k, s, e, err := jsonscan.ScanDocument(doc)
 	if err != nil {
-		return []node{{kind: Invalid, raw: bytes.TrimSpace(doc)}}
+		return []node{{kind: jsonscan.Invalid, raw: bytes.TrimSpace(doc)}}
 	}
 	var out []node
-	var walk func(path, parent string, v []byte, k Kind)
-	walk = func(path, parent string, v []byte, k Kind) {
+	var walk func(path, parent string, v []byte, k jsonscan.Kind)
+	walk = func(path, parent string, v []byte, k jsonscan.Kind) {
 		out = append(out, node{path, parent, k, v})
 		switch k {
-		case Object:
-			m := newMembers(v)
-			for m.next() {
-				p := decodeString(m.Key)
+		case jsonscan.Object:
+			m := jsonscan.Members(v)
+			for m.Next() {
+				p := jsonscan.DecodeString(m.Key)
 				if path != "" {
 					p = path + "." + p
 				}
 				walk(p, path, m.Val, m.K)
 			}
-		case Array:
-			el := newElements(v)
-			for i := 0; el.next(); i++ {
+		case jsonscan.Array:
+			el := jsonscan.Elements(v)
+			for i := 0; el.Next(); i++ {
 				walk(path+"["+strconv.Itoa(i)+"]", path, el.Val, el.K)
 			}
 		}

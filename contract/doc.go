@@ -1,9 +1,10 @@
-// Package contract is the machinery the agents' output contracts share: a
-// validating JSON scanner, problems and notes with their rules ([Problem],
-// [Rule], [Report]), line reading with no line-length limit up to [MaxLine],
-// the output formats, an event-aware diff, and shapes whose drift tells what
-// a new agent build changed. Each agent's contract lives with its profile:
-// Cursor's in package agent/cursor, the others' in package agent.
+// Package contract is what the agents' output contracts share: problems and
+// notes with their rules ([Problem], [Rule], [Report]), the output formats
+// ([Format], one sniffer: [SniffFormat]), an event-aware diff, and shapes
+// whose drift tells what a new agent build changed. The JSON scanner and
+// line reader they are written on are package contract/jsonscan. Each
+// agent's contract lives with its profile: Cursor's in package agent/cursor,
+// the others' in package agent.
 //
 // [Options] and [ExitUnknown] are common to every contract.
 //

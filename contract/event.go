@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // Event is what identifies one stream-json event: its type and subtype, the
@@ -23,22 +25,22 @@ var ErrNotEvent = errors.New("not a JSON object")
 // absent or not strings are left empty; the event is otherwise not checked
 // (that is ValidateEvent's job).
 func ParseEvent(doc []byte) (Event, error) {
-	k, s, e, err := scanDocument(doc)
+	k, s, e, err := jsonscan.ScanDocument(doc)
 	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrNotEvent, err)
 	}
-	if k != Object {
+	if k != jsonscan.Object {
 		return Event{}, fmt.Errorf("%w: a JSON %s", ErrNotEvent, k)
 	}
 	var ev Event
 	var toolCall []byte
-	m := newMembers(doc[s:e])
-	for m.next() {
+	m := jsonscan.Members(doc[s:e])
+	for m.Next() {
 		str := ""
-		if m.K == String {
-			str = stringValue(m.Val)
+		if m.K == jsonscan.String {
+			str = jsonscan.StringValue(m.Val)
 		}
-		switch decodeString(m.Key) {
+		switch jsonscan.DecodeString(m.Key) {
 		case "type":
 			ev.Type = str
 		case "subtype":
@@ -48,7 +50,7 @@ func ParseEvent(doc []byte) (Event, error) {
 		case "call_id":
 			ev.CallID = str
 		case "tool_call":
-			if m.K == Object {
+			if m.K == jsonscan.Object {
 				toolCall = m.Val
 			}
 		}
@@ -63,12 +65,12 @@ func ParseEvent(doc []byte) (Event, error) {
 // without reporting.
 func toolKindOf(tc []byte) string {
 	var named, objects []string
-	m := newMembers(tc)
-	for m.next() {
-		if m.K != Object {
+	m := jsonscan.Members(tc)
+	for m.Next() {
+		if m.K != jsonscan.Object {
 			continue
 		}
-		name := decodeString(m.Key)
+		name := jsonscan.DecodeString(m.Key)
 		objects = append(objects, name)
 		if strings.HasSuffix(name, "ToolCall") || name == "function" {
 			named = append(named, name)

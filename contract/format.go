@@ -4,126 +4,132 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"strings"
+
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
-// Format is an output format of the agent: the value of --output-format.
+// Format is an output format of an agent: json (one document),
+// stream-json (one JSON event per line) or text. The zero value, [Auto],
+// means "not known: decide from the output" ([SniffFormat]).
 type Format string
 
-// The agent's output formats.
+// The output formats.
 const (
+	Auto       Format = ""
 	JSON       Format = "json"
 	StreamJSON Format = "stream-json"
 	Text       Format = "text"
 )
 
-// Formats lists the output formats.
+// Formats lists the output formats (not Auto).
 var Formats = []Format{JSON, StreamJSON, Text}
 
-// ParseFormat parses an --output-format value.
+// String is the format's name; Auto's is "auto".
+func (f Format) String() string {
+	if f == Auto {
+		return "auto"
+	}
+	return string(f)
+}
+
+// ParseFormat parses a format name: json, stream-json, text, or auto.
 func ParseFormat(s string) (Format, error) {
+	if s == "auto" {
+		return Auto, nil
+	}
 	for _, f := range Formats {
 		if s == string(f) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown output format %q (want json, stream-json or text)", s)
+	return Auto, fmt.Errorf("unknown output format %q (want json, stream-json, text or auto)", s)
 }
 
-// FormatFromArgv reports the output format an agent command line asks for:
-// the value of --output-format X or --output-format=X (the last valid one, as
-// a repeated option overrides; values that are not formats are passed over),
-// else stream-json (the documented default) when the command runs in print
-// mode (--print or -p). ok is false when argv says neither. Arguments after
-// "--" are not options.
-func FormatFromArgv(argv []string) (f Format, ok bool) {
-	printMode := false
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		value, isFormat := strings.CutPrefix(a, "--output-format=")
-		switch {
-		case a == "--":
-			i = len(argv)
-		case a == "--output-format" && i+1 < len(argv):
-			value, isFormat = argv[i+1], true
-			i++
-		case a == "--print" || a == "-p":
-			printMode = true
-		}
-		if v, err := ParseFormat(value); isFormat && err == nil {
-			f, ok = v, true
-		}
-	}
-	if !ok && printMode {
-		return StreamJSON, true
-	}
-	return f, ok
-}
+// SniffSize is how much of an output's beginning [Sniff] looks at.
+const SniffSize = 1 << 20
 
-// sniffSize is how much output Sniff looks at.
-const sniffSize = 1 << 20
-
-// Sniff guesses the format of output from its beginning, without consuming it:
-// text unless the first line that is not blank or a # comment starts a JSON
-// object; json when that object is a "result" or spans several lines
-// (pretty-printed); stream-json otherwise.
+// Sniff guesses the format of the output br holds from its beginning, as
+// [SniffFormat] does, without consuming it.
 func Sniff(br *bufio.Reader) Format {
-	p, _ := br.Peek(min(sniffSize, br.Size()))
-	return SniffBytes(p)
+	p, _ := br.Peek(min(SniffSize, br.Size()))
+	return SniffFormat(p)
 }
 
-// SniffBytes is Sniff over the first bytes of an output.
-func SniffBytes(p []byte) Format {
-	for len(p) > 0 {
-		line, rest, _ := bytes.Cut(p, []byte{'\n'})
+// SniffFormat guesses the format of output that starts with head. Blank
+// lines and "#" comments are passed over. Text unless the first other line
+// starts with "{" or "["; then stream-json when two or more lines start so
+// in their first column (lines of a pretty-printed document are indented),
+// json when the document is an array, pretty-printed, or one object that
+// has no "type" or is a "result"; a single one-line event of another type
+// is stream-json (a run cut short after its first event).
+func SniffFormat(head []byte) Format {
+	var first []byte
+	objects := 0
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 || t[0] == '#' {
-			p = rest
 			continue
 		}
-		if t[0] != '{' {
-			return Text
+		if first == nil {
+			if t[0] != '{' && t[0] != '[' {
+				return Text
+			}
+			first = t
 		}
-		if len(t) == 1 {
-			return JSON // a pretty-printed object
+		if line[0] == '{' || line[0] == '[' {
+			if objects++; objects >= 2 {
+				return StreamJSON
+			}
 		}
-		if typ, ok := peekType(t); ok && typ == "result" {
-			return JSON
-		}
+	}
+	switch {
+	case first == nil:
+		return Text
+	case first[0] == '[' || len(first) == 1:
+		return JSON
+	}
+	if typ, ok := peekType(first); ok && typ != "result" {
 		return StreamJSON
 	}
-	return Text
+	return JSON
 }
 
-// peekType finds the top-level "type" of a possibly truncated object.
+// peekType finds the top-level "type" of a possibly truncated object; ok is
+// false when it has none (as far as it can be read).
 func peekType(d []byte) (string, bool) {
-	i := skipWS(d, 1)
+	i := jsonscan.SkipWS(d, 1)
 	for i < len(d) && d[i] == '"' {
-		kend, err := scanString(d, i)
+		kend, err := jsonscan.ScanString(d, i)
 		if err != nil {
 			return "", false
 		}
 		key := d[i+1 : kend-1]
-		i = skipWS(d, kend)
+		i = jsonscan.SkipWS(d, kend)
 		if i >= len(d) || d[i] != ':' {
 			return "", false
 		}
-		i = skipWS(d, i+1)
-		k, end, err := scanValue(d, i, 0)
+		i = jsonscan.SkipWS(d, i+1)
+		k, end, err := jsonscan.ScanValue(d, i, 0)
 		if err != nil {
 			return "", false
 		}
-		if keyIs(key, "type") {
-			if k != String {
+		if jsonscan.KeyIs(key, "type") {
+			if k != jsonscan.String {
 				return "", false
 			}
-			return stringValue(d[i:end]), true
+			return jsonscan.StringValue(d[i:end]), true
 		}
-		i = skipWS(d, end)
+		i = jsonscan.SkipWS(d, end)
 		if i >= len(d) || d[i] != ',' {
 			return "", false
 		}
-		i = skipWS(d, i+1)
+		i = jsonscan.SkipWS(d, i+1)
 	}
 	return "", false
 }

@@ -90,15 +90,15 @@ type Report struct {
 // OK reports whether the run keeps every promise checked.
 func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
-// noteSet aggregates notes by message, keeping the first line and a count.
-type noteSet struct {
+// NoteSet aggregates notes by message, keeping the first line and a count.
+type NoteSet struct {
 	idx   map[string]int
 	notes []Note
 }
 
-// count counts the note identified by key and returns it when it is new,
+// Count counts the note identified by key and returns it when it is new,
 // for the caller to write its message; it returns nil for a known note.
-func (s *noteSet) count(line int, key []byte) *Note {
+func (s *NoteSet) Count(line int, key []byte) *Note {
 	if s.idx == nil {
 		s.idx = map[string]int{}
 	}
@@ -111,20 +111,22 @@ func (s *noteSet) count(line int, key []byte) *Note {
 	return &s.notes[len(s.notes)-1]
 }
 
-func (s *noteSet) reset() {
+// Reset empties the set, keeping its memory.
+func (s *NoteSet) Reset() {
 	clear(s.idx)
 	s.notes = s.notes[:0]
 }
 
-func (s *noteSet) list() []Note {
+// List returns the notes in line order.
+func (s *NoteSet) List() []Note {
 	out := append([]Note(nil), s.notes...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }
 
-// sortProblems orders problems by line, then stderr, then exit, keeping the
+// SortProblems orders problems by line, then stderr, then exit, keeping the
 // order of discovery within one place.
-func sortProblems(ps []Problem) {
+func SortProblems(ps []Problem) {
 	rank := func(p Problem) int {
 		switch p.Where {
 		case "":

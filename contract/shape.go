@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // Shape summarises the structure of a run's output, not its values: which
@@ -28,15 +30,15 @@ type Shape struct {
 // KindSet is a set of JSON types.
 type KindSet uint8
 
-func kindBit(k Kind) KindSet { return 1 << k }
+func kindBit(k jsonscan.Kind) KindSet { return 1 << k }
 
 // Has reports whether the set holds k.
-func (s KindSet) Has(k Kind) bool { return s&kindBit(k) != 0 }
+func (s KindSet) Has(k jsonscan.Kind) bool { return s&kindBit(k) != 0 }
 
 // String lists the types, "number|string".
 func (s KindSet) String() string {
 	var names []string
-	for k := Null; k <= Object; k++ {
+	for k := jsonscan.Null; k <= jsonscan.Object; k++ {
 		if s.Has(k) {
 			names = append(names, k.String())
 		}
@@ -56,8 +58,8 @@ const (
 // ShapeOf reads the shape of a run's stdout in the given format ("" to
 // sniff it). A text run has an empty shape.
 func ShapeOf(r io.Reader, f Format) (*Shape, error) {
-	br := getReader(r)
-	defer putReader(br)
+	br := jsonscan.GetReader(r)
+	defer jsonscan.PutReader(br)
 	if f == "" {
 		f = Sniff(br)
 	}
@@ -76,7 +78,7 @@ type ShapeWriter struct {
 	shape  Shape
 	line   []byte // the line being written
 	doc    []byte // the json value being assembled
-	depth  DepthTracker
+	depth  jsonscan.DepthTracker
 }
 
 // NewShapeWriter returns a ShapeWriter for output in format f.
@@ -132,7 +134,7 @@ func (w *ShapeWriter) addLine(line []byte) {
 	w.doc = append(append(w.doc, line...), '\n')
 	if w.depth.Feed(line) {
 		w.shape.Add(w.doc)
-		w.doc, w.depth = w.doc[:0], DepthTracker{}
+		w.doc, w.depth = w.doc[:0], jsonscan.DepthTracker{}
 	}
 }
 
@@ -141,8 +143,8 @@ func (s *Shape) Add(doc []byte) {
 	if s.Events == nil {
 		s.Events, s.Tools, s.Fields = map[string]int{}, map[string]int{}, map[string]map[string]KindSet{}
 	}
-	k, st, e, err := scanDocument(doc)
-	if err != nil || k != Object {
+	k, st, e, err := jsonscan.ScanDocument(doc)
+	if err != nil || k != jsonscan.Object {
 		s.Events[labelNotJSON]++
 		return
 	}
@@ -174,14 +176,14 @@ type shapeWalker struct {
 }
 
 func (w *shapeWalker) members(obj []byte) {
-	m := newMembers(obj)
-	for m.next() {
+	m := jsonscan.Members(obj)
+	for m.Next() {
 		n := len(w.path)
 		if n > 0 {
 			w.path = append(w.path, '.')
 		}
 		if bytes.IndexByte(m.Key, '\\') >= 0 {
-			w.path = append(w.path, decodeString(m.Key)...)
+			w.path = append(w.path, jsonscan.DecodeString(m.Key)...)
 		} else {
 			w.path = append(w.path, m.Key...)
 		}
@@ -190,18 +192,18 @@ func (w *shapeWalker) members(obj []byte) {
 	}
 }
 
-func (w *shapeWalker) value(v []byte, k Kind) {
+func (w *shapeWalker) value(v []byte, k jsonscan.Kind) {
 	if set, ok := w.fields[string(w.path)]; !ok || !set.Has(k) {
 		w.fields[string(w.path)] = set | kindBit(k)
 	}
 	switch k {
-	case Object:
+	case jsonscan.Object:
 		w.members(v)
-	case Array:
+	case jsonscan.Array:
 		n := len(w.path)
 		w.path = append(w.path, "[]"...)
-		el := newElements(v)
-		for el.next() {
+		el := jsonscan.Elements(v)
+		for el.Next() {
 			w.value(el.Val, el.K)
 		}
 		w.path = w.path[:n]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -37,15 +38,15 @@ func TestShape(t *testing.T) {
 		t.Errorf("readToolCall = %d, want 2", got)
 	}
 	for path, want := range map[string]KindSet{
-		"message.content[].text": kindBit(String),
-		"message.content":        kindBit(Array),
-		"session_id":             kindBit(String),
+		"message.content[].text": kindBit(jsonscan.String),
+		"message.content":        kindBit(jsonscan.Array),
+		"session_id":             kindBit(jsonscan.String),
 	} {
 		if got := s.Fields["assistant"][path]; got != want {
 			t.Errorf("assistant %s = %s, want %s", path, got, want)
 		}
 	}
-	if got := s.Fields["tool_call/completed"]["tool_call.readToolCall.result.success.totalLines"]; got != kindBit(Number) {
+	if got := s.Fields["tool_call/completed"]["tool_call.readToolCall.result.success.totalLines"]; got != kindBit(jsonscan.Number) {
 		t.Errorf("totalLines = %s", got)
 	}
 	mixed := shapeOf(t, `{"type":"x","v":1}`+"\n"+`{"type":"x","v":"1"}`+"\nnot json\n", StreamJSON)
@@ -59,7 +60,7 @@ func TestShape(t *testing.T) {
 		t.Errorf("text shape has events: %v", text.Events)
 	}
 	pretty := shapeOf(t, "{\n \"type\": \"result\",\n \"usage\": {\"inputTokens\": 1}\n}\n", JSON)
-	if pretty.Fields["result"]["usage.inputTokens"] != kindBit(Number) {
+	if pretty.Fields["result"]["usage.inputTokens"] != kindBit(jsonscan.Number) {
 		t.Errorf("pretty-printed json shape: %v", pretty.Summary())
 	}
 }

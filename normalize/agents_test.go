@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -56,7 +57,7 @@ func TestAgentsTwoDirectories(t *testing.T) {
 			if i == 1 { // a set in another order
 				in = strings.Replace(in, `"tools":["read_file","run_shell_command"]`, `"tools":["run_shell_command","read_file"]`, 1)
 			}
-			opts := normalize.Options{Format: normalize.StreamJSON, Cwd: r.cwd, Home: r.home}
+			opts := normalize.Options{Format: contract.StreamJSON, Cwd: r.cwd, Home: r.home}
 			if agent == "qwen" {
 				opts.Sets = []string{"tools"} // what agent/qwen says of its output
 			}
@@ -80,7 +81,7 @@ func TestSortRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := normalize.String(`{"tags":["b","a",{"x":["z","y"]}],"keep":["b","a"]}`+"\n", normalize.Options{Format: normalize.StreamJSON, Rules: rules})
+	out := normalize.String(`{"tags":["b","a",{"x":["z","y"]}],"keep":["b","a"]}`+"\n", normalize.Options{Format: contract.StreamJSON, Rules: rules})
 	if out != `{"tags":["a","b",{"x":["z","y"]}],"keep":["b","a"]}`+"\n" {
 		t.Errorf("%s", out)
 	}
@@ -94,7 +95,47 @@ func TestSessionAfterUUID(t *testing.T) {
 	want := `{"type":"system","subtype":"init","uuid":"<UUID-1>","session_id":"<SESSION-1>"}
 {"type":"result","session_id":"<SESSION-1>","result":"in <SESSION-1>"}
 `
-	if got := normalize.String(in, normalize.Options{Format: normalize.StreamJSON}); got != want {
+	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON}); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// "drop PATH VALUE" leaves out the events an agent prints in varying
+// numbers; the other lines keep their bytes and their placeholders.
+func TestDropRule(t *testing.T) {
+	rules, err := normalize.ParseRules(strings.NewReader("drop $.type session.background_tasks_changed\ndrop $.data.kind noise\n"), "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"type":"session.background_tasks_changed","id":"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}
+{"type":"user.message","id":"1b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"}
+{"type":"x","data":{"kind":"noise"}}
+{"type":"x","data":{"kind":"signal"},"note":"type session.background_tasks_changed"}
+{"type":"session.background_tasks_changed"
+`
+	want := `{"type":"user.message","id":"<UUID-2>"}
+{"type":"x","data":{"kind":"signal"},"note":"type session.background_tasks_changed"}
+{"type":"session.background_tasks_changed"
+`
+	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON, AgentRules: rules}); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range []string{"drop $.type", "drop type x", "drop $.*.type x"} {
+		if _, err := normalize.ParseRules(strings.NewReader(bad), "rules"); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// User rules and an agent profile's rules apply together, user rules first,
+// each numbering its placeholders apart.
+func TestJoinRules(t *testing.T) {
+	user, _ := normalize.ParseRules(strings.NewReader("key build <B-#>\n"), "user")
+	prof, _ := normalize.ParseRules(strings.NewReader("key run <B-#>\nsort tools\noff dates\n"), "profile")
+	got := normalize.String(`{"build":"x","run":"y","tools":["b","a"],"d":"2026-05-10"}`+"\n",
+		normalize.Options{Format: contract.StreamJSON, Rules: user, AgentRules: prof})
+	want := `{"build":"<B-1>","run":"<B-1>","tools":["a","b"],"d":"2026-05-10"}` + "\n"
+	if got != want {
+		t.Errorf("got  %swant %s", got, want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 // benchCwd is the cwd every transcript of the benchmark corpus is moved to,
@@ -90,7 +91,7 @@ func BenchmarkNormalize(b *testing.B) {
 	for _, size := range []int64{10 << 20, 100 << 20} {
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			opts := Options{Format: StreamJSON, Cwd: benchCwd}
+			opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
 			var baseMBs float64
 			for range 2 {
 				baseStart := time.Now()
@@ -125,7 +126,7 @@ func BenchmarkNormalizeText(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := New(Options{Format: Text, Cwd: benchCwd}).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
+		if err := New(Options{Format: contract.Text, Cwd: benchCwd}).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -229,7 +230,7 @@ func BenchmarkSmallRecording(b *testing.B) {
 	for _, p := range parts {
 		total += int64(len(p))
 	}
-	opts := Options{Format: StreamJSON, Cwd: benchCwd}
+	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
 	longStart := time.Now()
 	const longRounds = 20
 	if err := New(opts).Copy(io.Discard, newRepeatReader(parts, longRounds*total), cassette.Stdout); err != nil {
@@ -241,7 +242,7 @@ func BenchmarkSmallRecording(b *testing.B) {
 	lineStart := time.Now()
 	const lines = 1000
 	for range lines {
-		New(Options{Format: StreamJSON, Cwd: "/tmp/x", Home: "/home/u"}).Bytes(line, cassette.Stdout)
+		New(Options{Format: contract.StreamJSON, Cwd: "/tmp/x", Home: "/home/u"}).Bytes(line, cassette.Stdout)
 	}
 	lineMicros := float64(time.Since(lineStart).Microseconds()) / lines
 
@@ -328,7 +329,7 @@ func BenchmarkNormalizeManyIDs(b *testing.B) {
 		b.StopTimer()
 		runtime.GC() // the last run's table is garbage, not part of this peak
 		b.StartTimer()
-		if err := New(Options{Format: StreamJSON, Cwd: benchCwd}).Copy(io.Discard, newFreshIDReader(size), cassette.Stdout); err != nil {
+		if err := New(Options{Format: contract.StreamJSON, Cwd: benchCwd}).Copy(io.Discard, newFreshIDReader(size), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}
 	}

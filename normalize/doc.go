@@ -96,6 +96,7 @@
 //	regex    `pid [0-9]+`          "pid <PID>"
 //	literal  ci-runner-17.local    <RUNNER>
 //	sort     tools
+//	drop     $.type                session.background_tasks_changed
 //	off      dates
 //
 // key matches member names with path.Match globs; path matches the names of
@@ -109,8 +110,11 @@
 // the default profile. sort names a member whose array value is a set (its
 // order varies between runs): its elements are sorted in the output, line by
 // line, for json and stream-json (lines up to 1 MiB); agent profiles add their
-// own (Qwen Code's init tools) through [Options].Sets. off names a default rule: uuid, ids, id-keys,
-// duration-keys, clock-keys, token-keys, durations, timestamps, dates, times,
+// own (Qwen Code's init tools) through [Options].AgentRules. drop leaves out
+// of json and stream-json output every line holding one object whose string
+// member at PATH (member names, no patterns) is VALUE: events an agent prints
+// in varying numbers from run to run (lines up to 1 MiB). off names a
+// default rule: uuid, ids, id-keys, duration-keys, clock-keys, token-keys, durations, timestamps, dates, times,
 // epoch-ms, cwd, home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
 //
 // # Limits

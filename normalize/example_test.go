@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -18,7 +19,7 @@ func Example() {
 
 	// One Normalizer per recording, stdout first: identity spans both streams.
 	n := normalize.New(normalize.Options{
-		Format: normalize.StreamJSON,
+		Format: contract.StreamJSON,
 		Cwd:    "/home/ana/shop",
 		Home:   "/home/ana",
 	})
@@ -29,14 +30,6 @@ func Example() {
 	// {"type":"tool_call","subtype":"started","call_id":"<CALL-1>","tool_call":{"readToolCall":{"args":{"path":"$CWD/cart.go"}}},"session_id":"<SESSION-1>","timestamp_ms":0}
 	// {"type":"result","subtype":"success","duration_ms":0,"is_error":false,"result":"Read $CWD/cart.go at <TIMESTAMP>","session_id":"<SESSION-1>","usage":{"inputTokens":0}}
 	// warning: <CALL-1> was slow (<DURATION>) in $HOME/.cache
-}
-
-func ExampleDetectFormat() {
-	fmt.Println(normalize.DetectFormat([]string{"cursor-agent", "--print", "--output-format", "json", "hi"}))
-	fmt.Println(normalize.DetectFormat([]string{"cursor-agent", "-p", "hi"}))
-	// Output:
-	// json
-	// stream-json
 }
 
 func ExampleParseRules() {

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -45,15 +46,15 @@ func FuzzFastPaths(f *testing.F) {
 		// Openings repeated line after line, with members that change.
 		strings.Repeat(`{"type":"t","ts":1,"n":17708238415981,"x":"y","id":"/w/x","sessionId":"0123456789abcdef0"}`+"\n", 3),
 	} {
-		f.Add([]byte(seed), uint8(StreamJSON))
-		f.Add([]byte(seed), uint8(StreamJSON)|4|8)
-		f.Add([]byte(seed), uint8(Text)|8)
+		f.Add([]byte(seed), fuzzStreamJSON)
+		f.Add([]byte(seed), fuzzStreamJSON|4|8)
+		f.Add([]byte(seed), fuzzText|8)
 	}
 	// Values cached as clean before the cwd is learned are clean no more.
 	learned := `{"a":"/w/x","b":"/w/x/yyyyyyyyyyyyyyyy","c":"/w"}` + "\n" + `{"cwd":"/w/x"}` + "\n" + `{"a":"/w/x","b":"/w/x/yyyyyyyyyyyyyyyy","/w/x":1}`
-	f.Add([]byte(learned), uint8(StreamJSON)|16)
+	f.Add([]byte(learned), fuzzStreamJSON|16)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opts := Options{Format: Format(mode % 4), Home: "/home/u", TempDir: `C:\Temp`}
+		opts := Options{Format: fuzzFormats[mode%4], Home: "/home/u", TempDir: `C:\Temp`}
 		if mode&16 == 0 {
 			opts.Cwd = "/home/u/proj"
 		}
@@ -87,7 +88,7 @@ func TestFastPathsRealWorld(t *testing.T) {
 	for _, part := range benchCorpus(t) {
 		all = append(all, part...)
 	}
-	for _, f := range []Format{StreamJSON, JSON, Text, Auto} {
+	for _, f := range []contract.Format{contract.StreamJSON, contract.JSON, contract.Text, contract.Auto} {
 		for _, rules := range []*Rules{nil, fuzzRules} {
 			opts := Options{Format: f, Cwd: benchCwd, Rules: rules}
 			fast := New(opts).Bytes(all, cassette.Stdout)
@@ -97,7 +98,7 @@ func TestFastPathsRealWorld(t *testing.T) {
 		}
 	}
 	// Every token across a read boundary, on a part small enough to be quick.
-	opts := Options{Format: StreamJSON, Cwd: benchCwd}
+	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
 	part := all[:min(len(all), 256<<10)]
 	if fast, plain := New(opts).Bytes(part, cassette.Stdout), plainBytes(opts, part, true); !bytes.Equal(fast, plain) {
 		t.Errorf("one-byte reads: fast and plain paths differ:\n%s", lineDiff(plain, fast))
@@ -129,7 +130,7 @@ func TestRememberedOpenings(t *testing.T) {
 	} {
 		for _, cwd := range []string{"", "/w/x"} {
 			in := []byte(strings.Repeat(line+"\n", 3) + `{"cwd":"/w/x"}` + "\n" + strings.Repeat(line+"\n", 3))
-			opts := Options{Format: StreamJSON, Cwd: cwd}
+			opts := Options{Format: contract.StreamJSON, Cwd: cwd}
 			fast := New(opts).Bytes(in, cassette.Stdout)
 			if plain := plainBytes(opts, in, false); !bytes.Equal(fast, plain) {
 				t.Errorf("cwd %q: fast and plain paths differ:\n%s", cwd, lineDiff(plain, fast))

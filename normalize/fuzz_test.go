@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 var fuzzRules, _ = ParseRules(strings.NewReader(
@@ -25,16 +26,16 @@ func FuzzNormalize(f *testing.F) {
 		"{\"a\":\n{\"b\":[1,2\n{\"c\":true}\n",
 		"~/.cursor/projects/home-u-proj/agent-tools/x.txt t1761820265014-1761820287862 2m30s 14:03:59",
 	} {
-		f.Add([]byte(seed), uint8(StreamJSON))
-		f.Add([]byte(seed), uint8(StreamJSON)|4)
+		f.Add([]byte(seed), fuzzStreamJSON)
+		f.Add([]byte(seed), fuzzStreamJSON|4)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
-		opts := Options{Format: Format(format % 4), Cwd: "/home/u/proj", Home: "/home/u", TempDir: `C:\Temp`}
+		opts := Options{Format: fuzzFormats[format%4], Cwd: "/home/u/proj", Home: "/home/u", TempDir: `C:\Temp`}
 		if format&4 != 0 {
 			opts.Rules = fuzzRules
 		}
 		out := New(opts).Bytes(data, cassette.Stdout)
-		if opts.Format == StreamJSON {
+		if opts.Format == contract.StreamJSON {
 			in, got := bytes.Split(data, []byte("\n")), bytes.Split(out, []byte("\n"))
 			if len(in) != len(got) {
 				t.Fatalf("%d lines in, %d out", len(in), len(got))
@@ -50,3 +51,12 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// fuzzFormats maps the fuzz input's mode bits to a format; the seeds in
+// testdata/fuzz were written with this numbering.
+var fuzzFormats = [4]contract.Format{contract.Auto, contract.JSON, contract.StreamJSON, contract.Text}
+
+const (
+	fuzzStreamJSON uint8 = 2
+	fuzzText       uint8 = 3
+)

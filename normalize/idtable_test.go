@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 // TestIDTableMany: a hundred thousand uuids (the table grows many times)
@@ -54,7 +55,7 @@ func TestIDTableMany(t *testing.T) {
 func TestCachesKeepShortOnly(t *testing.T) {
 	long := strings.Repeat("n", maxCachedLen+1)
 	in := fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"%s","session_id":"%s"}`, long, long, long, long) + "\n"
-	n := New(Options{Format: StreamJSON})
+	n := New(Options{Format: contract.StreamJSON})
 	if got, want := string(n.Bytes([]byte(in), cassette.Stdout)), fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"<SESSION-1>","session_id":"<SESSION-1>"}`, long, long)+"\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -104,7 +105,7 @@ func TestCachesSharedBySettings(t *testing.T) {
 	c := new(caches)
 	var prev uint32
 	for i, r := range runs {
-		r.opts.Format = StreamJSON
+		r.opts.Format = contract.StreamJSON
 		in := []byte(r.in + "\n")
 		n := New(r.opts)
 		n.useCaches(c)
@@ -113,7 +114,7 @@ func TestCachesSharedBySettings(t *testing.T) {
 		}
 		var out bytes.Buffer
 		p := newProc(n, &out, bytes.NewReader(in))
-		p.run(StreamJSON)
+		p.run(contract.StreamJSON)
 		if err := p.finish(); err != nil {
 			t.Fatal(err)
 		}
@@ -131,12 +132,12 @@ func TestCachesSharedBySettings(t *testing.T) {
 // output is its own.
 func TestLearnedCwdStaysWithItsRun(t *testing.T) {
 	for range 2 {
-		learner := New(Options{Format: StreamJSON, Home: "/home/u"})
+		learner := New(Options{Format: contract.StreamJSON, Home: "/home/u"})
 		got := string(learner.Bytes([]byte(`{"cwd":"/b/w"}`+"\n"+`{"p":"/b/w/x","h":"/home/u/y"}`+"\n"), cassette.Stdout))
 		if want := `{"cwd":"$CWD"}` + "\n" + `{"p":"$CWD/x","h":"$HOME/y"}` + "\n"; got != want {
 			t.Fatalf("the learner: got %q, want %q", got, want)
 		}
-		other := New(Options{Format: StreamJSON, Home: "/home/u"})
+		other := New(Options{Format: contract.StreamJSON, Home: "/home/u"})
 		got = string(other.Bytes([]byte(`{"p":"/b/w/x","h":"/home/u/y","m":"b-w"}`+"\n"), cassette.Stdout))
 		if want := `{"p":"/b/w/x","h":"$HOME/y","m":"b-w"}` + "\n"; got != want {
 			t.Fatalf("a Normalizer after it: got %q, want %q", got, want)

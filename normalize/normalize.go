@@ -10,13 +10,17 @@ import (
 	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 // Options configure a Normalizer. The zero value normalises output of unknown
 // format with the default profile, learning the cwd from the output itself.
+// agent.NormalizeOptions fills them in for a recording, from its header and
+// its agent's profile.
 type Options struct {
-	// Format is the format of the agent's stdout; stderr is always Text.
-	Format Format
+	// Format is the format of the agent's stdout (Auto: sniffed); stderr is
+	// always text.
+	Format contract.Format
 	// Cwd, Home and TempDir are the agent's working, home and temp
 	// directories, as the agent saw them. Empty ones are not scrubbed (an
 	// empty Cwd is learned from the first top-level "cwd" member, as the
@@ -24,28 +28,22 @@ type Options struct {
 	Cwd, Home, TempDir string
 	// Rules are user rules on top of the default profile; nil adds none.
 	Rules *Rules
+	// AgentRules are the rules the agent's own profile adds to the defaults
+	// (its set-valued arrays, its volatile fields and events; see package
+	// agent), applied after Rules; nil adds none.
+	AgentRules *Rules
 	// Sets names members whose array values are sets, whose order varies
-	// between runs: their elements are sorted in the output (Qwen Code's
-	// init "tools"). Agent profiles say which (see ForHeader); a rules file
+	// between runs: their elements are sorted in the output. A rules file
 	// adds more with "sort NAME". Default: none.
 	Sets []string
 }
 
-// ForHeader returns the options for a recording with header h: its
-// directories, the stdout format its argv asked for, and the set-valued
-// members of the agent it ran (see SetsFor).
+// ForHeader returns the options for a recording with header h: the
+// directories the agent saw. What its agent's profile knows (the format its
+// argv asks for, its own rules) agent.NormalizeOptions adds.
 func ForHeader(h cassette.Header) Options {
-	opts := Options{Format: DetectFormat(h.Argv), Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
-	if len(h.Argv) > 0 && SetsFor != nil {
-		opts.Sets = SetsFor(h.Argv[0])
-	}
-	return opts
+	return Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
 }
-
-// SetsFor, when set, names the set-valued members of the output of the
-// program argv0: the agent profiles set it (package agent), so that this
-// package needs to know no agent.
-var SetsFor func(argv0 string) []string
 
 // Normalizer scrubs the output of one recording. It holds the identity maps,
 // so that a value gets the same placeholder in stdout and stderr: normalise
@@ -193,6 +191,8 @@ type flags struct {
 
 // New returns a Normalizer for one recording.
 func New(opts Options) *Normalizer {
+	opts.Rules = JoinRules(opts.Rules, opts.AgentRules)
+	opts.AgentRules = nil
 	n := &Normalizer{
 		opts:    opts,
 		rules:   opts.Rules,
@@ -369,18 +369,20 @@ func (n *Normalizer) ruleText(r *replacement, canon []byte) string {
 func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) error {
 	f := n.opts.Format
 	if stream == cassette.Stderr {
-		f = Text
+		f = contract.Text
 	}
 	sets := n.opts.Sets
+	var drops []dropRule
 	if n.rules != nil {
 		sets = append(slices.Clone(sets), n.rules.sets...)
+		drops = n.rules.drops
 	}
 	if !n.plain {
 		n.acquireCaches()
 		defer n.releaseCaches()
 	}
-	if len(sets) > 0 && f != Text {
-		ss := newSetSorter(dst, sets)
+	if (len(sets) > 0 || len(drops) > 0) && f != contract.Text {
+		ss := newSetSorter(dst, sets, drops)
 		p := newProc(n, ss, src)
 		defer p.release()
 		p.run(f)

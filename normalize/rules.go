@@ -53,7 +53,62 @@ type Rules struct {
 	paths []pathRule
 	texts []textRule
 	off   map[string]bool
-	sets  []string // "sort NAME": arrays under NAME are sets
+	sets  []string   // "sort NAME": arrays under NAME are sets
+	drops []dropRule // "drop PATH VALUE": events left out
+}
+
+// dropRule leaves out of json and stream-json output every line holding one
+// object whose string member at path is value: events an agent prints in
+// varying numbers from run to run.
+type dropRule struct {
+	path  []string
+	value string
+}
+
+// JoinRules returns the rules of a followed by those of b (either may be
+// nil): a's text, key and path rules are tried first, and a default rule is
+// off when either switches it off.
+func JoinRules(a, b *Rules) *Rules {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	j := &Rules{
+		keys:  append(slices.Clip(a.keys), b.keys...),
+		paths: append(slices.Clip(a.paths), b.paths...),
+		texts: append(slices.Clip(a.texts), b.texts...),
+		sets:  append(slices.Clip(a.sets), b.sets...),
+		drops: append(slices.Clip(a.drops), b.drops...),
+	}
+	// Numbered placeholders count per rule: keep b's apart from a's.
+	for i := len(a.keys); i < len(j.keys); i++ {
+		j.keys[i].kind = rejoinKind(j.keys[i].replacement)
+	}
+	for i := len(a.paths); i < len(j.paths); i++ {
+		j.paths[i].kind = rejoinKind(j.paths[i].replacement)
+	}
+	for i := len(a.texts); i < len(j.texts); i++ {
+		j.texts[i].kind = rejoinKind(j.texts[i].replacement)
+	}
+	if len(a.off)+len(b.off) > 0 {
+		j.off = map[string]bool{}
+		for k := range a.off {
+			j.off[k] = true
+		}
+		for k := range b.off {
+			j.off[k] = true
+		}
+	}
+	return j
+}
+
+func rejoinKind(r replacement) string {
+	if !r.numbered {
+		return r.kind
+	}
+	return "joined:" + r.kind
 }
 
 // replacement is what a rule writes in place of a value: fixed text, or a
@@ -141,6 +196,22 @@ func (r *Rules) parseLine(line string) error {
 		r.sets = append(r.sets, fields[1])
 		return nil
 	}
+	if verb == "drop" {
+		if len(fields) != 3 {
+			return errors.New(`want "drop PATH VALUE": the events whose member at PATH is VALUE`)
+		}
+		parts, err := parsePath(fields[1])
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			if strings.ContainsAny(p, "*?[\\") {
+				return fmt.Errorf("drop path %q: member names only, no patterns", fields[1])
+			}
+		}
+		r.drops = append(r.drops, dropRule{path: parts, value: fields[2]})
+		return nil
+	}
 	if len(fields) != 3 {
 		return fmt.Errorf("want %q followed by a pattern and a placeholder", verb)
 	}
@@ -175,7 +246,7 @@ func (r *Rules) parseLine(line string) error {
 		}
 		r.texts = append(r.texts, textRule{re: re, replacement: repl})
 	default:
-		return fmt.Errorf("unknown rule %q (want key, path, regex, literal, sort or off)", verb)
+		return fmt.Errorf("unknown rule %q (want key, path, regex, literal, sort, drop or off)", verb)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"slices"
+
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // maxSetLine bounds the lines whose set-valued arrays are sorted: a longer
@@ -12,17 +14,20 @@ const maxSetLine = 1 << 20
 
 // setSorter sorts, in each line of JSON it is given, the elements of the
 // arrays under the member names of a set (Qwen Code's init "tools", whose
-// order changes from run to run), so that two runs compare equal. It works
-// on the normalised text: elements are compared as the bytes they are.
+// order changes from run to run), and leaves out the lines that drop rules
+// name (events an agent prints in varying numbers), so that two runs compare
+// equal. It works on the normalised text: elements are compared as the bytes
+// they are.
 type setSorter struct {
 	w     io.Writer
 	names [][]byte // `"tools":`
+	drops []dropRule
 	line  []byte
 	long  bool // the current line is too long: passed through
 }
 
-func newSetSorter(w io.Writer, names []string) *setSorter {
-	s := &setSorter{w: w}
+func newSetSorter(w io.Writer, names []string, drops []dropRule) *setSorter {
+	s := &setSorter{w: w, drops: drops}
 	for _, n := range names {
 		s.names = append(s.names, []byte(`"`+n+`":`))
 	}
@@ -65,6 +70,10 @@ func (s *setSorter) Write(p []byte) (int, error) {
 // flush writes the line held, sorted.
 func (s *setSorter) flush() error {
 	if len(s.line) == 0 {
+		return nil
+	}
+	if s.dropped(s.line) {
+		s.line = s.line[:0]
 		return nil
 	}
 	for _, name := range s.names {
@@ -138,4 +147,47 @@ func splitArray(line []byte, open int) ([][]byte, int) {
 		}
 	}
 	return nil, -1
+}
+
+// dropped reports whether a drop rule names line: one JSON object whose
+// string member at the rule's path has the rule's value.
+func (s *setSorter) dropped(line []byte) bool {
+	if len(s.drops) == 0 {
+		return false
+	}
+	k, start, end, err := jsonscan.ScanDocument(line)
+	if err != nil || k != jsonscan.Object {
+		return false
+	}
+	obj := line[start:end]
+	for _, d := range s.drops {
+		if v, ok := memberAt(obj, d.path); ok && v == d.value {
+			return true
+		}
+	}
+	return false
+}
+
+// memberAt reads the string at path in the valid JSON object obj.
+func memberAt(obj []byte, path []string) (string, bool) {
+	for i, name := range path {
+		m := jsonscan.Members(obj)
+		found := false
+		for m.Next() {
+			if !jsonscan.KeyIs(m.Key, name) {
+				continue
+			}
+			switch {
+			case i == len(path)-1 && m.K == jsonscan.String:
+				return jsonscan.StringValue(m.Val), true
+			case m.K == jsonscan.Object:
+				obj, found = m.Val, true
+			}
+			break
+		}
+		if !found {
+			return "", false
+		}
+	}
+	return "", false
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/simagent"
 )
 
@@ -57,7 +58,7 @@ func (r simRun) normalize(opts Options) (stdout, stderr []byte) {
 }
 
 func (r simRun) options() Options {
-	return Options{Format: DetectFormat(r.argv), Cwd: r.cwd, Home: r.home}
+	return Options{Format: simFormat(r.argv), Cwd: r.cwd, Home: r.home}
 }
 
 // simCases are runs in every format, succeeding and failing, with and
@@ -96,10 +97,10 @@ func TestSimagentRecordTwice(t *testing.T) {
 			if fails := strings.Contains(prompt, "crash") || strings.Contains(prompt, "unauthenticated"); fails != (a.code != 0) || fails != (len(a.stderr) > 0) {
 				t.Fatalf("exit %d with stderr %q: not the scenario meant", a.code, a.stderr)
 			}
-			if strings.Contains(prompt, "crash") && DetectFormat(a.argv) == StreamJSON && len(a.stdout) == 0 {
+			if strings.Contains(prompt, "crash") && simFormat(a.argv) == contract.StreamJSON && len(a.stdout) == 0 {
 				t.Fatal("the crash left no partial output")
 			}
-			if bytes.Equal(a.stdout, b.stdout) && len(a.stdout) > 0 && DetectFormat(a.argv) != Text {
+			if bytes.Equal(a.stdout, b.stdout) && len(a.stdout) > 0 && simFormat(a.argv) != contract.Text {
 				t.Fatal("two runs wrote the same stdout: nothing varied")
 			}
 			outA, errA := a.normalize(a.options())
@@ -120,7 +121,7 @@ func TestSimagentRecordTwice(t *testing.T) {
 					}
 				}
 			}
-			if DetectFormat(a.argv) == StreamJSON && a.code == 0 {
+			if simFormat(a.argv) == contract.StreamJSON && a.code == 0 {
 				checkIdentity(t, "stdout", a.stdout, outA)
 			}
 		})
@@ -165,7 +166,7 @@ func TestSizeFollowsPath(t *testing.T) {
 	}
 	short, long := "/w/shop", "/home/ci/builds/a-much-longer-workspace-name"
 	norm := func(cwd string, rules *Rules) []byte {
-		return New(Options{Format: StreamJSON, Cwd: cwd, Rules: rules}).Bytes(event(cwd), cassette.Stdout)
+		return New(Options{Format: contract.StreamJSON, Cwd: cwd, Rules: rules}).Bytes(event(cwd), cassette.Stdout)
 	}
 	if bytes.Equal(norm(short, nil), norm(long, nil)) {
 		t.Fatal("the sizes were scrubbed by default: this test has lost its point")
@@ -177,4 +178,14 @@ func TestSizeFollowsPath(t *testing.T) {
 	if a, b := norm(short, rules), norm(long, rules); !bytes.Equal(a, b) {
 		t.Errorf("with the rule, stdout still differs:\n%s", lineDiff(a, b))
 	}
+}
+
+// simFormat is the format the simulated agent's argv asks for.
+func simFormat(argv []string) contract.Format {
+	for i, a := range argv {
+		if a == "--output-format" && i+1 < len(argv) {
+			return contract.Format(argv[i+1])
+		}
+	}
+	return contract.StreamJSON
 }

@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"sync"
 	"unsafe"
+
+	"github.com/agentvcr/agentvcr/contract"
 )
 
 // bufSize is the read buffer: a JSON string or a token that fits is
@@ -137,17 +139,17 @@ func (p *proc) release() {
 	p.buf, p.out = nil, nil
 }
 
-func (p *proc) run(f Format) {
-	if f == Auto {
+func (p *proc) run(f contract.Format) {
+	if f == contract.Auto {
 		for p.more() { // the whole head: a pipe may deliver it in pieces
 		}
-		f = SniffFormat(p.buf[p.pos:p.end])
+		f = contract.SniffFormat(p.buf[p.pos:p.end])
 	}
 	switch f {
-	case Text:
+	case contract.Text:
 		p.runText()
 	default:
-		p.lineMode = f == StreamJSON
+		p.lineMode = f == contract.StreamJSON
 		p.runJSON()
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/agentvcr/agentvcr/agent/cursor"
 	"github.com/agentvcr/agentvcr/agent/gemini"
 	"github.com/agentvcr/agentvcr/agent/qwen"
-	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // The order is the order in which output is sniffed: the most specific first.
@@ -19,12 +18,4 @@ func init() {
 	agent.Register(claude.Profile{})
 	agent.Register(gemini.Profile{})
 	agent.Register(codex.Profile{})
-	normalize.SetsFor = func(argv0 string) []string {
-		if p, ok := agent.ForBinary(argv0); ok {
-			if s, ok := p.(agent.SetMembers); ok {
-				return s.SetMembers()
-			}
-		}
-		return nil
-	}
 }

@@ -1,7 +1,8 @@
 // Package cursor is the profile of the Cursor Agent CLI (cursor-agent
 // --print --output-format text|json|stream-json) and its documented output
 // contract as code: its event types, a validator that says precisely where a
-// run breaks the contract, written on package contract's shared machinery.
+// run breaks the contract, written on packages contract (problems, notes,
+// formats) and contract/jsonscan (the JSON scanner and line reader).
 //
 // Goals:
 //
@@ -99,8 +100,35 @@ type Profile struct{}
 
 func (Profile) Name() string       { return "cursor" }
 func (Profile) Binaries() []string { return []string{"cursor-agent", "agent"} }
-func (Profile) Format(argv []string) (contract.Format, bool) {
-	return contract.FormatFromArgv(argv)
+
+// Format reads the output format a command line asks for: the value of
+// --output-format X or --output-format=X (the last valid one, as a repeated
+// option overrides; values that are not formats are passed over), else
+// stream-json (the documented default) when the command runs in print mode
+// (--print or -p). ok is false when argv says neither. Arguments after "--"
+// are not options.
+func (Profile) Format(argv []string) (f contract.Format, ok bool) {
+	printMode := false
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		value, isFormat := strings.CutPrefix(a, "--output-format=")
+		switch {
+		case a == "--":
+			i = len(argv)
+		case a == "--output-format" && i+1 < len(argv):
+			value, isFormat = argv[i+1], true
+			i++
+		case a == "--print" || a == "-p":
+			printMode = true
+		}
+		if v, err := contract.ParseFormat(value); isFormat && err == nil && v != contract.Auto {
+			f, ok = v, true
+		}
+	}
+	if !ok && printMode {
+		return contract.StreamJSON, true
+	}
+	return f, ok
 }
 
 // Sniff: Cursor's init has apiKeySource and no tools list; tool_call and

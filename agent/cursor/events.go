@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // Event types and subtypes the contract documents.
@@ -84,7 +87,7 @@ func isWireToken(s []byte) bool {
 // field is one top-level member of an event.
 type field struct {
 	raw []byte // the value, nil when absent
-	k   Kind
+	k   jsonscan.Kind
 	off int // offset of the value in the document
 }
 
@@ -93,22 +96,22 @@ func (f field) present() bool { return f.raw != nil }
 // text returns the decoded string value without copying when it has no
 // escapes, or nil when it is not a string.
 func (f field) text() []byte {
-	if f.k != String {
+	if f.k != jsonscan.String {
 		return nil
 	}
 	raw := f.raw[1 : len(f.raw)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	return []byte(decodeString(raw))
+	return []byte(jsonscan.DecodeString(raw))
 }
 
 // str returns the decoded string value, or "" when it is not a string.
 func (f field) str() string {
-	if f.k != String {
+	if f.k != jsonscan.String {
 		return ""
 	}
-	return stringValue(f.raw)
+	return jsonscan.StringValue(f.raw)
 }
 
 // eventFields holds the documented members of an event, by name.
@@ -147,8 +150,8 @@ type eventChecker struct {
 	doc      []byte
 	fields   eventFields
 	dups     []keyAt // documented keys seen twice
-	report   func(off int, rule Rule, msg string)
-	notes    *noteSet
+	report   func(off int, rule contract.Rule, msg string)
+	notes    *contract.NoteSet
 	lineOf   func(off int) int
 	kb       []byte   // note key being built
 	members  []member // scratch
@@ -162,20 +165,20 @@ type member struct {
 
 // parse validates doc as one JSON value, surrounded by optional whitespace,
 // and collects the top-level members of an object in the same pass.
-func (c *eventChecker) parse(doc []byte) (k Kind, start, end int, err error) {
+func (c *eventChecker) parse(doc []byte) (k jsonscan.Kind, start, end int, err error) {
 	c.doc = doc
-	start = skipWS(doc, 0)
+	start = jsonscan.SkipWS(doc, 0)
 	if start >= len(doc) || doc[start] != '{' {
-		return scanDocument(doc)
+		return jsonscan.ScanDocument(doc)
 	}
 	end, err = c.collect(doc, start)
 	if err != nil {
-		return Object, start, end, err
+		return jsonscan.Object, start, end, err
 	}
-	if rest := skipWS(doc, end); rest < len(doc) {
-		return Object, start, end, &syntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", describeByte(doc[rest]))}
+	if rest := jsonscan.SkipWS(doc, end); rest < len(doc) {
+		return jsonscan.Object, start, end, &jsonscan.SyntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", jsonscan.DescribeByte(doc[rest]))}
 	}
-	return Object, start, end, nil
+	return jsonscan.Object, start, end, nil
 }
 
 // collect validates the object at d[i] and records its members.
@@ -184,7 +187,7 @@ func (c *eventChecker) collect(d []byte, i int) (int, error) {
 	others := f.others[:0]
 	*f = eventFields{first: -1}
 	c.dups = c.dups[:0]
-	end, err := scanMembers(d, i, 1, func(key []byte, k Kind, vstart, vend int) {
+	end, err := jsonscan.ScanMembers(d, i, 1, func(key []byte, k jsonscan.Kind, vstart, vend int) {
 		if f.first < 0 {
 			f.first = vstart
 		}
@@ -258,7 +261,7 @@ func (f *eventFields) slot(key []byte) (*field, uint32) {
 
 // note counts a note under the key built in c.kb and returns it when it is
 // new, for the caller to write its message.
-func (c *eventChecker) note(off int) *Note {
+func (c *eventChecker) note(off int) *contract.Note {
 	return c.notes.Count(c.lineOf(off), c.kb)
 }
 
@@ -274,7 +277,7 @@ func (c *eventChecker) noteKey(parts ...string) {
 func (c *eventChecker) check(info *eventInfo) {
 	f := &c.fields
 	for _, d := range c.dups {
-		c.report(d.off, RuleFields, fmt.Sprintf("duplicate key %q", d.raw))
+		c.report(d.off, contract.RuleFields, fmt.Sprintf("duplicate key %q", d.raw))
 	}
 	*info = eventInfo{session: f.session}
 	c.classify(info)
@@ -300,12 +303,12 @@ func (c *eventChecker) classify(info *eventInfo) {
 	f := &c.fields
 	if !f.typ.present() {
 		info.broken = true
-		c.report(start(f), RuleEventType, `event has no "type"`)
+		c.report(start(f), contract.RuleEventType, `event has no "type"`)
 		return
 	}
-	if f.typ.k != String {
+	if f.typ.k != jsonscan.String {
 		info.broken = true
-		c.report(f.typ.off, RuleEventType, fmt.Sprintf(`"type" is %s, want a string`, f.typ.k.Article()))
+		c.report(f.typ.off, contract.RuleEventType, fmt.Sprintf(`"type" is %s, want a string`, f.typ.k.Article()))
 		return
 	}
 	typ, sub := f.typ.text(), f.subtype.text()
@@ -326,8 +329,8 @@ func (c *eventChecker) classify(info *eventInfo) {
 		}
 		return
 	}
-	if f.subtype.present() && f.subtype.k != String {
-		c.report(f.subtype.off, RuleFields, fmt.Sprintf(`"subtype" is %s, want a string`, f.subtype.k.Article()))
+	if f.subtype.present() && f.subtype.k != jsonscan.String {
+		c.report(f.subtype.off, contract.RuleFields, fmt.Sprintf(`"subtype" is %s, want a string`, f.subtype.k.Article()))
 		info.broken = true
 		return
 	}
@@ -341,12 +344,12 @@ func (c *eventChecker) classify(info *eventInfo) {
 	case t == TypeResult:
 		info.kind = kindResult
 		if !f.subtype.present() {
-			c.report(start(f), RuleFields, `result has no "subtype", want "success"`)
+			c.report(start(f), contract.RuleFields, `result has no "subtype", want "success"`)
 		} else if s != SubtypeSuccess {
 			c.literalOK(f.subtype, "subtype", SubtypeSuccess)
 		}
 	case t == TypeToolCall && !f.subtype.present():
-		c.report(start(f), RuleFields, `tool_call has no "subtype", want "started" or "completed"`)
+		c.report(start(f), contract.RuleFields, `tool_call has no "subtype", want "started" or "completed"`)
 		info.broken = true
 	case f.subtype.present() && !c.literalOK(f.subtype, "subtype", ""):
 		info.broken = true
@@ -380,8 +383,8 @@ func label(typ, sub string) string {
 // or "" when undocumented values are allowed as long as they are wire tokens.
 // It reports and returns false for a translated or malformed value.
 func (c *eventChecker) literalOK(v field, name, want string) bool {
-	if v.k != String {
-		c.report(v.off, RuleFields, fmt.Sprintf("%q is %s, want a string", name, v.k.Article()))
+	if v.k != jsonscan.String {
+		c.report(v.off, contract.RuleFields, fmt.Sprintf("%q is %s, want a string", name, v.k.Article()))
 		return false
 	}
 	t := v.text()
@@ -390,15 +393,15 @@ func (c *eventChecker) literalOK(v field, name, want string) bool {
 	}
 	s := string(t)
 	if wire, ok := localised[s]; ok {
-		c.report(v.off, RuleLiteral, fmt.Sprintf("%s %q is a translated documentation value; the wire value is %q", name, s, wire))
+		c.report(v.off, contract.RuleLiteral, fmt.Sprintf("%s %q is a translated documentation value; the wire value is %q", name, s, wire))
 		return false
 	}
 	if want != "" {
-		c.report(v.off, RuleLiteral, fmt.Sprintf("%s is %q, want %q", name, s, want))
+		c.report(v.off, contract.RuleLiteral, fmt.Sprintf("%s is %q, want %q", name, s, want))
 		return false
 	}
 	if !isWireToken(t) {
-		c.report(v.off, RuleLiteral, fmt.Sprintf("%s %q is not a wire literal (translated or malformed)", name, s))
+		c.report(v.off, contract.RuleLiteral, fmt.Sprintf("%s %q is not a wire literal (translated or malformed)", name, s))
 		return false
 	}
 	return true
@@ -426,7 +429,7 @@ func (c *eventChecker) noteField(k kind, key []byte, off int) {
 	c.kb = append(append(append(c.kb[:0], "field\x00"...), kindLabels[k]...), 0)
 	c.kb = append(c.kb, key...)
 	if n := c.note(off); n != nil {
-		n.Msg = "undocumented field " + strconv.Quote(decodeString(key)) + " on " + kindLabels[k]
+		n.Msg = "undocumented field " + strconv.Quote(jsonscan.DecodeString(key)) + " on " + kindLabels[k]
 	}
 }
 
@@ -436,9 +439,9 @@ func (c *eventChecker) checkSession(k kind) {
 	s := c.fields.session
 	switch {
 	case !s.present() && k != kindUnknown:
-		c.report(start(&c.fields), RuleSessionID, fmt.Sprintf(`%s event has no "session_id"`, kindLabels[k]))
-	case s.present() && s.k != String:
-		c.report(s.off, RuleSessionID, fmt.Sprintf(`"session_id" is %s, want a string`, s.k.Article()))
+		c.report(start(&c.fields), contract.RuleSessionID, fmt.Sprintf(`%s event has no "session_id"`, kindLabels[k]))
+	case s.present() && s.k != jsonscan.String:
+		c.report(s.off, contract.RuleSessionID, fmt.Sprintf(`"session_id" is %s, want a string`, s.k.Article()))
 	}
 }
 
@@ -457,22 +460,22 @@ func (p place) String() string {
 	return s
 }
 
-func (c *eventChecker) require(v field, where place, name string, want Kind) bool {
+func (c *eventChecker) require(v field, where place, name string, want jsonscan.Kind) bool {
 	if !v.present() {
-		c.report(start(&c.fields), RuleFields, fmt.Sprintf("%s has no %q", where, name))
+		c.report(start(&c.fields), contract.RuleFields, fmt.Sprintf("%s has no %q", where, name))
 		return false
 	}
 	return c.typed(v.k, v.off, where, name, want)
 }
 
-func (c *eventChecker) typed(k Kind, off int, where place, name string, want Kind) bool {
+func (c *eventChecker) typed(k jsonscan.Kind, off int, where place, name string, want jsonscan.Kind) bool {
 	switch {
 	case k == want:
 		return true
 	case name == "":
-		c.report(off, RuleFields, fmt.Sprintf("%s is %s, want %s", where, k.Article(), want.Article()))
+		c.report(off, contract.RuleFields, fmt.Sprintf("%s is %s, want %s", where, k.Article(), want.Article()))
 	default:
-		c.report(off, RuleFields, fmt.Sprintf("%s %q is %s, want %s", where, name, k.Article(), want.Article()))
+		c.report(off, contract.RuleFields, fmt.Sprintf("%s %q is %s, want %s", where, name, k.Article(), want.Article()))
 	}
 	return false
 }
@@ -480,18 +483,18 @@ func (c *eventChecker) typed(k Kind, off int, where place, name string, want Kin
 func (c *eventChecker) checkInit() {
 	f := &c.fields
 	where := place{"system/init"}
-	if c.require(f.apiKeySource, where, "apiKeySource", String) && !apiKeySources[string(f.apiKeySource.text())] {
+	if c.require(f.apiKeySource, where, "apiKeySource", jsonscan.String) && !apiKeySources[string(f.apiKeySource.text())] {
 		v := f.apiKeySource.str()
 		c.noteKey("apiKeySource", v)
 		if n := c.note(f.apiKeySource.off); n != nil {
 			n.Msg = fmt.Sprintf("apiKeySource %q is not one of the documented env, flag, login", v)
 		}
 	}
-	if c.require(f.cwd, where, "cwd", String) && !isAbsPath(string(f.cwd.text())) {
-		c.report(f.cwd.off, RuleFields, fmt.Sprintf("cwd %q is not an absolute path", f.cwd.str()))
+	if c.require(f.cwd, where, "cwd", jsonscan.String) && !isAbsPath(string(f.cwd.text())) {
+		c.report(f.cwd.off, contract.RuleFields, fmt.Sprintf("cwd %q is not an absolute path", f.cwd.str()))
 	}
-	c.require(f.model, where, "model", String)
-	if c.require(f.permissionMode, where, "permissionMode", String) {
+	c.require(f.model, where, "model", jsonscan.String)
+	if c.require(f.permissionMode, where, "permissionMode", jsonscan.String) {
 		c.literalOK(f.permissionMode, "permissionMode", "default")
 	}
 }
@@ -531,7 +534,7 @@ func (c *eventChecker) intern(raw []byte) string {
 	if c.interned == nil {
 		c.interned = map[string]string{}
 	}
-	s := decodeString(raw)
+	s := jsonscan.DecodeString(raw)
 	c.interned[string(raw)] = s
 	return s
 }
@@ -544,46 +547,46 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 		who = TypeAssistant
 	}
 	where := place{who}
-	if !c.require(f.message, where, "message", Object) {
+	if !c.require(f.message, where, "message", jsonscan.Object) {
 		return
 	}
 	var roleF, content field
-	m := newMembers(f.message.raw)
+	m := jsonscan.Members(f.message.raw)
 	for m.Next() {
 		switch {
-		case keyIs(m.Key, "role"):
+		case jsonscan.KeyIs(m.Key, "role"):
 			roleF = field{m.Val, m.K, f.message.off + m.Off}
-		case keyIs(m.Key, "content"):
+		case jsonscan.KeyIs(m.Key, "content"):
 			content = field{m.Val, m.K, f.message.off + m.Off}
 		}
 	}
 	mw := place{who, "message"}
-	if c.require(roleF, mw, "role", String) {
+	if c.require(roleF, mw, "role", jsonscan.String) {
 		c.literalOK(roleF, "message.role", who)
 	}
-	if !c.require(content, mw, "content", Array) {
+	if !c.require(content, mw, "content", jsonscan.Array) {
 		return
 	}
 	info.text = emptySum()
-	el := newElements(content.raw)
+	el := jsonscan.Elements(content.raw)
 	for el.Next() {
 		off := content.off + el.Off
-		if el.K != Object {
-			c.report(off, RuleFields, fmt.Sprintf("%s content item is %s, want an object", who, el.K.Article()))
+		if el.K != jsonscan.Object {
+			c.report(off, contract.RuleFields, fmt.Sprintf("%s content item is %s, want an object", who, el.K.Article()))
 			continue
 		}
 		var typ, text field
-		im := newMembers(el.Val)
+		im := jsonscan.Members(el.Val)
 		for im.Next() {
 			switch {
-			case keyIs(im.Key, "type"):
+			case jsonscan.KeyIs(im.Key, "type"):
 				typ = field{im.Val, im.K, off + im.Off}
-			case keyIs(im.Key, "text"):
+			case jsonscan.KeyIs(im.Key, "text"):
 				text = field{im.Val, im.K, off + im.Off}
 			}
 		}
 		ci := place{who, "content item"}
-		if !c.require(typ, ci, "type", String) {
+		if !c.require(typ, ci, "type", jsonscan.String) {
 			continue
 		}
 		if string(typ.text()) != "text" {
@@ -595,8 +598,8 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 			}
 			continue
 		}
-		if c.require(text, ci, "text", String) {
-			walkString(text.raw[1:len(text.raw)-1], &info.text)
+		if c.require(text, ci, "text", jsonscan.String) {
+			jsonscan.WalkString(text.raw[1:len(text.raw)-1], &info.text)
 			info.hasText = true
 		}
 	}
@@ -608,13 +611,13 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 // "function"), else the only object-valued member.
 func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, bool) {
 	c.members = c.members[:0]
-	m := newMembers(tc.raw)
+	m := jsonscan.Members(tc.raw)
 	for m.Next() {
 		c.members = append(c.members, member{m.Key, field{m.Val, m.K, tc.off + m.Off}})
 	}
 	kindAt, named, objects, firstObject := -1, 0, 0, -1
 	for i, mm := range c.members {
-		if mm.val.k != Object {
+		if mm.val.k != jsonscan.Object {
 			continue
 		}
 		objects++
@@ -633,7 +636,7 @@ func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, b
 		named = objects
 		fallthrough
 	case named > 1:
-		c.report(tc.off, RuleFields, fmt.Sprintf(`%s "tool_call" holds %d tool kinds, want one {KIND: {...}}`, where, named))
+		c.report(tc.off, contract.RuleFields, fmt.Sprintf(`%s "tool_call" holds %d tool kinds, want one {KIND: {...}}`, where, named))
 		return nil, field{}, false
 	}
 	for i, mm := range c.members {
@@ -643,34 +646,34 @@ func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, b
 		c.kb = append(append(append(c.kb[:0], "tool\x00"...), kindLabels[k]...), 0)
 		c.kb = append(c.kb, mm.key...)
 		if n := c.note(mm.val.off); n != nil {
-			n.Msg = "undocumented field " + strconv.Quote("tool_call."+decodeString(mm.key)) + " on " + kindLabels[k]
+			n.Msg = "undocumented field " + strconv.Quote("tool_call."+jsonscan.DecodeString(mm.key)) + " on " + kindLabels[k]
 		}
 	}
 	return c.members[kindAt].key, c.members[kindAt].val, true
 }
 
 // tool kinds with documented arguments and results.
-var toolFields = map[string]struct{ args, success map[string]Kind }{
+var toolFields = map[string]struct{ args, success map[string]jsonscan.Kind }{
 	"readToolCall": {
-		args:    map[string]Kind{"path": String},
-		success: map[string]Kind{"content": String, "isEmpty": Bool, "exceededLimit": Bool, "totalLines": Number, "totalChars": Number},
+		args:    map[string]jsonscan.Kind{"path": jsonscan.String},
+		success: map[string]jsonscan.Kind{"content": jsonscan.String, "isEmpty": jsonscan.Bool, "exceededLimit": jsonscan.Bool, "totalLines": jsonscan.Number, "totalChars": jsonscan.Number},
 	},
 	"writeToolCall": {
-		args:    map[string]Kind{"path": String, "fileText": String, "toolCallId": String},
-		success: map[string]Kind{"path": String, "linesCreated": Number, "fileSize": Number},
+		args:    map[string]jsonscan.Kind{"path": jsonscan.String, "fileText": jsonscan.String, "toolCallId": jsonscan.String},
+		success: map[string]jsonscan.Kind{"path": jsonscan.String, "linesCreated": jsonscan.Number, "fileSize": jsonscan.Number},
 	},
 }
 
 func (c *eventChecker) checkToolCall(info *eventInfo) {
 	f := &c.fields
 	where := place{kindLabels[info.kind]}
-	if c.require(f.callID, where, "call_id", String) {
+	if c.require(f.callID, where, "call_id", jsonscan.String) {
 		info.callID = f.callID.text()
 		if len(info.callID) == 0 {
-			c.report(f.callID.off, RuleFields, where.String()+` "call_id" is empty`)
+			c.report(f.callID.off, contract.RuleFields, where.String()+` "call_id" is empty`)
 		}
 	}
-	if !c.require(f.toolCall, where, "tool_call", Object) {
+	if !c.require(f.toolCall, where, "tool_call", jsonscan.Object) {
 		return
 	}
 	kindKey, body, ok := c.toolKind(f.toolCall, where, info.kind)
@@ -679,46 +682,46 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 	}
 	info.tool = c.intern(kindKey)
 	tw := place{where[0], info.tool}
-	if !c.typed(body.k, body.off, place{where[0], `"tool_call"`, info.tool}, "", Object) {
+	if !c.typed(body.k, body.off, place{where[0], `"tool_call"`, info.tool}, "", jsonscan.Object) {
 		return
 	}
 	var args, result, name field
-	bm := newMembers(body.raw)
+	bm := jsonscan.Members(body.raw)
 	for bm.Next() {
 		fv := field{bm.Val, bm.K, body.off + bm.Off}
 		switch {
-		case keyIs(bm.Key, "args"):
+		case jsonscan.KeyIs(bm.Key, "args"):
 			args = fv
-		case keyIs(bm.Key, "result"):
+		case jsonscan.KeyIs(bm.Key, "result"):
 			result = fv
-		case keyIs(bm.Key, "name"):
+		case jsonscan.KeyIs(bm.Key, "name"):
 			name = fv
 		}
 	}
 	if info.tool == "function" {
 		// The documented alternative shape {"function": {"name", "arguments"}}.
-		c.require(name, tw, "name", String)
+		c.require(name, tw, "name", jsonscan.String)
 		return
 	}
 	if info.kind == kindStarted {
-		c.require(args, tw, "args", Object)
+		c.require(args, tw, "args", jsonscan.Object)
 	} else {
 		if args.present() {
-			c.typed(args.k, args.off, tw, "args", Object)
+			c.typed(args.k, args.off, tw, "args", jsonscan.Object)
 		}
-		c.require(result, tw, "result", Object)
+		c.require(result, tw, "result", jsonscan.Object)
 	}
 	spec, ok := toolFields[info.tool]
 	if !ok {
 		return
 	}
-	if args.k == Object {
+	if args.k == jsonscan.Object {
 		c.fieldTypes(args, place{tw[0], tw[1], "args"}, spec.args)
 	}
-	if result.k == Object {
-		rm := newMembers(result.raw)
+	if result.k == jsonscan.Object {
+		rm := jsonscan.Members(result.raw)
 		for rm.Next() {
-			if keyIs(rm.Key, "success") && rm.K == Object {
+			if jsonscan.KeyIs(rm.Key, "success") && rm.K == jsonscan.Object {
 				c.fieldTypes(field{rm.Val, rm.K, result.off + rm.Off}, place{tw[0], tw[1], "result.success"}, spec.success)
 			}
 		}
@@ -726,11 +729,11 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 }
 
 // fieldTypes checks the types of the documented members of obj that are present.
-func (c *eventChecker) fieldTypes(obj field, where place, types map[string]Kind) {
-	m := newMembers(obj.raw)
+func (c *eventChecker) fieldTypes(obj field, where place, types map[string]jsonscan.Kind) {
+	m := jsonscan.Members(obj.raw)
 	for m.Next() {
 		if want, ok := types[string(m.Key)]; ok && m.K != want {
-			c.typed(m.K, obj.off+m.Off, where, decodeString(m.Key), want)
+			c.typed(m.K, obj.off+m.Off, where, jsonscan.DecodeString(m.Key), want)
 		}
 	}
 }
@@ -738,15 +741,15 @@ func (c *eventChecker) fieldTypes(obj field, where place, types map[string]Kind)
 func (c *eventChecker) checkResult(info *eventInfo) {
 	f := &c.fields
 	where := place{"result"}
-	if c.require(f.isError, where, "is_error", Bool) && !bytes.Equal(f.isError.raw, []byte("false")) {
-		c.report(f.isError.off, RuleLiteral, `is_error is true on a "success" result, want false`)
+	if c.require(f.isError, where, "is_error", jsonscan.Bool) && !bytes.Equal(f.isError.raw, []byte("false")) {
+		c.report(f.isError.off, contract.RuleLiteral, `is_error is true on a "success" result, want false`)
 	}
-	c.require(f.durationMS, where, "duration_ms", Number)
-	c.require(f.durationAPIMS, where, "duration_api_ms", Number)
-	if c.require(f.result, where, "result", String) {
+	c.require(f.durationMS, where, "duration_ms", jsonscan.Number)
+	c.require(f.durationAPIMS, where, "duration_api_ms", jsonscan.Number)
+	if c.require(f.result, where, "result", jsonscan.String) {
 		info.result = f.result
 	}
 	if f.requestID.present() {
-		c.typed(f.requestID.k, f.requestID.off, where, "request_id", String)
+		c.typed(f.requestID.k, f.requestID.off, where, "request_id", jsonscan.String)
 	}
 }

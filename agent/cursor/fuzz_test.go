@@ -17,7 +17,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("Read file\n{\"a\":1}\n", 2)
 	f.Fuzz(func(t *testing.T, stdout string, exit int) {
 		for _, format := range contract.Formats {
-			r, err := Validate(Options{SkipComments: exit%2 == 0}, strings.NewReader(stdout), strings.NewReader("e"), exit, format)
+			r, err := Validate(contract.Options{SkipComments: exit%2 == 0}, strings.NewReader(stdout), strings.NewReader("e"), exit, format)
 			if err != nil {
 				t.Fatal(err)
 			}

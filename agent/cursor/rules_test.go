@@ -1,9 +1,11 @@
 package cursor
 
 import (
-	"github.com/agentvcr/agentvcr/internal/streamfixture"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/streamfixture"
 )
 
 // The stream fixtures, by their short names.
@@ -24,21 +26,21 @@ const thinking = streamfixture.Thinking
 func TestRules(t *testing.T) {
 	tests := []struct {
 		name   string
-		format Format
+		format contract.Format
 		stdout string
 		stderr string
 		exit   int
-		opts   Options
+		opts   contract.Options
 		want   []string
 		msg    string // a substring of the (first) problem's message
 	}{
-		{name: "conforming run", format: StreamJSON, stdout: stream(), want: nil},
+		{name: "conforming run", format: contract.StreamJSON, stdout: stream(), want: nil},
 
 		// json-line
 		{name: "damaged event line", stdout: stream(setLine(3, `{"type":"assistant","message":`)), want: []string{"3 json-line"}, msg: "not JSON"},
 		{name: "blank line", stdout: stream(insertLine(4, "")), want: []string{"4 json-line"}, msg: "blank line"},
 		{name: "comment line", stdout: stream(insertLine(1, "# saved by hand")), want: []string{"1 json-line"}, msg: "--skip-comments"},
-		{name: "comment line skipped", opts: Options{SkipComments: true}, stdout: stream(insertLine(1, "# saved by hand"), insertLine(9, "")), want: nil},
+		{name: "comment line skipped", opts: contract.Options{SkipComments: true}, stdout: stream(insertLine(1, "# saved by hand"), insertLine(9, "")), want: nil},
 		{name: "array event", stdout: stream(insertLine(3, `[1,2]`)), want: []string{"3 json-line"}, msg: "an array, want a JSON object"},
 		{name: "prose line", stdout: stream(insertLine(3, `Thinking...`)), want: []string{"3 json-line"}},
 		{name: "cut short", stdout: strings.TrimSuffix(stream(), "\n")[:len(stream())-20], want: []string{"7 json-line"}, msg: "cut short"},
@@ -102,7 +104,7 @@ func TestRules(t *testing.T) {
 		// result-last
 		{name: "event after result", stdout: stream(copyLine(6, 8)), want: []string{"8 result-last"}},
 		{name: "no result", stdout: stream(deleteLine(7)), want: []string{"exit result-last"}},
-		{name: "empty stdout", format: StreamJSON, stdout: "", want: []string{"exit result-last"}},
+		{name: "empty stdout", format: contract.StreamJSON, stdout: "", want: []string{"exit result-last"}},
 
 		// result-text
 		{name: "result text differs", stdout: stream(replaceLine(7, `"Reading a.txt."`, `"Reading b.txt."`)), want: []string{"7 result-text"}, msg: `"Reading b.txt."`},
@@ -111,7 +113,7 @@ func TestRules(t *testing.T) {
 		// failure
 		{name: "failure with message", stdout: stream(deleteLine(7), deleteLine(6), deleteLine(5)), stderr: "Error: network\n", exit: 1, want: nil},
 		{name: "failure without message", stdout: stream(deleteLine(7), deleteLine(6), deleteLine(5)), stderr: " \n", exit: 1, want: []string{"stderr failure"}},
-		{name: "exit unknown", stdout: stream(), exit: ExitUnknown, want: []string{"exit exit"}},
+		{name: "exit unknown", stdout: stream(), exit: contract.ExitUnknown, want: []string{"exit exit"}},
 
 		// accepted beyond the documentation
 		{name: "thinking and unknown fields", stdout: stream(insertLine(3, thinking), replaceLine(4, `"session_id":"S"`, `"session_id":"S","model_call_id":"m-0-abcd","timestamp_ms":5`)), want: nil},
@@ -135,31 +137,31 @@ func TestRules(t *testing.T) {
 		{name: "windows cwd", stdout: stream(replaceLine(1, `"/home/u/proj"`, `"F:\\Users\\u\\proj"`)), want: nil},
 
 		// json format
-		{name: "json success", format: JSON, stdout: baseRun[6] + "\n", want: nil},
-		{name: "json pretty-printed", format: JSON, stdout: "{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"is_error\": false,\n  \"duration_ms\": 1,\n  \"duration_api_ms\": 1,\n  \"result\": \"hi\",\n  \"session_id\": \"S\"\n}\n", want: nil},
-		{name: "json field on its line", format: JSON, stdout: "{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"is_error\": false,\n  \"duration_ms\": \"1\",\n  \"duration_api_ms\": 1,\n  \"result\": \"hi\",\n  \"session_id\": \"S\"\n}\n", want: []string{"5 fields"}},
-		{name: "json two objects", format: JSON, stdout: baseRun[6] + "\n" + baseRun[6] + "\n", want: []string{"2 single-json"}},
-		{name: "json extra newline", format: JSON, stdout: baseRun[6] + "\n\n", want: []string{"2 single-json"}},
-		{name: "json no newline", format: JSON, stdout: baseRun[6], want: []string{"1 newline"}},
-		{name: "json not JSON", format: JSON, stdout: "Error: oops\n", want: []string{"1 single-json"}},
-		{name: "json event not result", format: JSON, stdout: baseRun[0] + "\n", want: []string{"1 literal"}},
-		{name: "json localised subtype", format: JSON, stdout: strings.Replace(baseRun[6], `"success"`, `"réussite"`, 1) + "\n", want: []string{"1 literal"}},
-		{name: "json empty on success", format: JSON, stdout: "", want: []string{"exit single-json"}},
-		{name: "json failure", format: JSON, stdout: "", stderr: "Error: Authentication required.\n", exit: 1, want: nil},
-		{name: "json failure with object", format: JSON, stdout: baseRun[6] + "\n", stderr: "Error: x\n", exit: 1, want: []string{"1 failure"}},
-		{name: "json failure without message", format: JSON, stdout: "", exit: 1, want: []string{"stderr failure"}},
+		{name: "json success", format: contract.JSON, stdout: baseRun[6] + "\n", want: nil},
+		{name: "json pretty-printed", format: contract.JSON, stdout: "{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"is_error\": false,\n  \"duration_ms\": 1,\n  \"duration_api_ms\": 1,\n  \"result\": \"hi\",\n  \"session_id\": \"S\"\n}\n", want: nil},
+		{name: "json field on its line", format: contract.JSON, stdout: "{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"is_error\": false,\n  \"duration_ms\": \"1\",\n  \"duration_api_ms\": 1,\n  \"result\": \"hi\",\n  \"session_id\": \"S\"\n}\n", want: []string{"5 fields"}},
+		{name: "json two objects", format: contract.JSON, stdout: baseRun[6] + "\n" + baseRun[6] + "\n", want: []string{"2 single-json"}},
+		{name: "json extra newline", format: contract.JSON, stdout: baseRun[6] + "\n\n", want: []string{"2 single-json"}},
+		{name: "json no newline", format: contract.JSON, stdout: baseRun[6], want: []string{"1 newline"}},
+		{name: "json not JSON", format: contract.JSON, stdout: "Error: oops\n", want: []string{"1 single-json"}},
+		{name: "json event not result", format: contract.JSON, stdout: baseRun[0] + "\n", want: []string{"1 literal"}},
+		{name: "json localised subtype", format: contract.JSON, stdout: strings.Replace(baseRun[6], `"success"`, `"réussite"`, 1) + "\n", want: []string{"1 literal"}},
+		{name: "json empty on success", format: contract.JSON, stdout: "", want: []string{"exit single-json"}},
+		{name: "json failure", format: contract.JSON, stdout: "", stderr: "Error: Authentication required.\n", exit: 1, want: nil},
+		{name: "json failure with object", format: contract.JSON, stdout: baseRun[6] + "\n", stderr: "Error: x\n", exit: 1, want: []string{"1 failure"}},
+		{name: "json failure without message", format: contract.JSON, stdout: "", exit: 1, want: []string{"stderr failure"}},
 
 		// text format
-		{name: "text", format: Text, stdout: "Read file\nEdited file\n", want: nil},
-		{name: "text with JSON", format: Text, stdout: "Read file\n" + baseRun[6] + "\nEdited file\n", want: []string{"2 text-no-json"}},
-		{name: "text failure", format: Text, stdout: "", stderr: "Error: x\n", exit: 1, want: nil},
-		{name: "text failure without message", format: Text, stdout: "Read file\n", exit: 2, want: []string{"stderr failure"}},
+		{name: "text", format: contract.Text, stdout: "Read file\nEdited file\n", want: nil},
+		{name: "text with JSON", format: contract.Text, stdout: "Read file\n" + baseRun[6] + "\nEdited file\n", want: []string{"2 text-no-json"}},
+		{name: "text failure", format: contract.Text, stdout: "", stderr: "Error: x\n", exit: 1, want: nil},
+		{name: "text failure without message", format: contract.Text, stdout: "Read file\n", exit: 2, want: []string{"stderr failure"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := tt.format
 			if f == "" {
-				f = StreamJSON
+				f = contract.StreamJSON
 			}
 			r := validate(t, tt.opts, tt.stdout, tt.stderr, tt.exit, f)
 			want := tt.want
@@ -175,10 +177,10 @@ func TestRules(t *testing.T) {
 }
 
 func TestNotes(t *testing.T) {
-	r := validate(t, Options{SkipComments: true}, "# header\n"+stream(
+	r := validate(t, contract.Options{SkipComments: true}, "# header\n"+stream(
 		insertLine(3, thinking), insertLine(4, thinking),
 		replaceLine(5, `"session_id":"S"`, `"session_id":"S","timestamp_ms":5`),
-	), "", 0, StreamJSON)
+	), "", 0, contract.StreamJSON)
 	wantProblems(t, r, []string{})
 	var got []string
 	for _, n := range r.Notes {
@@ -197,20 +199,20 @@ func TestNotes(t *testing.T) {
 func TestFormatFromArgv(t *testing.T) {
 	tests := []struct {
 		argv []string
-		want Format
+		want contract.Format
 		ok   bool
 	}{
-		{[]string{"cursor-agent", "--print", "--output-format", "json", "hi"}, JSON, true},
-		{[]string{"cursor-agent", "-p", "--output-format=text", "hi"}, Text, true},
-		{[]string{"cursor-agent", "--print", "hi"}, StreamJSON, true},
+		{[]string{"cursor-agent", "--print", "--output-format", "json", "hi"}, contract.JSON, true},
+		{[]string{"cursor-agent", "-p", "--output-format=text", "hi"}, contract.Text, true},
+		{[]string{"cursor-agent", "--print", "hi"}, contract.StreamJSON, true},
 		{[]string{"cursor-agent", "hi"}, "", false},
 		{[]string{"cursor-agent", "--output-format", "yaml"}, "", false},
 		{[]string{"cursor-agent", "--", "--print"}, "", false},
-		{[]string{"cursor-agent", "--output-format", "json", "--output-format=text"}, Text, true},
-		{[]string{"cursor-agent", "-p", "--output-format", "yaml"}, StreamJSON, true},
+		{[]string{"cursor-agent", "--output-format", "json", "--output-format=text"}, contract.Text, true},
+		{[]string{"cursor-agent", "-p", "--output-format", "yaml"}, contract.StreamJSON, true},
 	}
 	for _, tt := range tests {
-		got, ok := FormatFromArgv(tt.argv)
+		got, ok := Profile{}.Format(tt.argv)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("FormatFromArgv(%q) = %q, %v; want %q, %v", tt.argv, got, ok, tt.want, tt.ok)
 		}
@@ -220,19 +222,19 @@ func TestFormatFromArgv(t *testing.T) {
 func TestSniff(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Format
+		want contract.Format
 	}{
-		{stream(), StreamJSON},
-		{"# c\n\n" + stream(), StreamJSON},
-		{baseRun[6] + "\n", JSON},
-		{"{\n \"type\": \"result\"\n}\n", JSON},
-		{"Read file\n", Text},
-		{"", Text},
-		{thinking + "\n", StreamJSON},
+		{stream(), contract.StreamJSON},
+		{"# c\n\n" + stream(), contract.StreamJSON},
+		{baseRun[6] + "\n", contract.JSON},
+		{"{\n \"type\": \"result\"\n}\n", contract.JSON},
+		{"Read file\n", contract.Text},
+		{"", contract.Text},
+		{thinking + "\n", contract.StreamJSON},
 	}
 	for _, tt := range tests {
-		if got := SniffBytes([]byte(tt.in)); got != tt.want {
-			t.Errorf("SniffBytes(%.30q) = %q, want %q", tt.in, got, tt.want)
+		if got := contract.SniffFormat([]byte(tt.in)); got != tt.want {
+			t.Errorf("SniffFormat(%.30q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

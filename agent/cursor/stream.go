@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // streamState is what the stream-json rules remember between lines: per
@@ -54,7 +57,7 @@ func (s *streamState) reset() {
 
 // streamJSON checks the stream-json format line by line.
 func (v *Validator) streamJSON(br *bufio.Reader) error {
-	n, err := eachLine(br, v.streamLine)
+	n, err := jsonscan.EachLine(br, v.streamLine)
 	if err != nil {
 		return err
 	}
@@ -65,7 +68,7 @@ func (v *Validator) streamJSON(br *bufio.Reader) error {
 func (v *Validator) streamLine(n int, line []byte, newline bool) {
 	if line == nil { // too long to hold
 		v.stream.lastLine = n
-		v.add(Problem{Line: n, Rule: RuleJSONLine, Msg: tooLong})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleJSONLine, Msg: jsonscan.TooLong})
 		return
 	}
 	if v.skippable(n, line) {
@@ -75,8 +78,8 @@ func (v *Validator) streamLine(n int, line []byte, newline bool) {
 	s.lastLine = n
 	v.setDoc(line, n, false)
 	k, _, _, err := v.ec.parse(line)
-	if err != nil || k != Object {
-		v.add(Problem{Line: n, Rule: RuleJSONLine, Msg: brokenLine(line, newline, k, err)})
+	if err != nil || k != jsonscan.Object {
+		v.add(contract.Problem{Line: n, Rule: contract.RuleJSONLine, Msg: brokenLine(line, newline, k, err)})
 		// A damaged event may have been any event; a blank, comment or
 		// prose line was none.
 		if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] == '{' || !newline) {
@@ -86,10 +89,10 @@ func (v *Validator) streamLine(n int, line []byte, newline bool) {
 	}
 	s.lastBroken = false
 	if !newline {
-		v.add(Problem{Line: n, Rule: RuleNewline, Msg: "last line has no newline at its end"})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleNewline, Msg: "last line has no newline at its end"})
 	}
 	if s.resultLine > 0 {
-		v.add(Problem{Line: n, Rule: RuleResultLast, Msg: fmt.Sprintf("event after the terminal result (line %d)", s.resultLine)})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleResultLast, Msg: fmt.Sprintf("event after the terminal result (line %d)", s.resultLine)})
 		return
 	}
 	info := &s.info
@@ -119,18 +122,18 @@ func (v *Validator) sequence(n int, info *eventInfo) {
 	v.sameSession(n, info)
 	if first && info.kind != kindInit {
 		s.firstBad = true
-		v.add(Problem{Line: n, Rule: RuleInitFirst, Msg: fmt.Sprintf("first event is %s, want system/init", v.describe(info))})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleInitFirst, Msg: fmt.Sprintf("first event is %s, want system/init", v.describe(info))})
 	}
 	if s.expectUser && info.kind != kindUnknown && info.kind != kindInit {
 		s.expectUser = false
 		if info.kind != kindUser {
-			v.add(Problem{Line: n, Rule: RuleUserPrompt, Msg: fmt.Sprintf("%s follows system/init (line %d), want the user prompt echo", v.describe(info), s.initLine)})
+			v.add(contract.Problem{Line: n, Rule: contract.RuleUserPrompt, Msg: fmt.Sprintf("%s follows system/init (line %d), want the user prompt echo", v.describe(info), s.initLine)})
 		}
 	}
 	switch info.kind {
 	case kindInit:
 		if s.initLine > 0 {
-			v.add(Problem{Line: n, Rule: RuleInitFirst, Msg: fmt.Sprintf("system/init again (first at line %d)", s.initLine)})
+			v.add(contract.Problem{Line: n, Rule: contract.RuleInitFirst, Msg: fmt.Sprintf("system/init again (first at line %d)", s.initLine)})
 			return
 		}
 		s.initLine, s.expectUser = n, true
@@ -165,17 +168,17 @@ func (v *Validator) describe(info *eventInfo) string {
 func (v *Validator) sameSession(n int, info *eventInfo) {
 	s := &v.stream
 	sid := info.session
-	if sid.k != String {
+	if sid.k != jsonscan.String {
 		return
 	}
 	if s.sessionLine == 0 {
 		s.session, s.sessionLine = append(s.session[:0], sid.raw...), n
 		return
 	}
-	if bytes.Equal(sid.raw, s.session) || stringValue(sid.raw) == stringValue(s.session) {
+	if bytes.Equal(sid.raw, s.session) || jsonscan.StringValue(sid.raw) == jsonscan.StringValue(s.session) {
 		return
 	}
-	v.add(Problem{Line: n, Rule: RuleSessionID, Msg: fmt.Sprintf("session_id %s differs from %s (line %d)", sid.raw, s.session, s.sessionLine)})
+	v.add(contract.Problem{Line: n, Rule: contract.RuleSessionID, Msg: fmt.Sprintf("session_id %s differs from %s (line %d)", sid.raw, s.session, s.sessionLine)})
 }
 
 func (v *Validator) started(n int, info *eventInfo) {
@@ -185,7 +188,7 @@ func (v *Validator) started(n int, info *eventInfo) {
 		return
 	}
 	if prev, ok := s.open[string(info.callID)]; ok {
-		v.add(Problem{Line: n, Rule: RuleToolPairing, Msg: fmt.Sprintf("call_id %s started again (first started at line %d)", quoteID(prev.id), prev.line)})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleToolPairing, Msg: fmt.Sprintf("call_id %s started again (first started at line %d)", quoteID(prev.id), prev.line)})
 		return
 	}
 	id := string(info.callID)
@@ -207,12 +210,12 @@ func (v *Validator) completed(n int, info *eventInfo) {
 		delete(s.open, id)
 		s.done[id] = n
 		if info.tool != "" && call.tool != "" && info.tool != call.tool {
-			v.add(Problem{Line: n, Rule: RuleToolPairing, Msg: fmt.Sprintf("call_id %s completes a %s but started as a %s (line %d)", quoteID(id), info.tool, call.tool, call.line)})
+			v.add(contract.Problem{Line: n, Rule: contract.RuleToolPairing, Msg: fmt.Sprintf("call_id %s completes a %s but started as a %s (line %d)", quoteID(id), info.tool, call.tool, call.line)})
 		}
 	case s.done[id] > 0:
-		v.add(Problem{Line: n, Rule: RuleToolPairing, Msg: fmt.Sprintf("call_id %s completed again (first completed at line %d)", quoteID(id), s.done[id])})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleToolPairing, Msg: fmt.Sprintf("call_id %s completed again (first completed at line %d)", quoteID(id), s.done[id])})
 	case !s.wildcard && !s.lostStart:
-		v.add(Problem{Line: n, Rule: RuleToolPairing, Msg: fmt.Sprintf("call_id %s completed without an earlier started", quoteID(id))})
+		v.add(contract.Problem{Line: n, Rule: contract.RuleToolPairing, Msg: fmt.Sprintf("call_id %s completed without an earlier started", quoteID(id))})
 	}
 }
 
@@ -222,20 +225,20 @@ func (v *Validator) terminal(n int, info *eventInfo) {
 	s := &v.stream
 	s.resultLine = n
 	for _, c := range sortedOpen(s.open) {
-		v.add(Problem{Line: c.line, Rule: RuleToolPairing, Msg: fmt.Sprintf("call_id %s started here has no completed before the terminal result (line %d)", quoteID(c.id), n)})
+		v.add(contract.Problem{Line: c.line, Rule: contract.RuleToolPairing, Msg: fmt.Sprintf("call_id %s started here has no completed before the terminal result (line %d)", quoteID(c.id), n)})
 	}
 	clear(s.open)
 	if !info.result.present() || s.wildcard {
 		return
 	}
 	got := emptySum()
-	walkString(info.result.raw[1:len(info.result.raw)-1], &got)
+	jsonscan.WalkString(info.result.raw[1:len(info.result.raw)-1], &got)
 	ok, partial := s.text.match(got)
 	if ok {
 		s.partial = partial
 		return
 	}
-	v.add(Problem{Line: n, Rule: RuleResultText, Msg: fmt.Sprintf("result.result (%d bytes, %s) differs from %s", got.n, got.excerpt(), s.text.describe())})
+	v.add(contract.Problem{Line: n, Rule: contract.RuleResultText, Msg: fmt.Sprintf("result.result (%d bytes, %s) differs from %s", got.n, got.excerpt(), s.text.describe())})
 }
 
 // streamEnd applies the end-of-stream rules of a successful run.
@@ -245,10 +248,10 @@ func (v *Validator) streamEnd() {
 		return
 	}
 	if !s.sawEvent {
-		v.add(Problem{Where: WhereExit, Rule: RuleResultLast, Msg: "exit status 0 but stdout holds no events, want a stream ending in the terminal result"})
+		v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleResultLast, Msg: "exit status 0 but stdout holds no events, want a stream ending in the terminal result"})
 		return
 	}
-	v.add(Problem{Where: WhereExit, Rule: RuleResultLast, Msg: fmt.Sprintf("exit status 0 but the stream ends without a terminal result (last line %d)", s.lastLine)})
+	v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleResultLast, Msg: fmt.Sprintf("exit status 0 but the stream ends without a terminal result (last line %d)", s.lastLine)})
 }
 
 func quoteID(s string) string {

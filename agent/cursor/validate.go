@@ -9,6 +9,9 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // ValidateRun checks one run of the agent: its stdout, its stderr (nil for
@@ -16,23 +19,23 @@ import (
 // format ("" to sniff it from stdout). It reads each stream once, holding one
 // line (one JSON object for the json format) at a time. The error is an I/O
 // error of a reader; contract problems are in the Report.
-func ValidateRun(stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
-	return Validate(Options{}, stdout, stderr, exitCode, format)
+func ValidateRun(stdout, stderr io.Reader, exitCode int, format contract.Format) (contract.Report, error) {
+	return Validate(contract.Options{}, stdout, stderr, exitCode, format)
 }
 
 // Validate is ValidateRun with options.
-func Validate(o Options, stdout, stderr io.Reader, exitCode int, format Format) (Report, error) {
+func Validate(o contract.Options, stdout, stderr io.Reader, exitCode int, format contract.Format) (contract.Report, error) {
 	// Validators are recycled: many small runs should not each pay for
 	// fresh maps and buffers. Finish copies out what it returns.
 	v := validators.Get().(*Validator)
 	defer validators.Put(v)
 	v.reset(o, format)
 	if err := v.ReadStdout(stdout); err != nil {
-		return Report{}, err
+		return contract.Report{}, err
 	}
 	if stderr != nil {
 		if err := v.ReadStderr(stderr); err != nil {
-			return Report{}, fmt.Errorf("stderr: %w", err)
+			return contract.Report{}, fmt.Errorf("stderr: %w", err)
 		}
 	}
 	return v.Finish(exitCode), nil
@@ -42,13 +45,13 @@ func Validate(o Options, stdout, stderr io.Reader, exitCode int, format Format) 
 // status only after reading the output (a cassette records it last): read
 // stdout, then stderr, then Finish with the exit code.
 type Validator struct {
-	opts     Options
-	format   Format
+	opts     contract.Options
+	format   contract.Format
 	exit     int
-	problems []Problem
-	perRule  map[Rule]int     // problems of each rule so far
-	folded   map[Rule]Problem // the last problem of a rule past maxPerRule, Msg unset
-	notes    noteSet
+	problems []contract.Problem
+	perRule  map[contract.Rule]int              // problems of each rule so far
+	folded   map[contract.Rule]contract.Problem // the last problem of a rule past maxPerRule, Msg unset
+	notes    contract.NoteSet
 	ec       eventChecker
 	lines    int
 
@@ -64,7 +67,7 @@ type Validator struct {
 
 // NewValidator returns a Validator of a run in format f ("" to sniff it from
 // stdout).
-func NewValidator(o Options, f Format) *Validator {
+func NewValidator(o contract.Options, f contract.Format) *Validator {
 	v := newValidator()
 	v.reset(o, f)
 	return v
@@ -74,16 +77,16 @@ var validators = sync.Pool{New: func() any { return newValidator() }}
 
 func newValidator() *Validator {
 	v := &Validator{}
-	v.ec.report = func(off int, rule Rule, msg string) { v.problemAt(off, rule, msg) }
+	v.ec.report = func(off int, rule contract.Rule, msg string) { v.problemAt(off, rule, msg) }
 	v.ec.notes, v.ec.lineOf = &v.notes, v.lineOf
 	return v
 }
 
 // reset readies v for a new run, keeping the memory it has grown.
-func (v *Validator) reset(o Options, f Format) {
+func (v *Validator) reset(o contract.Options, f contract.Format) {
 	v.opts, v.format, v.exit = o, f, 0
 	v.problems = v.problems[:0]
-	v.perRule, v.folded = map[Rule]int{}, map[Rule]Problem{}
+	v.perRule, v.folded = map[contract.Rule]int{}, map[contract.Rule]contract.Problem{}
 	v.notes.Reset()
 	v.ec.reset()
 	v.lines, v.doc, v.base, v.multiline = 0, nil, 0, false
@@ -95,22 +98,22 @@ func (v *Validator) reset(o Options, f Format) {
 // ReadStdout reads and checks the run's stdout. Call it once.
 func (v *Validator) ReadStdout(stdout io.Reader) error {
 	br, ok := stdout.(*bufio.Reader)
-	if !ok || br.Size() < readBufSize {
-		br = getReader(stdout)
-		defer putReader(br)
+	if !ok || br.Size() < jsonscan.ReadBufSize {
+		br = jsonscan.GetReader(stdout)
+		defer jsonscan.PutReader(br)
 	}
 	if v.format == "" {
-		v.format = Sniff(br)
+		v.format = contract.Sniff(br)
 	}
 	switch v.format {
-	case StreamJSON:
+	case contract.StreamJSON:
 		return v.streamJSON(br)
-	case JSON:
+	case contract.JSON:
 		return v.readJSON(br)
-	case Text:
+	case contract.Text:
 		return v.text(br)
 	}
-	_, err := ParseFormat(string(v.format))
+	_, err := contract.ParseFormat(string(v.format))
 	return err
 }
 
@@ -123,25 +126,25 @@ func (v *Validator) ReadStderr(stderr io.Reader) error {
 
 // Finish applies the rules about how the run ended, given its exit code
 // (ExitUnknown when not known), and returns the report.
-func (v *Validator) Finish(exitCode int) Report {
+func (v *Validator) Finish(exitCode int) contract.Report {
 	v.exit = exitCode
 	switch {
-	case exitCode == ExitUnknown:
-		v.add(Problem{Where: WhereExit, Rule: RuleExit, Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
+	case exitCode == contract.ExitUnknown:
+		v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit, Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
 	case exitCode != 0 && !v.stderrMessage:
-		v.add(Problem{Where: WhereStderr, Rule: RuleFailure, Msg: fmt.Sprintf("exit status %d but no error message on stderr", exitCode)})
+		v.add(contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure, Msg: fmt.Sprintf("exit status %d but no error message on stderr", exitCode)})
 	}
 	switch v.format {
-	case StreamJSON:
+	case contract.StreamJSON:
 		if exitCode == 0 {
 			v.streamEnd()
 		}
-	case JSON:
+	case contract.JSON:
 		v.jsonEnd()
 	}
 	v.unfold()
-	sortProblems(v.problems)
-	return Report{
+	contract.SortProblems(v.problems)
+	return contract.Report{
 		Format:        v.format,
 		Problems:      slices.Clone(v.problems),
 		Notes:         v.notes.List(),
@@ -154,21 +157,21 @@ func (v *Validator) Finish(exitCode int) Report {
 // of the documentation — against the documented fields of its kind, without
 // the rules about sequences. doc holds one JSON object, possibly spread over
 // several lines; problems carry lines of doc.
-func ValidateEvent(doc []byte) Report {
-	v := NewValidator(Options{}, StreamJSON)
+func ValidateEvent(doc []byte) contract.Report {
+	v := NewValidator(contract.Options{}, contract.StreamJSON)
 	v.setDoc(doc, 1, true)
 	k, s, _, err := v.ec.parse(doc)
 	switch {
 	case err != nil:
-		v.problemAt(errOffset(err), RuleJSONLine, "not JSON: "+err.Error())
-	case k != Object:
-		v.problemAt(s, RuleJSONLine, fmt.Sprintf("%s, want a JSON object", k.Article()))
+		v.problemAt(errOffset(err), contract.RuleJSONLine, "not JSON: "+err.Error())
+	case k != jsonscan.Object:
+		v.problemAt(s, contract.RuleJSONLine, fmt.Sprintf("%s, want a JSON object", k.Article()))
 	default:
 		var info eventInfo
 		v.ec.check(&info)
 	}
-	sortProblems(v.problems)
-	return Report{Format: StreamJSON, Problems: v.problems, Notes: v.notes.List(), Lines: bytes.Count(doc, []byte{'\n'})}
+	contract.SortProblems(v.problems)
+	return contract.Report{Format: contract.StreamJSON, Problems: v.problems, Notes: v.notes.List(), Lines: bytes.Count(doc, []byte{'\n'})}
 }
 
 // setDoc sets the document being checked and the line it starts on.
@@ -180,15 +183,15 @@ func (v *Validator) lineOf(off int) int {
 	if !v.multiline {
 		return v.base
 	}
-	l, _ := lineCol(v.doc, off)
+	l, _ := jsonscan.LineCol(v.doc, off)
 	return v.base + l - 1
 }
 
-func (v *Validator) problemAt(off int, rule Rule, msg string) {
-	v.add(Problem{Line: v.lineOf(off), Rule: rule, Msg: msg})
+func (v *Validator) problemAt(off int, rule contract.Rule, msg string) {
+	v.add(contract.Problem{Line: v.lineOf(off), Rule: rule, Msg: msg})
 }
 
-func (v *Validator) add(p Problem) {
+func (v *Validator) add(p contract.Problem) {
 	if v.json.collect {
 		v.json.success = append(v.json.success, p)
 		return
@@ -260,7 +263,7 @@ func hasMessage(r io.Reader) (bool, error) {
 }
 
 func errOffset(err error) int {
-	var se *syntaxError
+	var se *jsonscan.SyntaxError
 	if errors.As(err, &se) {
 		return se.Off
 	}
@@ -268,7 +271,7 @@ func errOffset(err error) int {
 }
 
 // brokenLine describes a stdout line that is not one JSON object.
-func brokenLine(line []byte, newline bool, k Kind, err error) string {
+func brokenLine(line []byte, newline bool, k jsonscan.Kind, err error) string {
 	t := bytes.TrimSpace(line)
 	switch {
 	case len(t) == 0:

@@ -12,12 +12,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 	"github.com/agentvcr/agentvcr/internal/corpus"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 // brief lists problems as "POS rule" for comparison.
-func brief(ps []Problem) []string {
+func brief(ps []contract.Problem) []string {
 	out := []string{}
 	for _, p := range ps {
 		out = append(out, p.Pos()+" "+string(p.Rule))
@@ -25,13 +27,13 @@ func brief(ps []Problem) []string {
 	return out
 }
 
-func validate(t *testing.T, o Options, stdout, stderr string, exit int, f Format) Report {
+func validate(t *testing.T, o contract.Options, stdout, stderr string, exit int, f contract.Format) contract.Report {
 	t.Helper()
 	var se *strings.Reader
 	if stderr != "" {
 		se = strings.NewReader(stderr)
 	}
-	var r Report
+	var r contract.Report
 	var err error
 	if se == nil {
 		r, err = Validate(o, strings.NewReader(stdout), nil, exit, f)
@@ -44,7 +46,7 @@ func validate(t *testing.T, o Options, stdout, stderr string, exit int, f Format
 	return r
 }
 
-func wantProblems(t *testing.T, r Report, want []string) {
+func wantProblems(t *testing.T, r contract.Report, want []string) {
 	t.Helper()
 	if got := brief(r.Problems); !slices.Equal(got, want) {
 		t.Errorf("problems = %q, want %q", got, want)
@@ -79,17 +81,17 @@ func TestSeedExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r Report
+			var r contract.Report
 			switch base := filepath.Base(f); {
 			case base == "json-success.json":
-				r = validate(t, Options{}, string(data), "", 0, JSON)
+				r = validate(t, contract.Options{}, string(data), "", 0, contract.JSON)
 			case base == "example-sequence.ndjson":
-				r = validate(t, Options{}, string(data), "", 0, StreamJSON)
+				r = validate(t, contract.Options{}, string(data), "", 0, contract.StreamJSON)
 				if r.Lines != 10 {
 					t.Errorf("read %d lines, want 10", r.Lines)
 				}
 			case base == "text-output.txt":
-				r = validate(t, Options{}, string(data), "", 0, Text)
+				r = validate(t, contract.Options{}, string(data), "", 0, contract.Text)
 			default:
 				r = ValidateEvent(data)
 			}
@@ -139,8 +141,8 @@ func TestRealWorld(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := validate(t, Options{SkipComments: true}, string(data), "", 0, "")
-			if r.Format != StreamJSON {
+			r := validate(t, contract.Options{SkipComments: true}, string(data), "", 0, "")
+			if r.Format != contract.StreamJSON {
 				t.Errorf("sniffed format %q, want stream-json", r.Format)
 			}
 			want := edited[name]
@@ -179,7 +181,7 @@ func TestEditedTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := validate(t, Options{SkipComments: true}, string(data), "", 0, StreamJSON)
+		r := validate(t, contract.Options{SkipComments: true}, string(data), "", 0, contract.StreamJSON)
 		var got []string
 		for _, p := range r.Problems {
 			got = append(got, p.String())
@@ -211,8 +213,8 @@ func TestRealWorldWithoutSkip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		skipped := validate(t, Options{SkipComments: true}, string(data), "", 0, StreamJSON)
-		strict := validate(t, Options{}, string(data), "", 0, StreamJSON)
+		skipped := validate(t, contract.Options{SkipComments: true}, string(data), "", 0, contract.StreamJSON)
+		strict := validate(t, contract.Options{}, string(data), "", 0, contract.StreamJSON)
 		var want []string
 		for i, line := range strings.SplitAfter(string(data), "\n") {
 			if t := strings.TrimSpace(line); line != "" && (t == "" || t[0] == '#') {
@@ -229,17 +231,17 @@ func TestRealWorldWithoutSkip(t *testing.T) {
 
 // sortBrief orders "POS rule" strings as sortProblems does.
 func sortBrief(s []string) {
-	ps := make([]Problem, len(s))
+	ps := make([]contract.Problem, len(s))
 	for i, b := range s {
 		pos, rule, _ := strings.Cut(b, " ")
-		ps[i] = Problem{Rule: Rule(rule)}
+		ps[i] = contract.Problem{Rule: contract.Rule(rule)}
 		if n, err := strconv.Atoi(pos); err == nil {
 			ps[i].Line = n
 		} else {
 			ps[i].Where = pos
 		}
 	}
-	sortProblems(ps)
+	contract.SortProblems(ps)
 	copy(s, brief(ps))
 }
 
@@ -255,14 +257,14 @@ func TestValidateConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		data[f] = string(b)
-		want[f] = brief(validate(t, Options{SkipComments: true}, string(b), "", 0, StreamJSON).Problems)
+		want[f] = brief(validate(t, contract.Options{SkipComments: true}, string(b), "", 0, contract.StreamJSON).Problems)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 4*len(files))
 	for range 4 {
 		for _, f := range files {
 			wg.Go(func() {
-				r, err := Validate(Options{SkipComments: true}, strings.NewReader(data[f]), nil, 0, StreamJSON)
+				r, err := Validate(contract.Options{SkipComments: true}, strings.NewReader(data[f]), nil, 0, contract.StreamJSON)
 				if err != nil {
 					errs <- err.Error()
 					return
@@ -287,13 +289,13 @@ func TestValidateFoldsRepeatedProblems(t *testing.T) {
 	for range 5000 {
 		b.WriteString("not json\n")
 	}
-	rep, err := ValidateRun(strings.NewReader(b.String()), strings.NewReader(""), 0, StreamJSON)
+	rep, err := ValidateRun(strings.NewReader(b.String()), strings.NewReader(""), 0, contract.StreamJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var jsonLine []Problem
+	var jsonLine []contract.Problem
 	for _, p := range rep.Problems {
-		if p.Rule == RuleJSONLine {
+		if p.Rule == contract.RuleJSONLine {
 			jsonLine = append(jsonLine, p)
 		}
 	}
@@ -309,21 +311,21 @@ func TestValidateFoldsRepeatedProblems(t *testing.T) {
 // A line longer than MaxLine is reported at its line and passed over without
 // being held; the lines after it are still checked.
 func TestValidateHugeLine(t *testing.T) {
-	huge := io.MultiReader(strings.NewReader(`{"type":"system","x":"`), io.LimitReader(repeatByte('a'), 4*MaxLine),
+	huge := io.MultiReader(strings.NewReader(`{"type":"system","x":"`), io.LimitReader(repeatByte('a'), 4*jsonscan.MaxLine),
 		strings.NewReader("\"}\nnot json\n"))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rep, err := ValidateRun(huge, strings.NewReader(""), 0, StreamJSON)
+	rep, err := ValidateRun(huge, strings.NewReader(""), 0, contract.StreamJSON)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Problems) < 2 || rep.Problems[0].Line != 1 || rep.Problems[0].Msg != tooLong || rep.Problems[1].Line != 2 {
+	if len(rep.Problems) < 2 || rep.Problems[0].Line != 1 || rep.Problems[0].Msg != jsonscan.TooLong || rep.Problems[1].Line != 2 {
 		t.Errorf("problems %+v", rep.Problems)
 	}
 	// It holds up to MaxLine of the line before it gives up on it, and no more.
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 3*MaxLine {
-		t.Errorf("allocated %d MiB for a line of %d MiB", grew>>20, 4*MaxLine>>20)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 3*jsonscan.MaxLine {
+		t.Errorf("allocated %d MiB for a line of %d MiB", grew>>20, 4*jsonscan.MaxLine>>20)
 	}
 }
 

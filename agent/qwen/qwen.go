@@ -10,6 +10,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/agent/claude"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // Profile is Qwen Code's.
@@ -29,5 +30,7 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return claude.ParseEvent(ev) }
 
-// SetMembers: the init event's tools list comes in another order each run.
-func (Profile) SetMembers() []string { return []string{"tools"} }
+// NormalizeRules: the init event's tools list comes in another order each run.
+func (Profile) NormalizeRules() *normalize.Rules { return rules }
+
+var rules = agent.MustRules("qwen", "sort tools")

@@ -127,12 +127,9 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 	if s.profile, err = pickAgent(in, "auto"); err != nil {
 		return s, err
 	}
-	opts := normalize.Options{}
-	if in.Cassette {
-		opts = normalize.ForHeader(in.Header)
-		if af, ok := contract.FormatFromArgv(in.Header.Argv); ok && f == "" {
-			f = af
-		}
+	opts := normalizeOptions(in, s.profile)
+	if f != contract.Auto {
+		opts.Format = f
 	}
 	stdout, err := in.Open(cassette.Stdout)
 	if err != nil {
@@ -140,13 +137,11 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 	}
 	defer stdout.Close()
 	br := bufio.NewReaderSize(stdout, 64<<10)
-	if f == "" {
-		f = contract.Sniff(br)
+	if opts.Format == contract.Auto {
+		opts.Format = contract.Sniff(br)
 	}
+	f = opts.Format
 	s.format = f
-	if opts.Format, err = normalize.ParseFormat(string(f)); err != nil {
-		return s, err
-	}
 	n := normalize.New(opts)
 	shape := contract.NewShapeWriter(f)
 	if s.stdout, err = normalizeTo(n, io.TeeReader(br, shape), cassette.Stdout, in); err != nil {
@@ -167,7 +162,7 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 	}
 	if in.Cassette {
 		textOpts := opts
-		textOpts.Format = normalize.Text
+		textOpts.Format = contract.Text
 		fn := normalize.New(textOpts)
 		s.files, err = workspace.NamedListing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
 	}

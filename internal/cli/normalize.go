@@ -5,15 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
 func init() {
 	register(&command{
 		name:    "normalize",
-		usage:   "[--stderr] [--format auto|json|stream-json|text] [--cwd DIR] [--home DIR] [--tmp DIR] [--rules FILE] INPUT",
+		usage:   "[--stderr] [--agent auto|NAME] [--format auto|json|stream-json|text] [--cwd DIR] [--home DIR] [--tmp DIR] [--rules FILE] INPUT",
 		summary: "print the normalised stdout (or stderr) of a cassette, a raw output file or - (stdin)",
 		run:     runNormalize,
 	})
@@ -28,6 +30,7 @@ func runNormalize(env *Env, args []string) int {
 	home := fs.String("home", "", "the agent's home directory (default: a cassette's)")
 	tmp := fs.String("tmp", "", "the agent's temp directory (default: a cassette's)")
 	rulesFile := fs.String("rules", "", "a file of rules added to the default profile")
+	agentName := fs.String("agent", "auto", "whose output, for its own rules and format: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, args, err)
@@ -35,7 +38,7 @@ func runNormalize(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
 	}
-	f, err := normalize.ParseFormat(*format)
+	f, err := contract.ParseFormat(*format)
 	if err != nil {
 		return usageErr(env, name, err.Error())
 	}
@@ -51,23 +54,22 @@ func runNormalize(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer in.Close()
-	if in.Undecided && f == normalize.Auto {
+	if in.Undecided && f == contract.Auto {
 		return fail(env, name, errUndecided(in))
 	}
-	opts := normalize.Options{Format: f, Cwd: *cwd, Home: *home, TempDir: *tmp, Rules: rules}
-	if in.Cassette {
-		h := normalize.ForHeader(in.Header)
-		if f == normalize.Auto {
-			opts.Format = h.Format
-		}
-		opts.Sets = h.Sets
-		// Directories given on the command line win over the header's.
-		for _, d := range []struct{ flag, header *string }{
-			{&opts.Cwd, &h.Cwd}, {&opts.Home, &h.Home}, {&opts.TempDir, &h.TempDir},
-		} {
-			if *d.flag == "" {
-				*d.flag = *d.header
-			}
+	prof, err := pickAgent(in, *agentName)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	opts := normalizeOptions(in, prof)
+	opts.Rules = rules
+	if f != contract.Auto {
+		opts.Format = f
+	}
+	// Directories given on the command line win over the header's.
+	for _, d := range []struct{ flag, opt *string }{{cwd, &opts.Cwd}, {home, &opts.Home}, {tmp, &opts.TempDir}} {
+		if *d.flag != "" {
+			*d.opt = *d.flag
 		}
 	}
 	n := normalize.New(opts)

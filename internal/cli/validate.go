@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent/cursor"
+	"github.com/agentvcr/agentvcr/normalize"
 
 	"bufio"
 	"encoding/json"
@@ -206,18 +207,27 @@ func pickAgent(in *input, name string) (agent.Profile, error) {
 		}
 		return p, nil
 	}
-	if in.Cassette && len(in.Header.Argv) > 0 {
-		if p, ok := agent.ForBinary(in.Header.Argv[0]); ok {
-			return p, nil
-		}
+	var argv []string
+	if in.Cassette {
+		argv = in.Header.Argv
 	}
-	if head, err := in.Head(64 << 10); err == nil {
-		if p, ok := agent.Sniff(head); ok {
-			return p, nil
-		}
+	head, _ := in.Head(64 << 10) // unreadable input: reading it says why
+	if p, _ := agent.Identify(argv, head); p != nil {
+		return p, nil
 	}
 	p, _ := agent.ByName("cursor")
 	return p, nil
+}
+
+// normalizeOptions are the options that normalise in: its directories, and
+// what its agent's profile knows (found as pickAgent finds it).
+func normalizeOptions(in *input, prof agent.Profile) normalize.Options {
+	var h cassette.Header
+	if in.Cassette {
+		h = in.Header
+	}
+	head, _ := in.Head(contract.SniffSize)
+	return agent.NormalizeOptionsFor(prof, h, head)
 }
 
 func agentNames() []string {

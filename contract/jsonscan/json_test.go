@@ -1,4 +1,4 @@
-package contract
+package jsonscan
 
 import (
 	"encoding/json"
@@ -28,7 +28,7 @@ func TestScanAgreesWithEncodingJSON(t *testing.T) {
 
 func checkScan(t *testing.T, d []byte) {
 	t.Helper()
-	_, _, _, err := scanDocument(d)
+	_, _, _, err := ScanDocument(d)
 	want := json.Valid(d)
 	if !utf8.Valid(d) {
 		if err == nil && !want {
@@ -50,7 +50,7 @@ func TestDecodeString(t *testing.T) {
 
 func checkDecode(t *testing.T, d []byte) {
 	t.Helper()
-	k, s, e, err := scanDocument(d)
+	k, s, e, err := ScanDocument(d)
 	if err != nil || k != String {
 		return
 	}
@@ -58,7 +58,7 @@ func checkDecode(t *testing.T, d []byte) {
 	if err := json.Unmarshal(d, &want); err != nil {
 		t.Fatalf("encoding/json rejects %q: %v", d, err)
 	}
-	if got := stringValue(d[s:e]); got != want {
+	if got := StringValue(d[s:e]); got != want {
 		t.Errorf("decode(%q) = %q, want %q", d, got, want)
 	}
 }
@@ -74,11 +74,11 @@ func TestMembersWalk(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatal(err)
 		}
-		it := newMembers([]byte(line))
+		it := Members([]byte(line))
 		n := 0
-		for it.next() {
+		for it.Next() {
 			n++
-			raw, ok := m[decodeString(it.Key)]
+			raw, ok := m[DecodeString(it.Key)]
 			if !ok || string(raw) != string(it.Val) {
 				t.Errorf("member %s = %.40s, encoding/json has %.40s", it.Key, it.Val, raw)
 			}

@@ -1,4 +1,10 @@
-package contract
+// Package jsonscan is the JSON and line machinery the agents' output
+// contracts share: a scanner that validates RFC 8259 syntax in one pass
+// without building values ([ScanDocument], [ScanValue], [ScanMembers]),
+// cheap walks over bytes already validated ([Members], [Elements],
+// [StringValue], [WalkString]), and line reading with no line-length limit
+// up to [MaxLine] ([EachLine]).
+package jsonscan
 
 import (
 	"bytes"
@@ -76,22 +82,22 @@ func init() {
 	}
 }
 
-func skipWS(d []byte, i int) int {
+func SkipWS(d []byte, i int) int {
 	for i < len(d) && wsByte[d[i]] {
 		i++
 	}
 	return i
 }
 
-// scanValue validates the JSON value starting at d[i] (no leading whitespace)
+// ScanValue validates the JSON value starting at d[i] (no leading whitespace)
 // and returns its kind and the offset just past it.
-func scanValue(d []byte, i, depth int) (Kind, int, error) {
+func ScanValue(d []byte, i, depth int) (Kind, int, error) {
 	if i >= len(d) {
 		return Invalid, i, &SyntaxError{Off: i, Msg: "unexpected end of JSON"}
 	}
 	switch c := d[i]; {
 	case c == '"':
-		end, err := scanString(d, i)
+		end, err := ScanString(d, i)
 		return String, end, err
 	case c == '{':
 		end, err := scanObject(d, i, depth+1)
@@ -109,7 +115,7 @@ func scanValue(d []byte, i, depth int) (Kind, int, error) {
 	case c == 'n':
 		return literal(d, i, "null", Null)
 	default:
-		return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+		return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", DescribeByte(d[i]))}
 	}
 }
 
@@ -117,10 +123,10 @@ func literal(d []byte, i int, word string, k Kind) (Kind, int, error) {
 	if bytes.HasPrefix(d[i:], []byte(word)) {
 		return k, i + len(word), nil
 	}
-	return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", describeByte(d[i]))}
+	return Invalid, i, &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s", DescribeByte(d[i]))}
 }
 
-func describeByte(c byte) string {
+func DescribeByte(c byte) string {
 	if c >= 0x20 && c < 0x7f {
 		return fmt.Sprintf("%q", rune(c))
 	}
@@ -139,8 +145,8 @@ func special(x uint64) bool {
 	return (hasZero(x^(lsb*'"')) | hasZero(x^(lsb*'\\')) | ((x - lsb*0x20) &^ x & msb) | x&msb) != 0
 }
 
-// scanString validates the string whose opening quote is at d[i].
-func scanString(d []byte, i int) (int, error) {
+// ScanString validates the string whose opening quote is at d[i].
+func ScanString(d []byte, i int) (int, error) {
 	start := i
 	i++
 	for {
@@ -248,16 +254,16 @@ func scanNumber(d []byte, i int) (int, error) {
 }
 
 func scanObject(d []byte, i, depth int) (int, error) {
-	return scanMembers(d, i, depth, nil)
+	return ScanMembers(d, i, depth, nil)
 }
 
-// scanMembers validates the object at d[i] and, unless each is nil, passes
+// ScanMembers validates the object at d[i] and, unless each is nil, passes
 // it every member as it goes: the raw key and the value's kind and span.
-func scanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, end int)) (int, error) {
+func ScanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, end int)) (int, error) {
 	if depth > maxDepth {
 		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
-	i = skipWS(d, i+1)
+	i = SkipWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return i + 1, nil
 	}
@@ -265,27 +271,27 @@ func scanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, en
 		if i >= len(d) || d[i] != '"' {
 			return i, expected(d, i, "a string key")
 		}
-		kend, err := scanString(d, i)
+		kend, err := ScanString(d, i)
 		if err != nil {
 			return kend, err
 		}
 		key := d[i+1 : kend-1]
-		i = skipWS(d, kend)
+		i = SkipWS(d, kend)
 		if i >= len(d) || d[i] != ':' {
 			return i, expected(d, i, "':'")
 		}
-		i = skipWS(d, i+1)
+		i = SkipWS(d, i+1)
 		vstart := i
 		var k Kind
-		if k, i, err = scanValue(d, i, depth); err != nil {
+		if k, i, err = ScanValue(d, i, depth); err != nil {
 			return i, err
 		}
 		if each != nil {
 			each(key, k, vstart, i)
 		}
-		i = skipWS(d, i)
+		i = SkipWS(d, i)
 		if i < len(d) && d[i] == ',' {
-			i = skipWS(d, i+1)
+			i = SkipWS(d, i+1)
 			continue
 		}
 		if i < len(d) && d[i] == '}' {
@@ -299,18 +305,18 @@ func scanArray(d []byte, i, depth int) (int, error) {
 	if depth > maxDepth {
 		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
-	i = skipWS(d, i+1)
+	i = SkipWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		return i + 1, nil
 	}
 	for {
 		var err error
-		if _, i, err = scanValue(d, i, depth); err != nil {
+		if _, i, err = ScanValue(d, i, depth); err != nil {
 			return i, err
 		}
-		i = skipWS(d, i)
+		i = SkipWS(d, i)
 		if i < len(d) && d[i] == ',' {
-			i = skipWS(d, i+1)
+			i = SkipWS(d, i+1)
 			continue
 		}
 		if i < len(d) && d[i] == ']' {
@@ -324,19 +330,19 @@ func expected(d []byte, i int, what string) error {
 	if i >= len(d) {
 		return &SyntaxError{Off: i, Msg: "unexpected end of JSON, want " + what}
 	}
-	return &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s, want %s", describeByte(d[i]), what)}
+	return &SyntaxError{Off: i, Msg: fmt.Sprintf("unexpected %s, want %s", DescribeByte(d[i]), what)}
 }
 
-// scanDocument validates that d holds exactly one JSON value, surrounded by
+// ScanDocument validates that d holds exactly one JSON value, surrounded by
 // optional whitespace, and returns its kind and span.
-func scanDocument(d []byte) (k Kind, start, end int, err error) {
-	start = skipWS(d, 0)
-	k, end, err = scanValue(d, start, 0)
+func ScanDocument(d []byte) (k Kind, start, end int, err error) {
+	start = SkipWS(d, 0)
+	k, end, err = ScanValue(d, start, 0)
 	if err != nil {
 		return Invalid, start, end, err
 	}
-	if rest := skipWS(d, end); rest < len(d) {
-		return k, start, end, &SyntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", describeByte(d[rest]))}
+	if rest := SkipWS(d, end); rest < len(d) {
+		return k, start, end, &SyntaxError{Off: rest, Msg: fmt.Sprintf("unexpected %s after the JSON value", DescribeByte(d[rest]))}
 	}
 	return k, start, end, nil
 }
@@ -394,7 +400,7 @@ func skipString(d []byte, i int) int {
 	}
 }
 
-func kindAt(c byte) Kind {
+func KindAt(c byte) Kind {
 	switch c {
 	case '"':
 		return String
@@ -410,10 +416,10 @@ func kindAt(c byte) Kind {
 	return Number
 }
 
-// items iterates over the members of a validated object or the elements of
+// Items iterates over the members of a validated object or the elements of
 // a validated array: one walk serves both, an object's member only adding
 // its key.
-type items struct {
+type Items struct {
 	d      []byte
 	i      int
 	object bool
@@ -424,52 +430,52 @@ type items struct {
 	Off int
 }
 
-// newMembers starts iterating the object obj (valid JSON).
-func newMembers(obj []byte) items { return items{d: obj, i: 1, object: true} }
+// Members starts iterating the object obj (valid JSON).
+func Members(obj []byte) Items { return Items{d: obj, i: 1, object: true} }
 
-// newElements starts iterating the array arr (valid JSON).
-func newElements(arr []byte) items { return items{d: arr, i: 1} }
+// Elements starts iterating the array arr (valid JSON).
+func Elements(arr []byte) Items { return Items{d: arr, i: 1} }
 
-func (it *items) next() bool {
-	i := skipWS(it.d, it.i)
+func (it *Items) Next() bool {
+	i := SkipWS(it.d, it.i)
 	if i >= len(it.d) || it.d[i] == '}' || it.d[i] == ']' {
 		return false
 	}
 	if it.d[i] == ',' {
-		i = skipWS(it.d, i+1)
+		i = SkipWS(it.d, i+1)
 	}
 	if it.object {
 		kend := skipString(it.d, i)
 		it.Key = it.d[i+1 : kend-1]
-		i = skipWS(it.d, kend)
-		i = skipWS(it.d, i+1) // ':'
+		i = SkipWS(it.d, kend)
+		i = SkipWS(it.d, i+1) // ':'
 	}
 	end := skipValue(it.d, i)
-	it.Val, it.K, it.Off = it.d[i:end], kindAt(it.d[i]), i
+	it.Val, it.K, it.Off = it.d[i:end], KindAt(it.d[i]), i
 	it.i = end
 	return true
 }
 
-// keyIs reports whether a raw key equals name (keys with escapes are decoded).
-func keyIs(raw []byte, name string) bool {
+// KeyIs reports whether a raw key equals name (keys with escapes are decoded).
+func KeyIs(raw []byte, name string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw) == name
 	}
-	return decodeString(raw) == name
+	return DecodeString(raw) == name
 }
 
-// decodeString decodes the content of a valid JSON string (without quotes).
-func decodeString(raw []byte) string {
+// DecodeString decodes the content of a valid JSON string (without quotes).
+func DecodeString(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
 	var b bytesSink
-	walkString(raw, &b)
+	WalkString(raw, &b)
 	return string(b)
 }
 
-// stringValue decodes a raw JSON string value (with quotes).
-func stringValue(v []byte) string { return decodeString(v[1 : len(v)-1]) }
+// StringValue decodes a raw JSON string value (with quotes).
+func StringValue(v []byte) string { return DecodeString(v[1 : len(v)-1]) }
 
 // Sink receives decoded string bytes in pieces.
 type Sink interface{ Write(p []byte) }
@@ -478,9 +484,9 @@ type bytesSink []byte
 
 func (b *bytesSink) Write(p []byte) { *b = append(*b, p...) }
 
-// walkString passes the decoded bytes of a valid JSON string's content to w,
+// WalkString passes the decoded bytes of a valid JSON string's content to w,
 // in pieces. Unpaired surrogates become U+FFFD, as encoding/json does.
-func walkString(raw []byte, w Sink) {
+func WalkString(raw []byte, w Sink) {
 	var rb [8]byte
 	for len(raw) > 0 {
 		j := bytes.IndexByte(raw, '\\')
@@ -539,8 +545,8 @@ func hex4(h []byte) rune {
 	return r
 }
 
-// lineCol converts an offset in d to a 1-based line and column.
-func lineCol(d []byte, off int) (line, col int) {
+// LineCol converts an offset in d to a 1-based line and column.
+func LineCol(d []byte, off int) (line, col int) {
 	off = min(off, len(d))
 	line = 1 + bytes.Count(d[:off], []byte{'\n'})
 	col = off - bytes.LastIndexByte(d[:off], '\n')

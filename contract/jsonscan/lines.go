@@ -1,4 +1,4 @@
-package contract
+package jsonscan
 
 import (
 	"bufio"
@@ -8,21 +8,21 @@ import (
 	"sync"
 )
 
-// readBufSize is the read buffer; lines longer than this are assembled in a
+// ReadBufSize is the read buffer; lines longer than this are assembled in a
 // growing buffer, so no line is too long.
-const readBufSize = 64 << 10
+const ReadBufSize = 64 << 10
 
 // readers recycles read buffers across runs: validating many small runs
 // should not allocate a buffer for each.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, ReadBufSize) }}
 
-func getReader(r io.Reader) *bufio.Reader {
+func GetReader(r io.Reader) *bufio.Reader {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(r)
 	return br
 }
 
-func putReader(br *bufio.Reader) {
+func PutReader(br *bufio.Reader) {
 	br.Reset(nil)
 	readers.Put(br)
 }
@@ -42,8 +42,8 @@ type lineReader struct {
 
 func newLineReader(r io.Reader) *lineReader {
 	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < readBufSize {
-		br = bufio.NewReaderSize(r, readBufSize)
+	if !ok || br.Size() < ReadBufSize {
+		br = bufio.NewReaderSize(r, ReadBufSize)
 	}
 	return &lineReader{br: br}
 }
@@ -104,8 +104,8 @@ func (r *lineReader) skipLine() (line []byte, newline bool, err error) {
 	}
 }
 
-// tooLong is the problem message for a line passed over.
-const tooLong = "line longer than 64 MiB: not checked"
+// TooLong is the problem message for a line passed over.
+const TooLong = "line longer than 64 MiB: not checked"
 
 // shrink drops a huge line buffer after use so that one long line does not
 // pin its memory for the rest of the stream.
@@ -115,10 +115,10 @@ func (r *lineReader) shrink() {
 	}
 }
 
-// eachLine calls f with every line of r, numbered from 1, without its
+// EachLine calls f with every line of r, numbered from 1, without its
 // newline and valid only during the call, and whether it ended in one; a line
 // longer than MaxLine comes as nil. It returns the number of lines.
-func eachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
+func EachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
 	lr := newLineReader(r)
 	for {
 		line, nl, err := lr.next()
@@ -131,11 +131,4 @@ func eachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error
 		f(lr.n, line, nl)
 		lr.shrink()
 	}
-}
-
-// EachLine calls f with every line of r, numbered from 1, without its
-// newline and valid only during the call; a line longer than MaxLine comes as
-// nil. It returns the number of lines. For the agent profiles' checks.
-func EachLine(r io.Reader, f func(n int, line []byte, newline bool)) (int, error) {
-	return eachLine(r, f)
 }
