@@ -47,6 +47,17 @@ func TestUserModule(t *testing.T) {
 			t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
 		}
 	}
+	// The testscript set-up goes in later, into a package of its own.
+	scripted := map[string]string{}
+	for name, content := range files {
+		if strings.HasPrefix(name, "cmd/summary/") {
+			scripted[name] = content
+			delete(files, name)
+		}
+	}
+	if scripted["cmd/summary/script_test.go"] == "" {
+		t.Fatal("README.md has no <!-- usermodule: cmd/summary/script_test.go --> block")
+	}
 	for name, content := range map[string]string{
 		"go.mod": "module example.com/myproject\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
 	} {
@@ -170,6 +181,60 @@ func TestUserModule(t *testing.T) {
 	os.Remove(filepath.Join(mod, "testdata/cassettes/leftover.cassette"))
 
 	userModuleFailures(t, mod, gorun, path, withAgent)
+
+	// 9. Recording with the stand-in first on PATH under the agent's name
+	// (the README's own set-up) is refused, naming the real agent.
+	standins := filepath.Join(work, "standins")
+	os.Mkdir(standins, 0o755)
+	os.Symlink(filepath.Join(bin, "agentvcr"), filepath.Join(standins, "cursor-agent"))
+	onPath := "PATH=" + standins + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
+	out, err = agentvcrIn(mod, []string{onPath}, "record", "-o", filepath.Join(work, "x.cassette"), "--", "cursor-agent", "--print", "hi")
+	if err == nil || !strings.Contains(out, "cursor-agent is the agentvcr stand-in") || !strings.Contains(out, "-- "+filepath.Join(agents, "cursor-agent")) {
+		t.Errorf("recording the stand-in: %v\n%s", err, out)
+	}
+
+	// 10. testscript, as the README sets it up: a script with two calls
+	// and two goldens takes one recording round and one review.
+	scriptedRound(t, root, mod, scripted, gorun, path, withAgent, agentvcr)
+}
+
+// scriptedRound: one go test records every call of a script and leaves
+// every golden pending; one review --accept, and the next run is green
+// offline.
+func scriptedRound(t *testing.T, root, mod string, files map[string]string, gorun func(string, []string, ...string) (string, error),
+	path, withAgent string, agentvcr func(...string) string) {
+	pkg := filepath.Join(mod, "cmd", "summary")
+	for _, name := range []string{"main.go", "events.go"} {
+		src, err := os.ReadFile(filepath.Join(root, "examples", "summary", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["cmd/summary/"+name] = string(src)
+	}
+	files["cmd/summary/testdata/script/two_calls.txtar"] = "exec summary 'Summarise README.md'\ngolden stdout two_tools\n" +
+		"exec summary 'Say hello in three languages'\ngolden stdout two_answer\n\n-- README.md --\n# Demo\n\nA small project.\n"
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", "./cmd/summary")
+	if err == nil || !strings.Contains(out, "2 goldens pending") {
+		t.Fatalf("the recording round: %v\n%s", err, out)
+	}
+	if tapes, _ := filepath.Glob(filepath.Join(pkg, "testdata/cassettes/*.cassette")); len(tapes) != 2 {
+		t.Fatalf("cassettes %q: want both calls recorded in one round", tapes)
+	}
+	if got := agentvcr("review", "--accept", "cmd"); strings.Count(got, "accepted ") != 2 {
+		t.Fatalf("review: %s", got)
+	}
+	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./cmd/summary"); err != nil {
+		t.Fatalf("offline after one review: %v\n%s", err, out)
+	}
 }
 
 // userModuleFailures: every way the stand-in can fail reaches go test as the
