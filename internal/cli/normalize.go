@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/asyncio"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -49,6 +49,9 @@ func runNormalize(env *Env, args []string) int {
 		}
 	}
 
+	if pos[0] == "-" {
+		asyncio.GrowPipe(env.Stdin)
+	}
 	in, err := openInput(env, pos[0])
 	if err != nil {
 		return fail(env, name, err)
@@ -74,7 +77,8 @@ func runNormalize(env *Env, args []string) int {
 	}
 	n := normalize.New(opts)
 
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	asyncio.GrowPipe(env.Stdout)
+	out := asyncio.NewWriter(env.Stdout) // written behind, on another core
 	if *stderr {
 		// Identity spans both streams: stdout numbers the placeholders first,
 		// as it does when stdout is printed.
@@ -100,7 +104,13 @@ func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.
 		return err
 	}
 	defer s.Close()
-	if err := n.Copy(w, s, which); err != nil {
+	var src io.Reader = s
+	if !in.Cassette { // a file or a pipe: read ahead, on another core
+		ra := asyncio.NewReader(s)
+		defer ra.Close()
+		src = ra
+	}
+	if err := n.Copy(w, src, which); err != nil {
 		if in.Cassette {
 			return err // cassette errors name the file and line
 		}

@@ -1,0 +1,139 @@
+package normalize
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// naiveProgram is the naive normaliser as a program of its own: every line
+// unmarshalled into a map, walked, marshalled again (as baseline does).
+const naiveProgram = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+)
+
+func walk(v any, key string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = walk(x, k)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = walk(x, key)
+		}
+	case string:
+		if strings.HasSuffix(key, "id") {
+			return "<ID>"
+		}
+		return strings.ReplaceAll(v, "` + benchCwd + `", "$CWD")
+	case float64:
+		if strings.Contains(key, "duration") || strings.Contains(key, "tokens") || strings.HasSuffix(key, "_ms") {
+			return 0.0
+		}
+	}
+	return v
+}
+
+func main() {
+	br := bufio.NewReaderSize(os.Stdin, 64<<10)
+	bw := bufio.NewWriter(os.Stdout)
+	defer bw.Flush()
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var v any
+			if json.Unmarshal(line, &v) != nil {
+				bw.Write(line)
+			} else {
+				out, _ := json.Marshal(walk(v, ""))
+				bw.Write(out)
+				bw.WriteByte('\n')
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+`
+
+// BenchmarkNormalizeProcess runs "agentvcr normalize" as a whole process on
+// 50 MiB of stream-json, its input and output pipes (as a user runs it),
+// against the naive normaliser as a process on the same pipes, with every
+// core the machine has for both; x-naive-process is the ratio of their
+// times, the better of each over the iterations. What a process adds to the
+// in-process speed (start-up, reading and writing the pipes) counts here.
+func BenchmarkNormalizeProcess(b *testing.B) {
+	dir := b.TempDir()
+	input := filepath.Join(dir, "run.ndjson")
+	f, err := os.Create(input)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(f, newRepeatReader(benchCorpus(b), 50<<20)); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	bin := filepath.Join(dir, "agentvcr")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentvcr/agentvcr/cmd/agentvcr").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "naive")
+	os.Mkdir(src, 0o755)
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module naive\n\ngo 1.25\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "main.go"), []byte(naiveProgram), 0o644)
+	naive := filepath.Join(src, "naive")
+	build := exec.Command("go", "build", "-o", naive, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build naive: %v\n%s", err, out)
+	}
+	run := func(name string, args ...string) time.Duration {
+		in, err := os.Open(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.Close()
+		cmd := exec.Command(name, args...)
+		cmd.Stdin = struct{ io.Reader }{in} // a pipe, not the file
+		var out countWriter
+		cmd.Stdout = &out // a pipe too
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s: %v: %s", name, err, stderr.Bytes())
+		}
+		took := time.Since(t0)
+		if out.n < 30<<20 { // the normalised stream is a little shorter
+			b.Fatalf("%s wrote %d bytes", name, out.n)
+		}
+		return took
+	}
+	naiveBest := run(naive)
+	for range 2 {
+		naiveBest = min(naiveBest, run(naive))
+	}
+	ours := time.Duration(1 << 62)
+	for b.Loop() {
+		ours = min(ours, run(bin, "normalize", "--format", "stream-json", "-"))
+	}
+	b.SetBytes(50 << 20)
+	b.ReportMetric(float64(ours.Microseconds())/1000, "ms-process")
+	b.ReportMetric(float64(naiveBest.Microseconds())/1000, "ms-naive-process")
+	b.ReportMetric(float64(naiveBest)/float64(ours), "x-naive-process")
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
