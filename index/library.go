@@ -215,9 +215,11 @@ func OpenLibrary(dir string) (*Library, error) {
 		// lookup verifies the header of what it opens, and a miss rescans.
 		if _, _, _, cached := indexHead(cache); !cached {
 			committed := filepath.Join(dir, CommittedName)
-			if _, _, at, ok := indexHead(committed); ok {
-				l.cached, l.bodyAt = committed, at
-				return l, nil
+			if cst, err := os.Stat(committed); err == nil && cst.Mode().IsRegular() && cst.Size() <= maxCommitted {
+				if _, _, at, ok := indexHead(committed); ok {
+					l.cached, l.bodyAt = committed, at
+					return l, nil
+				}
 			}
 		}
 	}
@@ -306,6 +308,12 @@ func IndexFresh(dir string) bool {
 // WriteCommitted); an entry gone stale costs a rescan, never a wrong
 // replay.
 const CommittedName = ".agentvcr-index"
+
+// maxCommitted is the largest committed index used: it comes with the
+// cassettes, so it is untrusted, and a miss reads it whole. An index of a
+// million cassettes takes some 100 MB; a larger file is left alone (the
+// directory is read instead).
+const maxCommitted = 256 << 20
 
 // WriteCommitted writes the index committed beside the cassettes of dir
 // (see CommittedName), by renaming a new file into place.

@@ -39,13 +39,13 @@ func newCall(env Env, args []string) *call {
 		log: Call{Agent: agentName, Args: args[1:]}}
 }
 
-// Invocation is the call as it is matched: its arguments and piped stdin
+// invocation is the call as it is matched: its arguments and piped stdin
 // redacted as a recording stores them (the values of secret-looking
 // variables, token shapes, --api-key), with the working and home
 // directories as symbols. It is computed once, by the stand-in, and its key
 // is the one the index, the file name of a new recording and the run log
 // all use.
-func Invocation(args []string, cwd, home string, stdin io.Reader, red *recorder.Redactor) (index.Invocation, *os.File, error) {
+func invocation(args []string, cwd, home string, stdin io.Reader, red *recorder.Redactor) (index.Invocation, *os.File, error) {
 	f, sha, err := spoolInput(stdin, red)
 	if err != nil {
 		return index.Invocation{}, nil, fmt.Errorf("reading stdin: %w", err)
@@ -81,7 +81,7 @@ func (c *call) run() int {
 	}
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: append([]string{c.log.Agent}, c.args...)})
 	cwd, _ := os.Getwd()
-	inv, stdin, err := Invocation(c.args, cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin), red)
+	inv, stdin, err := invocation(c.args, cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin), red)
 	if err != nil {
 		return c.fail(err, "")
 	}
@@ -324,7 +324,7 @@ func (c *call) realAgent() (string, error) {
 	// The binary dispatches on its name: the same file under another name
 	// (testscript links every command to the test binary) is another program.
 	self, _ := os.Executable()
-	isSelf := func(path string) bool { return self != "" && SameFile(self, path) && IsName(path) }
+	isSelf := func(path string) bool { return self != "" && sameFile(self, path) && IsName(path) }
 	if strings.ContainsRune(real, os.PathSeparator) {
 		path, err := exec.LookPath(real)
 		if err != nil {
@@ -365,8 +365,8 @@ func (c *call) agentEnv() []string {
 	return append(os.Environ(), EnvDepth+"="+strconv.Itoa(d+1))
 }
 
-// SameFile reports whether the paths a and b name the same file.
-func SameFile(a, b string) bool {
+// sameFile reports whether the paths a and b name the same file.
+func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)

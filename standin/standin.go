@@ -7,10 +7,12 @@
 //
 //   - this package: the modes ([Mode], $AGENTVCR_MODE), the environment it
 //     reads ([EnvCassettes] and the others), [Main] and [Run], the call's one
-//     [Invocation] (its arguments and piped stdin, redacted as a recording
+//     invocation (its arguments and piped stdin, redacted as a recording
 //     stores them, the working and home directories as symbols) and the key
-//     it is matched on, recording on a miss, and the run log ([Call],
-//     [ReadLog]) through which test harnesses learn what each call did;
+//     it is matched on, computed once here and used by the index, the name
+//     of a new recording and the run log alike; recording on a miss; and the
+//     run log ([Call], [ReadLog]) through which test harnesses learn what
+//     each call did;
 //   - package index: finding the cassette of a key among many;
 //   - package replayer: playing a cassette's bytes;
 //   - package recorder: running the real agent into a cassette;
@@ -129,7 +131,7 @@ func IsStandin(path string) bool {
 	if !IsName(path) {
 		return false
 	}
-	if self, err := os.Executable(); err == nil && SameFile(self, path) {
+	if self, err := os.Executable(); err == nil && sameFile(self, path) {
 		return true
 	}
 	target, err := filepath.EvalSymlinks(path)
