@@ -326,3 +326,65 @@ func FuzzRedactChunks(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// The gitleaks set of token shapes: each found raw and JSON-escaped (once
+// and twice: a JSON document inside a JSON string), split anywhere, each
+// switched off by its own name, and the value replaced, its label kept.
+func TestRedactsMoreTokenShapes(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	azure := "k7vbSWnM8Ux2t6Jq3sW+pHX/9bTQ5yK2GmIvdZlLQw0x1a3B8nEOfRz4cAqJ7uYhD5VgXWs2KdP9vN+e1RoTfA=="
+	cases := []struct{ shape, text, token string }{
+		{"jwt", "token " + jwt + " end", jwt},
+		{"stripe", "STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+		{"stripe", "key rk_live_51H8x2kJq9ZbY7wLmN3pQ rest", "rk_live_51H8x2kJq9ZbY7wLmN3pQ"},
+		{"stripe", "sk_test_4eC39HqLyjWDarjtT1zdp7dc.", "sk_test_4eC39HqLyjWDarjtT1zdp7dc"},
+		{"gitlab", "glpat-xQ7bR2mN9kL4pT6wZ1yV and", "glpat-xQ7bR2mN9kL4pT6wZ1yV"},
+		{"npm", "//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"},
+		{"huggingface", "HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH", "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH"},
+		{"azure-storage", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + azure + ";EndpointSuffix=core.windows.net", azure},
+		{"bearer", "curl -H 'Authorization: Bearer abc.DEF-123_xyz~+/=' https://x", "abc.DEF-123_xyz~+/="},
+		{"bearer", `{"headers":{"authorization":"Bearer 0123456789abcdef"}}`, "0123456789abcdef"},
+	}
+	for _, tc := range cases {
+		escaped, _ := json.Marshal(tc.text)
+		twice, _ := json.Marshal(string(escaped))
+		slashed := strings.ReplaceAll(string(escaped), "/", `\/`) // JSON may escape the slash too
+		forms := [][2]string{{tc.text, tc.token}, {string(escaped), tc.token}, {string(twice), tc.token},
+			{slashed, strings.ReplaceAll(tc.token, "/", `\/`)}}
+		for _, f := range forms {
+			want := strings.ReplaceAll(f[0], f[1], Placeholder)
+			if want == f[0] {
+				t.Fatalf("%s: %q is not in %q", tc.shape, f[1], f[0])
+			}
+			for _, step := range []int{1, 3, 7, 1 << 20} {
+				r := NewRedactor(RedactOptions{})
+				if got := string(redactChunks(r, splitEvery([]byte(f[0]), step))); got != want {
+					t.Errorf("%s, in pieces of %d: %q became %q, want %q", tc.shape, step, f[0], got, want)
+				}
+				if rep := r.Report(); len(rep) != 1 || rep[0].Rule != "shape:"+tc.shape {
+					t.Errorf("%s: report %+v", tc.shape, rep)
+				}
+			}
+		}
+		off := NewRedactor(RedactOptions{AllowShapes: []string{tc.shape}})
+		if got := off.String(FieldStdout, tc.text); got != tc.text {
+			t.Errorf("--allow-shape %s: %q became %q", tc.shape, tc.text, got)
+		}
+	}
+	// Look-alikes that are not tokens.
+	for _, text := range []string{
+		"eyJ.short.x", "the keyJoe", "sk_live_short", "risk_live_4eC39HqLyjWDarjtT1zdp7dc", "glpat-short", "npm_install_the_package",
+		"npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9", "hf_short", "hf_transformers_pipeline", "AccountKey=short",
+		"Authorization: Basic dXNlcjpwYXNz", "authorization: bearer", "Authorization header with Bearer tokens",
+	} {
+		if got := NewRedactor(RedactOptions{}).String(FieldStdout, text); got != text {
+			t.Errorf("redacted %q as %q", text, got)
+		}
+	}
+	// A run of token characters longer than any token is not held back
+	// whole: it is no token.
+	long := "glpat-" + strings.Repeat("a", 1<<20)
+	if got := NewRedactor(RedactOptions{}).String(FieldStdout, long); got != long {
+		t.Errorf("a 1 MiB run was redacted")
+	}
+}

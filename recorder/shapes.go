@@ -58,7 +58,32 @@ var Shapes = shapesWithRules([]Shape{
 	{Name: "url-password", Doc: "the password in a URL's userinfo (scheme://user:PASSWORD@host)",
 		prefixes: []string{"://"},
 		find:     urlPasswordShape},
+	{Name: "jwt", Doc: "JSON Web Tokens: eyJ followed by three base64url parts joined by dots (header, payload, signature), 10 or more characters each",
+		prefixes: []string{"eyJ"},
+		find:     jwtShape},
+	{Name: "stripe", Doc: "Stripe secret and restricted keys: sk_live_, rk_live_ and sk_test_ followed by 16 or more letters or digits",
+		prefixes: []string{"sk_live_", "rk_live_", "sk_test_"},
+		find:     prefixed([]string{"sk_live_", "rk_live_", "sk_test_"}, isAlnum, 16, 0, true)},
+	{Name: "gitlab", Doc: "GitLab personal access tokens: glpat- followed by 20 or more letters, digits, - or _",
+		prefixes: []string{"glpat-"},
+		find:     prefixed([]string{"glpat-"}, isTokenChar, 20, 0, true)},
+	{Name: "npm", Doc: "npm access tokens: npm_ followed by exactly 36 letters or digits",
+		prefixes: []string{"npm_"},
+		find:     prefixed([]string{"npm_"}, isAlnum, 36, 36, true)},
+	{Name: "huggingface", Doc: "Hugging Face tokens: hf_ followed by 30 or more letters or digits",
+		prefixes: []string{"hf_"},
+		find:     prefixed([]string{"hf_"}, isAlnum, 30, 0, true)},
+	{Name: "azure-storage", Doc: "Azure storage account keys: the base64 value of AccountKey= in a connection string (20 or more characters)",
+		prefixes: []string{"AccountKey="},
+		find:     azureAccountKey},
+	{Name: "bearer", Doc: "the token of an Authorization: Bearer header (any case, as HTTP, as a JSON member, JSON-escaped), 8 or more characters",
+		prefixes: []string{"Authorization", "authorization", "AUTHORIZATION"},
+		find:     bearerShape},
 })
+
+// maxToken bounds a token's length: a longer run of token characters is no
+// token, and the stream redactor never holds more back waiting for its end.
+const maxToken = 16 << 10
 
 func shapesWithRules(shapes []Shape) []Shape {
 	for i := range shapes {
@@ -72,6 +97,8 @@ func isWordChar(c byte) bool {
 }
 func isTokenChar(c byte) bool  { return isWordChar(c) || c == '-' }
 func isUpperDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool      { return isWordChar(c) && c != '_' }
+func isBase64URL(c byte) bool  { return isTokenChar(c) }
 
 // atBoundary reports whether a token may start here: not inside a word, where
 // a JSON escape such as \n counts as a boundary.
@@ -88,6 +115,9 @@ func atBoundary(before [2]byte) bool {
 // boundary before the prefix. A run that reaches the end of p needs more bytes.
 func prefixed(prefixes []string, body func(byte) bool, minBody, exact int, boundary bool) func([]byte, bool, [2]byte) (int, int, bool) {
 	return func(p []byte, atEOF bool, before [2]byte) (int, int, bool) {
+		if boundary && !atBoundary(before) {
+			return 0, 0, false // decided at once: nothing held back inside a word
+		}
 		for _, pre := range prefixes {
 			if len(p) < len(pre) {
 				if !atEOF && pre[:len(p)] == string(p) {
@@ -103,13 +133,16 @@ func prefixed(prefixes []string, body func(byte) bool, minBody, exact int, bound
 			}
 			n := len(pre)
 			letters, digits := false, false
-			for n < len(p) && body(p[n]) {
+			for n < len(p) && body(p[n]) && n < maxToken {
 				letters = letters || !('0' <= p[n] && p[n] <= '9')
 				digits = digits || '0' <= p[n] && p[n] <= '9'
 				n++
 			}
-			if n == len(p) && !atEOF {
+			if n == len(p) && !atEOF && n < maxToken {
 				return 0, 0, true
+			}
+			if n == maxToken {
+				return 0, 0, false
 			}
 			run := n - len(pre)
 			switch {
@@ -194,4 +227,164 @@ func urlPasswordShape(p []byte, atEOF bool, _ [2]byte) (int, int, bool) {
 		return 0, 0, true
 	}
 	return 0, 0, false
+}
+
+// cursor walks the bytes of a candidate token; more is set when they end
+// before it can tell (and the stream has more to come).
+type cursor struct {
+	p     []byte
+	i     int
+	atEOF bool
+	more  bool
+}
+
+// byte returns the byte at the cursor, false at the end of p.
+func (c *cursor) peek() (byte, bool) {
+	if c.i < len(c.p) {
+		return c.p[c.i], true
+	}
+	c.more = c.more || !c.atEOF
+	return 0, false
+}
+
+// fold consumes word, case-insensitively (word in lower case).
+func (c *cursor) fold(word string) bool {
+	for k := 0; k < len(word); k++ {
+		b, ok := c.peek()
+		if !ok || b|0x20 != word[k] {
+			return false
+		}
+		c.i++
+	}
+	return true
+}
+
+// skip consumes up to max bytes of set.
+func (c *cursor) skip(set string, max int) int {
+	n := 0
+	for ; n < max; n++ {
+		b, ok := c.peek()
+		if !ok || !bytes.ContainsRune([]byte(set), rune(b)) {
+			break
+		}
+		c.i++
+	}
+	return n
+}
+
+// run consumes token bytes (and JSON's escaped slash \/ where slash counts),
+// at most maxToken, and returns how many bytes it took.
+func (c *cursor) run(body func(byte) bool, slash bool) int {
+	start := c.i
+	for c.i-start < maxToken {
+		b, ok := c.peek()
+		if !ok {
+			break
+		}
+		if slash && b == '\\' {
+			if c.i+1 >= len(c.p) {
+				c.more = c.more || !c.atEOF
+				break
+			}
+			if c.p[c.i+1] != '/' {
+				break
+			}
+			c.i += 2
+			continue
+		}
+		if !body(b) {
+			break
+		}
+		c.i++
+	}
+	if c.i-start == maxToken {
+		c.more = false // too long to be a token: decided
+	}
+	return c.i - start
+}
+
+// result turns a walk into find's answer: a token of n bytes with keep
+// kept when ok, more bytes needed when the walk ran out.
+func (c *cursor) result(ok bool, keep int) (int, int, bool) {
+	if c.more {
+		return 0, 0, true
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	return c.i, keep, false
+}
+
+func isBase64(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
+
+// isB64Token is RFC 6750's b64token alphabet.
+func isB64Token(c byte) bool {
+	return isTokenChar(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
+}
+
+// jwtShape matches a JSON Web Token: three base64url parts, the first
+// starting eyJ ('{"'), after a word boundary.
+func jwtShape(p []byte, atEOF bool, before [2]byte) (int, int, bool) {
+	if !atBoundary(before) {
+		return 0, 0, false
+	}
+	c := &cursor{p: p, atEOF: atEOF}
+	if !c.fold("eyj") || p[1] != 'y' || p[2] != 'J' {
+		return c.result(false, 0)
+	}
+	c.i = 0
+	for part := range 3 {
+		if c.run(isBase64URL, false) < 10 {
+			return c.result(false, 0)
+		}
+		if part < 2 && c.skip(".", 1) != 1 {
+			return c.result(false, 0)
+		}
+	}
+	if b, ok := c.peek(); ok && b == '.' || c.more {
+		return c.result(false, 0) // a fourth part: not a JWT
+	}
+	return c.result(true, 0)
+}
+
+// azureAccountKey matches AccountKey=BASE64 and redacts the value.
+func azureAccountKey(p []byte, atEOF bool, before [2]byte) (int, int, bool) {
+	const pre = "AccountKey="
+	if !atBoundary(before) {
+		return 0, 0, false
+	}
+	c := &cursor{p: p, atEOF: atEOF}
+	for k := 0; k < len(pre); k++ {
+		if b, ok := c.peek(); !ok || b != pre[k] {
+			return c.result(false, 0)
+		}
+		c.i++
+	}
+	ok := c.run(isBase64, true) >= 20
+	return c.result(ok, len(pre))
+}
+
+// bearerShape matches an Authorization header's Bearer token and redacts the
+// token: "Authorization: Bearer T", "authorization":"Bearer T", and the
+// same JSON-escaped (\"Authorization\": \"Bearer T\").
+func bearerShape(p []byte, atEOF bool, before [2]byte) (int, int, bool) {
+	if !atBoundary(before) {
+		return 0, 0, false
+	}
+	c := &cursor{p: p, atEOF: atEOF}
+	if !c.fold("authorization") {
+		return c.result(false, 0)
+	}
+	c.skip(`"\'`, 8)
+	if c.skip(":", 1) != 1 {
+		return c.result(false, 0)
+	}
+	c.skip(" \t", 4)
+	c.skip(`"\'`, 8)
+	if !c.fold("bearer") || c.skip(" \t", 4) == 0 {
+		return c.result(false, 0)
+	}
+	keep := c.i
+	ok := c.run(isB64Token, true) >= 8
+	return c.result(ok, keep)
 }
