@@ -147,12 +147,22 @@ func LoadRules(file string) (*Rules, error) {
 	return ParseRules(f, file)
 }
 
-// ParseRules reads rules from r; name is used in error messages.
+// MaxRulesSize bounds a rules file (1 MiB): rules are a few lines, and a
+// file that is not one (/dev/zero, a log given by mistake) is refused
+// without being read whole.
+const MaxRulesSize = 1 << 20
+
+// ParseRules reads rules from r, at most MaxRulesSize bytes; name is used in
+// error messages.
 func ParseRules(r io.Reader, name string) (*Rules, error) {
 	rules := &Rules{}
-	br := bufio.NewReader(r)
+	limited := &io.LimitedReader{R: r, N: MaxRulesSize + 1}
+	br := bufio.NewReader(limited)
 	for lineno := 1; ; lineno++ {
 		line, err := br.ReadString('\n')
+		if limited.N == 0 {
+			return nil, fmt.Errorf("%s: %w: larger than %d bytes (1 MiB): not a rules file", name, ErrRules, MaxRulesSize)
+		}
 		if len(line) > 0 {
 			if perr := rules.parseLine(strings.TrimSpace(line)); perr != nil {
 				return nil, fmt.Errorf("%s:%d: %w: %v", name, lineno, ErrRules, perr)

@@ -241,3 +241,14 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// --rules reads at most 1 MiB: /dev/zero is one clear line, exit 2.
+func TestNormalizeRulesSizeBound(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "out.json")
+	os.WriteFile(in, []byte(`{"type":"result"}`+"\n"), 0o644)
+	r := run(t, nil, "normalize", "--rules", "/dev/zero", in)
+	oneLine(t, "rules /dev/zero", r.stderr)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "/dev/zero: bad normalize rules: larger than 1048576 bytes (1 MiB)") {
+		t.Errorf("%+v", r)
+	}
+}
