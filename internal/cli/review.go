@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/term"
@@ -51,6 +52,9 @@ func runReview(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, name, err)
 	}
+	if err := refuseLinks(pending); err != nil {
+		return fail(env, name, err)
+	}
 	switch {
 	case *accept:
 		return reviewAll(env, name, pending, acceptPending, "accepted")
@@ -89,7 +93,10 @@ func isTerminal(x any) bool {
 func findPending(paths []string) ([]string, error) {
 	var found []string
 	for _, root := range paths {
-		st, err := os.Stat(root)
+		st, err := os.Lstat(root)
+		if err == nil && st.Mode()&fs.ModeSymlink != 0 && !strings.HasSuffix(root, golden.PendingSuffix) {
+			st, err = os.Stat(root) // a directory named through a link is searched
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file or directory (give a directory to search, or a pending NAME%s)", root, golden.PendingSuffix)
 		}
@@ -129,11 +136,11 @@ func goldenOf(pending string) string { return strings.TrimSuffix(pending, ".new"
 // describePending is a pending golden's header line and its diff against the
 // golden (the golden first, the pending content second).
 func describePending(pending string) string {
-	newer, err := os.ReadFile(pending)
+	newer, err := readNoFollow(pending)
 	if err != nil {
 		return fmt.Sprintf("%s: %v\n", pending, err)
 	}
-	old, err := os.ReadFile(goldenOf(pending))
+	old, err := readNoFollow(goldenOf(pending))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("== %s (new golden, %d lines)\n%s", goldenOf(pending), strings.Count(string(newer), "\n"), indent(string(newer), 20))
 	}
@@ -141,6 +148,16 @@ func describePending(pending string) string {
 		return fmt.Sprintf("%s: %v\n", goldenOf(pending), err)
 	}
 	return fmt.Sprintf("== %s\n%s", goldenOf(pending), golden.Diff("golden", "pending", old, newer))
+}
+
+// readNoFollow reads a file that must not be a symbolic link.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // indent shows the first n lines of s, indented.
@@ -159,12 +176,59 @@ func indent(s string, n int) string {
 	return b.String()
 }
 
-func acceptPending(p string) error { return os.Rename(p, goldenOf(p)) }
-func rejectPending(p string) error { return os.Remove(p) }
+// refuseLinks refuses pending goldens that are, or would replace, a
+// symbolic link: review never reads or writes through one (a link in a
+// checkout could point anywhere).
+func refuseLinks(pending []string) error {
+	var links []string
+	for _, p := range pending {
+		for _, f := range []string{p, goldenOf(p)} {
+			if st, err := os.Lstat(f); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+				links = append(links, f)
+			}
+		}
+	}
+	if len(links) > 0 {
+		return fmt.Errorf("%s: a symbolic link: review never reads or writes through one; replace it with a file and run review again (nothing was done)", strings.Join(links, ", "))
+	}
+	return nil
+}
+
+// errTaken says that a pending golden went away while it was reviewed:
+// another review took it (two review --accept at once).
+var errTaken = errors.New("no longer pending")
+
+// acceptPending moves the pending golden over its golden, keeping the
+// golden's mode.
+func acceptPending(p string) error {
+	if st, err := os.Lstat(goldenOf(p)); err == nil && st.Mode().IsRegular() {
+		if err := os.Chmod(p, st.Mode().Perm()); err != nil {
+			return taken(p, err)
+		}
+	}
+	return taken(p, os.Rename(p, goldenOf(p)))
+}
+
+func rejectPending(p string) error { return taken(p, os.Remove(p)) }
+
+// taken turns the error of a pending golden that vanished into errTaken.
+func taken(p string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Lstat(p); errors.Is(serr, fs.ErrNotExist) {
+			return errTaken
+		}
+	}
+	return err
+}
 
 func reviewAll(env *Env, name string, pending []string, do func(string) error, done string) int {
 	for _, p := range pending {
-		if err := do(p); err != nil {
+		err := do(p)
+		if errors.Is(err, errTaken) {
+			fmt.Fprintf(env.Stdout, "%s: %v (another review took it)\n", goldenOf(p), err)
+			continue
+		}
+		if err != nil {
 			return fail(env, name, err)
 		}
 		fmt.Fprintf(env.Stdout, "%s %s\n", done, goldenOf(p))
@@ -193,12 +257,12 @@ func reviewInteractively(env *Env, name string, pending []string) int {
 			}
 			switch strings.ToLower(strings.TrimSpace(answer)) {
 			case "a", "accept":
-				if err := acceptPending(p); err != nil {
+				if err := acceptPending(p); err != nil && !errors.Is(err, errTaken) {
 					return fail(env, name, err)
 				}
 				accepted++
 			case "r", "reject":
-				if err := rejectPending(p); err != nil {
+				if err := rejectPending(p); err != nil && !errors.Is(err, errTaken) {
 					return fail(env, name, err)
 				}
 				rejected++

@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
@@ -115,5 +117,87 @@ func TestReviewInteractive(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sub", "b.golden.new")); err != nil {
 		t.Errorf("the skipped golden is no longer pending: %v", err)
+	}
+}
+
+// review never reads or writes through a link: a pending file or a golden
+// that is one is refused, naming it, with nothing done.
+func TestReviewRefusesLinks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(outside, []byte("precious\n"), 0o644)
+	for _, which := range []string{"pending", "golden"} {
+		t.Run(which, func(t *testing.T) {
+			dir := pendingTree(t)
+			link := filepath.Join(dir, "sub", "c.golden")
+			if which == "pending" {
+				link += ".new"
+			} else {
+				os.WriteFile(link+".new", []byte("new\n"), 0o644)
+			}
+			os.Symlink(outside, link)
+			for _, mode := range []string{"--accept", "--reject", "--list"} {
+				r := run(t, nil, "review", mode, dir)
+				oneLine(t, mode, r.stderr)
+				if r.code != 2 || !strings.Contains(r.stderr, link+": a symbolic link: review never reads or writes through one") ||
+					strings.Contains(r.stdout, "precious") {
+					t.Errorf("%s: %+v", mode, r)
+				}
+			}
+			if got, _ := os.ReadFile(outside); string(got) != "precious\n" {
+				t.Errorf("the link's target holds %q", got)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "a.golden.new")); err != nil {
+				t.Errorf("something was done: %v", err)
+			}
+		})
+	}
+}
+
+// Accepting keeps the golden's mode.
+func TestReviewKeepsGoldenMode(t *testing.T) {
+	dir := pendingTree(t)
+	golden := filepath.Join(dir, "a.golden")
+	os.Chmod(golden, 0o600)
+	os.Chmod(golden+".new", 0o644)
+	if r := run(t, nil, "review", "--accept", dir); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	st, _ := os.Stat(golden)
+	got, _ := os.ReadFile(golden)
+	if st.Mode().Perm() != 0o600 || !strings.Contains(string(got), `"new"`) {
+		t.Errorf("golden %v %q", st.Mode(), got)
+	}
+}
+
+// Two review --accept at once both succeed: a golden the other accepted
+// is not an error.
+func TestReviewConcurrentAccept(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("g%03d.golden.new", i)), []byte(fmt.Sprintf("new %d\n", i)), 0o644)
+	}
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = subprocess(t, vcrtest.Env(t), nil, "review", "--accept", dir)
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("review %d: exit %d, stderr %q", i, r.code, r.stderr)
+		}
+	}
+	for i := range 300 {
+		got, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("g%03d.golden", i)))
+		if err != nil || string(got) != fmt.Sprintf("new %d\n", i) {
+			t.Errorf("g%03d.golden: %q, %v", i, got, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.new")); len(left) > 0 {
+		t.Errorf("left pending: %d", len(left))
 	}
 }
