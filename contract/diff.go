@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -101,28 +102,67 @@ type lineRef struct {
 	label string
 }
 
+// maxHeldLine bounds the bytes of one line that diff holds: a longer line
+// is hashed as it streams by, labelled from its first maxHeldLine bytes (8 MiB), and
+// shown by excerpts read around its first difference; so two huge one-line
+// inputs cost a few MiB, not their size.
+const maxHeldLine = 8 << 20
+
 // indexLines hashes every line of r and labels events.
 func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string) ([]lineRef, error) {
 	var refs []lineRef
 	var off int64
 	labels := map[string]string{}
-	_, err := jsonscan.EachLine(io.NewSectionReader(r, 0, 1<<62), func(_ int, line []byte, nl bool) {
-		l := lineLabel(line)
+	br := jsonscan.GetReader(io.NewSectionReader(r, 0, 1<<62))
+	defer jsonscan.PutReader(br)
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var head []byte
+	n, started := 0, false
+	emit := func(nl bool) {
+		l := lineLabel(head)
 		if s, ok := labels[l]; ok {
 			l = s
 		} else {
 			labels[l] = l
 		}
-		refs = append(refs, lineRef{off: off, n: len(line), hash: maphash.Bytes(seed, line), label: l})
-		off += int64(len(line))
+		refs = append(refs, lineRef{off: off, n: n, hash: h.Sum64(), label: l})
+		off += int64(n)
 		if nl {
 			off++
 		}
-	})
-	if err != nil {
-		return nil, err
+		h.Reset()
+		head, n, started = head[:0], 0, false
 	}
-	return refs, nil
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(frag) > 0 {
+			started = true
+			body := frag
+			nl := err == nil
+			if nl {
+				body = body[:len(body)-1]
+			}
+			h.Write(body)
+			if room := maxHeldLine - len(head); room > 0 {
+				head = append(head, body[:min(room, len(body))]...)
+			}
+			n += len(body)
+			if nl {
+				emit(true)
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			if started {
+				emit(false)
+			}
+			return refs, nil
+		default:
+			return nil, err
+		}
+	}
 }
 
 func lineLabel(line []byte) string {
@@ -267,29 +307,49 @@ func (d *differ) single(op ChangeOp, i int) error {
 	if op == Added {
 		r, refs, line = d.b, d.lb, &DiffOp{Op: op, LineB: i + 1}
 	}
-	data, err := readLine(r, refs[i])
+	ref := refs[i]
+	data, err := readLine(r, lineRef{off: ref.off, n: min(ref.n, d.o.Excerpt+utf8.UTFMax)})
 	if err != nil {
 		return err
 	}
+	text := string(data)
+	if ref.n > d.o.Excerpt {
+		text = fmt.Sprintf("%s…(%d bytes)", data[:runeStart(data, d.o.Excerpt)], ref.n)
+	}
 	if op == Added {
-		line.LabelB, line.New = refs[i].label, excerpt(data, d.o.Excerpt)
+		line.LabelB, line.New = ref.label, text
 	} else {
-		line.LabelA, line.Old = refs[i].label, excerpt(data, d.o.Excerpt)
+		line.LabelA, line.Old = ref.label, text
 	}
 	d.out = append(d.out, *line)
 	return nil
 }
 
 func (d *differ) changed(i, j int) error {
-	da, err := readLine(d.a, d.la[i])
+	ra, rb := d.la[i], d.lb[j]
+	op := DiffOp{Op: Changed, LineA: i + 1, LineB: j + 1, LabelA: ra.label, LabelB: rb.label}
+	if ra.n > maxHeldLine || rb.n > maxHeldLine {
+		at, err := firstDifference(d.a, d.b, ra, rb)
+		if err != nil {
+			return err
+		}
+		if op.Old, err = windowAt(d.a, ra, at, d.o.Excerpt); err == nil {
+			op.New, err = windowAt(d.b, rb, at, d.o.Excerpt)
+		}
+		if err != nil {
+			return err
+		}
+		d.out = append(d.out, op)
+		return nil
+	}
+	da, err := readLine(d.a, ra)
 	if err != nil {
 		return err
 	}
-	db, err := readLine(d.b, d.lb[j])
+	db, err := readLine(d.b, rb)
 	if err != nil {
 		return err
 	}
-	op := DiffOp{Op: Changed, LineA: i + 1, LineB: j + 1, LabelA: d.la[i].label, LabelB: d.lb[j].label}
 	if op.LabelA == "text" {
 		op.Old, op.New = excerptPair(da, db, d.o.Excerpt)
 	} else if op.Fields = DiffFields(da, db, d.o.Excerpt); op.Fields == nil {
@@ -298,6 +358,57 @@ func (d *differ) changed(i, j int) error {
 	}
 	d.out = append(d.out, op)
 	return nil
+}
+
+// firstDifference is the offset of the first byte where two lines differ
+// (the shorter's length when it is a prefix of the other), read in pieces.
+func firstDifference(a, b io.ReaderAt, ra, rb lineRef) (int, error) {
+	const piece = 64 << 10
+	pa, pb := make([]byte, piece), make([]byte, piece)
+	for at := 0; at < min(ra.n, rb.n); at += piece {
+		n := min(piece, ra.n-at, rb.n-at)
+		if _, err := a.ReadAt(pa[:n], ra.off+int64(at)); err != nil {
+			return 0, err
+		}
+		if _, err := b.ReadAt(pb[:n], rb.off+int64(at)); err != nil {
+			return 0, err
+		}
+		for k := range n {
+			if pa[k] != pb[k] {
+				return at + k, nil
+			}
+		}
+	}
+	return min(ra.n, rb.n), nil
+}
+
+// windowAt is window for a line too long to hold: only about max bytes
+// around offset at are read.
+func windowAt(r io.ReaderAt, ref lineRef, at, max int) (string, error) {
+	if ref.n <= max {
+		data, err := readLine(r, ref)
+		return string(data), err
+	}
+	lo := min(at-max/4, ref.n)
+	lo -= min(lo, 0)                  // not before the start
+	from := lo - min(lo, utf8.UTFMax) // room to move back to a rune's start
+	data, err := readLine(r, lineRef{off: ref.off + int64(from), n: min(ref.n, lo+max+utf8.UTFMax) - from})
+	if err != nil {
+		return "", err
+	}
+	start := runeStart(data, lo-from)
+	end := runeStart(data, start+max)
+	var pre, post string
+	if from+start > 0 {
+		pre = "…"
+	}
+	if from+end < ref.n {
+		post = "…"
+	}
+	if at >= ref.n {
+		return fmt.Sprintf("%s%s%s (%d bytes, a prefix of the other)", pre, data[start:end], post, ref.n), nil
+	}
+	return fmt.Sprintf("%s%s%s (byte %d of %d)", pre, data[start:end], post, at+1, ref.n), nil
 }
 
 // DiffFields compares two JSON documents value by value and lists what was

@@ -77,12 +77,20 @@ type ShapeWriter struct {
 	format Format
 	shape  Shape
 	line   []byte // the line being written
+	long   bool   // the line being written is too long to hold
 	doc    []byte // the json value being assembled
 	depth  jsonscan.DepthTracker
 }
 
 // NewShapeWriter returns a ShapeWriter for output in format f.
 func NewShapeWriter(f Format) *ShapeWriter { return &ShapeWriter{format: f} }
+
+// MaxShapeLine bounds what a ShapeWriter holds: a longer line (or json
+// document) is counted as "(line too long)" and passed over, so that two
+// huge one-line outputs cannot make diff hold them.
+const MaxShapeLine = 8 << 20
+
+const labelTooLong = "(line too long)"
 
 // Write takes more output; it never fails.
 func (w *ShapeWriter) Write(p []byte) (int, error) {
@@ -93,23 +101,53 @@ func (w *ShapeWriter) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			w.line = append(w.line, p...)
+			w.take(p)
 			break
 		}
-		if len(w.line) > 0 {
-			w.line = append(w.line, p[:i]...)
-			w.addLine(w.line)
-			w.line = w.line[:0]
+		if len(w.line) == 0 && !w.long && i <= MaxShapeLine {
+			w.addLine(p[:i]) // the whole line is here: no copy
 		} else {
-			w.addLine(p[:i])
+			w.take(p[:i])
+			w.endLine()
 		}
 		p = p[i+1:]
 	}
 	return n, nil
 }
 
+// take holds part of a line, unless it is too long to hold.
+func (w *ShapeWriter) take(part []byte) {
+	if w.long {
+		return
+	}
+	if len(w.line)+len(part) > MaxShapeLine {
+		w.long, w.line = true, nil
+		return
+	}
+	w.line = append(w.line, part...)
+}
+
+func (w *ShapeWriter) endLine() {
+	if w.long {
+		w.tooLong()
+		return
+	}
+	w.addLine(w.line)
+	w.line = w.line[:0]
+}
+
+// tooLong counts a line passed over, and drops the document it was part of.
+func (w *ShapeWriter) tooLong() {
+	w.shape.init()
+	w.shape.Events[labelTooLong]++
+	w.long, w.doc, w.depth = false, nil, jsonscan.DepthTracker{}
+}
+
 // Close takes an unfinished last line into account and returns the shape.
 func (w *ShapeWriter) Close() *Shape {
+	if w.long {
+		w.tooLong()
+	}
 	if len(w.line) > 0 {
 		w.addLine(w.line)
 		w.line = nil
@@ -131,6 +169,10 @@ func (w *ShapeWriter) addLine(line []byte) {
 	if len(w.doc) == 0 && len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	if len(w.doc)+len(line) > MaxShapeLine {
+		w.tooLong()
+		return
+	}
 	w.doc = append(append(w.doc, line...), '\n')
 	if w.depth.Feed(line) {
 		w.shape.Add(w.doc)
@@ -140,9 +182,7 @@ func (w *ShapeWriter) addLine(line []byte) {
 
 // Add adds one event (one JSON object; anything else counts as "(not JSON)").
 func (s *Shape) Add(doc []byte) {
-	if s.Events == nil {
-		s.Events, s.Tools, s.Fields = map[string]int{}, map[string]int{}, map[string]map[string]KindSet{}
-	}
+	s.init()
 	k, st, e, err := jsonscan.ScanDocument(doc)
 	if err != nil || k != jsonscan.Object {
 		s.Events[labelNotJSON]++
@@ -168,6 +208,12 @@ func (s *Shape) Add(doc []byte) {
 	}
 	w := shapeWalker{fields: fields, path: make([]byte, 0, 128)}
 	w.members(obj)
+}
+
+func (s *Shape) init() {
+	if s.Events == nil {
+		s.Events, s.Tools, s.Fields = map[string]int{}, map[string]int{}, map[string]map[string]KindSet{}
+	}
 }
 
 type shapeWalker struct {

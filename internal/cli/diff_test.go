@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -227,5 +228,35 @@ func TestDiffBadInput(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 2 and %q", tt.name, r.code, r.stderr, r.stdout, tt.want)
 		}
 		oneLine(t, tt.name, r.stderr)
+	}
+}
+
+// Two huge one-line inputs (past the 64 MiB the line checks hold): diff
+// finds the difference, shows it around its first byte, and its peak memory
+// stays a few tens of MiB, not the inputs' size.
+func TestDiffHugeOneLineInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []struct{ name, fill string }{{"a.json", "x"}, {"b.json", "y"}} {
+		out, err := os.Create(filepath.Join(dir, f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString(`{"type":"assistant","text":"`)
+		chunk := strings.Repeat("z", 1<<20)
+		for range 80 {
+			out.WriteString(chunk)
+		}
+		out.WriteString(f.fill + `"}` + "\n")
+		out.Close()
+	}
+	cmd, peak := vcrtest.MeasuredCommand(t, vcrtest.Env(t), "agentvcr", "diff", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"))
+	r := runCmd(t, cmd, nil)
+	n := len(`{"type":"assistant","text":"`) + 80<<20
+	if r.code != 1 || !strings.Contains(r.stdout, fmt.Sprintf("zzzzx\"} (byte %d of %d)", n+1, n+3)) ||
+		!strings.Contains(r.stdout, fmt.Sprintf("zzzzy\"} (byte %d of %d)", n+1, n+3)) {
+		t.Errorf("exit %d, stdout %.600q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if kib := peak(); kib == 0 || (kib > 96<<10 && !raceEnabled) {
+		t.Errorf("peak RSS %d KiB, want under 96 MiB", kib)
 	}
 }

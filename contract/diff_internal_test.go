@@ -1,0 +1,38 @@
+package contract
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A line too long to hold is shown exactly as a held one would be: the
+// same excerpts around the first difference, read in pieces.
+func TestDiffLongLinesAsHeld(t *testing.T) {
+	for _, at := range []int{0, 5, maxHeldLine - 1, maxHeldLine + 70000, 9<<20 - 1, 9 << 20} {
+		a := bytes.Repeat([]byte("é-x"), 3<<20) // 4 bytes a unit, runes of two
+		b := bytes.Clone(a)
+		if at < len(b) {
+			b[at] = '!'
+		} else {
+			b = append(b, "more"...)
+		}
+		ops, err := DiffEvents(bytes.NewReader(append(a, '\n')), bytes.NewReader(append(b, '\n')))
+		if err != nil || len(ops) != 1 {
+			t.Fatalf("at %d: %v, %d ops", at, err, len(ops))
+		}
+		wantOld, wantNew := excerptPair(a, b, 120)
+		if ops[0].Old != wantOld || ops[0].New != wantNew {
+			t.Errorf("at %d:\n%q\n%q\nwant\n%q\n%q", at, ops[0].Old, ops[0].New, wantOld, wantNew)
+		}
+	}
+	short, long := []byte("short"), bytes.Repeat([]byte("s"), 9<<20)
+	ops, _ := DiffEvents(bytes.NewReader(append(short, '\n')), bytes.NewReader(append(long, '\n')))
+	if wantOld, wantNew := excerptPair(short, long, 120); len(ops) != 1 || ops[0].Old != wantOld || ops[0].New != wantNew {
+		t.Errorf("short against long: %+v", ops)
+	}
+	ops, _ = DiffEvents(strings.NewReader("a\n"), strings.NewReader("a\n"+strings.Repeat("y", 9<<20)+"\n"))
+	if len(ops) != 1 || ops[0].New != strings.Repeat("y", 120)+"…(9437184 bytes)" {
+		t.Errorf("added long line: %+v", ops)
+	}
+}
