@@ -161,3 +161,29 @@ func TestUsageLinesListEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// The README's list of commands names every flag of every command.
+func TestReadmeListsEveryFlag(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Skip(err)
+	}
+	_, list, _ := strings.Cut(string(readme), "## Commands\n\n```\n")
+	list, _, _ = strings.Cut(list, "```")
+	overview := run(t, nil, "help")
+	for line := range strings.Lines(overview.stdout) {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "agentvcr" || strings.HasSuffix(f[1], ",") || f[1] == "help" || f[1] == "version" {
+			continue
+		}
+		if !strings.Contains(list, "agentvcr "+f[1]+" ") {
+			t.Errorf("README's Commands lack agentvcr %s", f[1])
+		}
+		for _, w := range f[2:] {
+			name := strings.Trim(w, "[]|.")
+			if strings.HasPrefix(name, "-") && !strings.Contains(list, name) {
+				t.Errorf("README's Commands lack agentvcr %s %s", f[1], name)
+			}
+		}
+	}
+}

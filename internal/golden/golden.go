@@ -1,8 +1,8 @@
-// Package golden holds what every golden comparison of agentvcr shares: the
-// event-aware diff, reading goldie's -update flag, and pending snapshots.
-// It does not import goldie, which registers the flag: the packages that
-// compare goldens in tests do, and the agentvcr binary starts without
-// goldie's dependencies.
+// Package golden holds what golden comparisons and "agentvcr review"
+// share: the event-aware diff, reading goldie's -update flag, pending
+// snapshots and the CI rule. It does not import goldie, which registers the
+// flag: the golden engine of the test harnesses (internal/goldentest) does,
+// and the agentvcr binary starts without goldie's dependencies.
 //
 // A golden that does not match, or does not exist, gets its new content
 // written beside it as NAME.golden.new (a pending snapshot, as cargo-insta
