@@ -177,7 +177,12 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
-		snap, err = workspace.Take(dir, *r.opts.Workspace)
+		wopts := *r.opts.Workspace
+		if wopts.Redact == nil { // digests of redacted content: a digest of a secret lets a guess be tested
+			digests := r.red.Uncounted()
+			wopts.Redact = func(w io.Writer) io.WriteCloser { return digests.Writer(FieldFiles, w) }
+		}
+		snap, err = workspace.Take(dir, wopts)
 		switch {
 		case errors.Is(err, workspace.ErrTooMany):
 			// Output only: a run in a home directory must still be recorded,

@@ -68,6 +68,12 @@ type ApplyOptions struct {
 	// during the commit lets it finish, and Result.Signal says so. Default:
 	// signals are not watched.
 	Signals <-chan os.Signal
+	// Redact passes a file's content on redacted as the recorder did
+	// (recorder.Redactor.Uncounted().Writer): a recording keeps the digests
+	// of redacted content only, so a file that holds a secret is known for
+	// the one the agent saw through it. Default: files are compared as they
+	// are, and one that held a secret when recorded reads as a conflict.
+	Redact func(w io.Writer) io.WriteCloser
 }
 
 // Result is what Apply did.
@@ -262,11 +268,12 @@ type applier struct {
 	opts  ApplyOptions
 	token string
 
-	making  map[string]*step // the step that makes each path (file, dir, link)
-	removes map[string]*step // the step that removes each path
-	parents map[string]bool  // directories the plan's paths need
-	tree    map[string]node  // what paths hold now, as looked up
-	finals  map[string]node  // what they hold once applied
+	making  map[string]*step     // the step that makes each path (file, dir, link)
+	removes map[string]*step     // the step that removes each path
+	parents map[string]bool      // directories the plan's paths need
+	tree    map[string]node      // what paths hold now, as looked up
+	sums    map[string][2]string // files' digests: as they are, redacted
+	finals  map[string]node      // what they hold once applied
 	jobs    []*job
 	temps   []string  // staged files and backups, to remove
 	made    []string  // directories made while staging, parents first
@@ -275,7 +282,7 @@ type applier struct {
 
 func newApplier(r *os.Root, root string, p *Plan, opts ApplyOptions) *applier {
 	a := &applier{r: r, root: root, p: p, opts: opts, making: map[string]*step{}, removes: map[string]*step{},
-		parents: map[string]bool{}, tree: map[string]node{}, finals: map[string]node{}}
+		parents: map[string]bool{}, tree: map[string]node{}, finals: map[string]node{}, sums: map[string][2]string{}}
 	var rnd [6]byte
 	if f, err := os.Open("/dev/urandom"); err == nil {
 		io.ReadFull(f, rnd[:])
@@ -600,8 +607,7 @@ func (a *applier) judge(s *step, pr *problems) {
 		case n.kind == isOther:
 			blocked("is not a file")
 		case n.kind == isFile:
-			sum := a.sha(rel)
-			if sum == s.SHA256 || sum == s.Before {
+			if a.holds(rel, s.SHA256, s.Before) {
 				break
 			}
 			if s.Op == cassette.OpModify {
@@ -627,7 +633,7 @@ func (a *applier) judge(s *step, pr *problems) {
 		case n.uid != uint32(os.Geteuid()) && os.Geteuid() != 0:
 			blocked("is not yours: its mode cannot be changed")
 		default:
-			if sum := a.sha(rel); sum != s.Before && sum != s.SHA256 && s.Before != "" {
+			if s.Before != "" && !a.holds(rel, s.Before, s.SHA256) {
 				conflict("has other content than the agent saw")
 			}
 		}
@@ -637,7 +643,7 @@ func (a *applier) judge(s *step, pr *problems) {
 			// already the directory that replaces it
 		case n.kind == isDir || n.kind == isOther:
 			blocked("is not a file")
-		case n.kind == isFile && s.Before != "" && a.sha(rel) != s.Before:
+		case n.kind == isFile && s.Before != "" && !a.holds(rel, s.Before):
 			conflict("has other content than the agent deleted")
 		case n.kind == isLink && s.Target != "" && n.target != s.Target:
 			conflict("links elsewhere than the link the agent deleted")
@@ -682,8 +688,29 @@ func (a *applier) leftIn(rel string) string {
 	}
 }
 
-// sha is the digest of the regular file rel, "" if it cannot be read.
-func (a *applier) sha(rel string) string {
+// holds reports whether the regular file rel has one of the digests want
+// (those that are not ""): of its content as it is, or else as the
+// recording redacted it (ApplyOptions.Redact), since a recording keeps
+// the digests of redacted content only.
+func (a *applier) holds(rel string, want ...string) bool {
+	sums := a.sums[rel]
+	if sums[0] == "" {
+		sums[0] = a.sha(rel, nil)
+	}
+	if sums[0] != "" && slices.Contains(want, sums[0]) {
+		a.sums[rel] = sums
+		return true
+	}
+	if a.opts.Redact != nil && sums[1] == "" {
+		sums[1] = a.sha(rel, a.opts.Redact)
+	}
+	a.sums[rel] = sums
+	return sums[1] != "" && slices.Contains(want, sums[1])
+}
+
+// sha is the digest of the regular file rel (as redact passes it on, when
+// set), "" if it cannot be read.
+func (a *applier) sha(rel string, redact func(io.Writer) io.WriteCloser) string {
 	f, err := a.r.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
@@ -693,7 +720,16 @@ func (a *applier) sha(rel string) string {
 		return ""
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	var w io.Writer = h
+	var rw io.WriteCloser
+	if redact != nil {
+		rw = redact(h)
+		w = rw
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		return ""
+	}
+	if rw != nil && rw.Close() != nil {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -711,7 +747,7 @@ func (a *applier) planJobs() {
 		j := &job{path: rel, s: s, old: n, mode: perm(s.Mode, 0o644)}
 		switch s.Op {
 		case cassette.OpCreate, cassette.OpModify:
-			if n.kind == isFile && a.sha(rel) == s.SHA256 {
+			if n.kind == isFile && a.holds(rel, s.SHA256) {
 				if n.mode != j.mode {
 					j.kind = jobChmod
 					chmods = append(chmods, j)

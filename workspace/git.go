@@ -283,7 +283,7 @@ type blobFacts struct {
 
 // readBlobs reads the named blobs from git at once (cat-file --batch),
 // streamed, and digests each.
-func (g *gitRepo) readBlobs(blobs []string) (map[string]blobFacts, error) {
+func (g *gitRepo) readBlobs(blobs []string, redact func(io.Writer) io.WriteCloser) (map[string]blobFacts, error) {
 	out := map[string]blobFacts{}
 	if len(blobs) == 0 {
 		return out, nil
@@ -326,7 +326,7 @@ func (g *gitRepo) readBlobs(blobs []string) (map[string]blobFacts, error) {
 			rerr = fmt.Errorf("git cat-file: %s: %s", b, strings.TrimSpace(line))
 			break
 		}
-		facts, err := digest(io.LimitReader(rd, size), size, true)
+		facts, err := digest(io.LimitReader(rd, size), size, true, redact)
 		if err != nil {
 			rerr = err
 			break
@@ -345,23 +345,40 @@ func (g *gitRepo) readBlobs(blobs []string) (map[string]blobFacts, error) {
 	return out, rerr
 }
 
-// digest reads r to its end: its SHA-256 and, when lines is set and the
-// content is small text, the digests of its lines.
-func digest(r io.Reader, size int64, lines bool) (blobFacts, error) {
+// digest reads r to its end: its SHA-256 (of the content as redact passes
+// it on, when set) and, when lines is set and the content is small text, the
+// digests of its lines.
+func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.WriteCloser) (blobFacts, error) {
 	h := sha256.New()
+	var w io.Writer = h
+	var rw io.WriteCloser
+	if redact != nil {
+		rw = redact(h)
+		w = rw
+	}
+	sum := func() (string, error) {
+		if rw != nil {
+			if err := rw.Close(); err != nil { // what it held back
+				return "", err
+			}
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
 	if !lines || size > maxLinedFile {
-		if _, err := io.Copy(h, r); err != nil {
+		if _, err := io.Copy(w, r); err != nil {
 			return blobFacts{}, err
 		}
-		return blobFacts{sha: hex.EncodeToString(h.Sum(nil))}, nil
+		sha, err := sum()
+		return blobFacts{sha: sha}, err
 	}
-	data, err := io.ReadAll(io.TeeReader(r, h))
+	data, err := io.ReadAll(io.TeeReader(r, w))
 	if err != nil {
 		return blobFacts{}, err
 	}
-	facts := blobFacts{sha: hex.EncodeToString(h.Sum(nil))}
+	sha, err := sum()
+	facts := blobFacts{sha: sha}
 	if utf8.Valid(data) {
 		facts.lines = lineHashes(data)
 	}
-	return facts, nil
+	return facts, err
 }

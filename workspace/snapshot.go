@@ -61,6 +61,12 @@ type Options struct {
 	// recorded, with everything under them: the cassette being written, the
 	// cassette directory. Default: none.
 	Exclude []string
+	// Redact, when set, passes every file's content on redacted (the
+	// recorder's redactor) before it is digested: a digest of a secret would
+	// let a guess of it be tested, so the digests a snapshot keeps (a
+	// change's Before) are of the redacted content. Default: the content as
+	// it is.
+	Redact func(w io.Writer) io.WriteCloser
 }
 
 // DefaultMaxFileSize is the largest file recorded unless told otherwise.
@@ -313,7 +319,7 @@ func (s *Snapshot) describe(dir *os.Root, name, rel string, info fs.FileInfo, ol
 			e.unreadable = true
 			return e
 		}
-		facts, err := digest(f, e.size, old == nil && s.lines < maxLineHashes)
+		facts, err := digest(f, e.size, old == nil && s.lines < maxLineHashes, s.opts.Redact)
 		f.Close()
 		if err != nil {
 			e.unreadable = true
@@ -595,7 +601,7 @@ func (s *Snapshot) resolveBlobs(need []*entry) error {
 	}
 	slices.Sort(blobs)
 	blobs = slices.Compact(blobs)
-	facts, err := s.git.readBlobs(blobs)
+	facts, err := s.git.readBlobs(blobs, s.opts.Redact)
 	if err != nil {
 		return fmt.Errorf("reading the files as they were from git: %w", err)
 	}
@@ -778,7 +784,7 @@ func (s *Snapshot) linesOf(rel string, b *entry) ([]uint64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	facts, err := digest(f, b.size, true)
+	facts, err := digest(f, b.size, true, nil) // the lines only
 	return facts.lines, err
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -369,4 +370,60 @@ func TestApplyImpossibleChangeWritesNothing(t *testing.T) {
 func sha(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// A digest of content that held a secret would let a guess of the secret be
+// tested: the before digests of a cassette are of the redacted content, and
+// replay --apply, redacting the files it finds the same way, still knows
+// them for the ones the agent saw.
+func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
+	token := "ghp_" + strings.Repeat("Zq9", 12)
+	config := "NAME=app\nTOKEN=" + token + "\n"
+	tree := func(dir string) {
+		os.WriteFile(filepath.Join(dir, "config.env"), []byte(config), 0o644)
+		os.WriteFile(filepath.Join(dir, "old.env"), []byte("KEY="+token+"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "tool.sh"), []byte("#!/bin/sh\n# "+token+"\n"), 0o644)
+	}
+	work := t.TempDir()
+	tree(work)
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo "MORE=1" >> config.env; rm old.env; chmod 755 tool.sh; echo ok`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cmd.Dir = work
+	if r := runCmd(t, cmd, nil); r.code != 0 {
+		t.Fatalf("record: %+v", r)
+	}
+	data, _ := os.ReadFile(tape)
+	redacted := func(s string) string { return strings.ReplaceAll(s, token, recorder.Placeholder) }
+	for _, raw := range []string{config, "KEY=" + token + "\n", "#!/bin/sh\n# " + token + "\n", config + "MORE=1\n"} {
+		if bytes.Contains(data, []byte(sha(raw))) {
+			t.Errorf("the cassette holds the digest of %q, which holds the secret", raw)
+		}
+	}
+	effects, err := workspace.Effects(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"config.env": sha(redacted(config)), "old.env": sha(redacted("KEY=" + token + "\n")),
+		"tool.sh": sha(redacted("#!/bin/sh\n# " + token + "\n"))}
+	for _, e := range effects {
+		if e.Before != want[e.Path] {
+			t.Errorf("%s %s: before %s, want the digest of the redacted content %s", e.Op, e.Path, e.Before, want[e.Path])
+		}
+		delete(want, e.Path)
+	}
+	if len(want) > 0 {
+		t.Errorf("effects missing: %v (%+v)", want, effects)
+	}
+	again := t.TempDir()
+	tree(again)
+	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 || r.stdout != "ok\n" {
+		t.Fatalf("replay --apply onto the tree as the agent found it: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(again, "config.env")); string(got) != redacted(config)+"MORE=1\n" {
+		t.Errorf("config.env: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(again, "old.env")); err == nil {
+		t.Error("old.env not deleted")
+	}
 }

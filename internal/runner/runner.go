@@ -148,7 +148,13 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		return ExitUsage, nil, err
 	}
 	defer plan.Close()
-	if err := workspace.Check(r.Dir, plan, workspace.ApplyOptions{Force: r.Force}); err != nil {
+	// The recording kept digests of redacted content: files are redacted the
+	// same way (the secrets this environment holds, and the token shapes)
+	// when they are compared with them.
+	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
+	opts := workspace.ApplyOptions{Force: r.Force,
+		Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
+	if err := workspace.Check(r.Dir, plan, opts); err != nil {
 		return ExitUsage, nil, err
 	}
 	out, err := plan.Output()
@@ -162,7 +168,8 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	res, err := workspace.Apply(r.Dir, plan, workspace.ApplyOptions{Force: r.Force, Signals: sigs})
+	opts.Signals = sigs
+	res, err := workspace.Apply(r.Dir, plan, opts)
 	sig, signalled := res.Signal.(syscall.Signal)
 	if err != nil {
 		if signalled {
