@@ -147,8 +147,9 @@ func BenchmarkStandinColdCache(b *testing.B) {
 	}
 	env := s.env
 	defer func() { s.env = env }()
-	var cold, hello time.Duration
-	runs := 0
+	committed := filepath.Join(s.tapes, index.CommittedName)
+	var cold, unindexed, hello time.Duration
+	runs, bare := 0, 0
 	for b.Loop() {
 		for range 10 {
 			runs++
@@ -156,7 +157,14 @@ func BenchmarkStandinColdCache(b *testing.B) {
 			hello += s.run(s.hello)
 			cold += s.call()
 		}
+		// Without the committed index, for comparison: every header is read.
+		bare++
+		os.Rename(committed, committed+".away")
+		s.env = append(append([]string(nil), env...), "AGENTVCR_CACHE="+b.TempDir())
+		unindexed += s.call()
+		os.Rename(committed+".away", committed)
 	}
+	b.ReportMetric(float64(unindexed.Microseconds())/float64(bare)/1000, "ms/cold-unindexed")
 	b.ReportMetric(float64(cold.Microseconds())/float64(runs)/1000, "ms/cold-first-call")
 	b.ReportMetric(float64(hello.Microseconds())/float64(runs)/1000, "ms/hello-start")
 	b.ReportMetric(cold.Seconds()/hello.Seconds(), "x-hello-cold")
