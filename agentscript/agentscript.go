@@ -248,7 +248,7 @@ func reportFailedCalls(t testing.TB, runLog string) {
 	}
 	var lines []string
 	for _, c := range calls {
-		if c.Outcome == standin.Failed {
+		if c.Error != "" {
 			lines = append(lines, c.Error)
 		}
 	}
