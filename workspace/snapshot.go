@@ -91,6 +91,7 @@ type entry struct {
 	size       int64
 	mtime      time.Time
 	ino        uint64
+	nlink      uint64 // a directory's: 2 + its subdirectories, on most file systems
 	sha        string
 	blob       string   // a clean tracked file: its content is this git blob, not read
 	target     string   // a link's target
@@ -280,7 +281,7 @@ func (s *Snapshot) walkDir(dir *os.Root, rel string, ign *gitignore, old map[str
 func statEntry(info fs.FileInfo) *entry {
 	e := &entry{mode: info.Mode(), size: info.Size(), mtime: info.ModTime()}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		e.ino = uint64(st.Ino)
+		e.ino, e.nlink = uint64(st.Ino), uint64(st.Nlink)
 	}
 	return e
 }
@@ -410,9 +411,22 @@ func (s *Snapshot) takeGit() error {
 // files in, ignored ones too: a directory that held only ignored files
 // existed before the run, and files the agent adds there do not make it new.
 func (s *Snapshot) listSubdirs() {
-	dirs := []string{""}
+	// A directory whose link count says that all its subdirectories are
+	// known (2 + their number) need not be listed: a tree of sources has
+	// few others to find (node_modules, build output).
+	known := map[string]uint64{}
 	for p, e := range s.entries {
 		if e.mode.IsDir() {
+			known[parentDir(p)]++
+		}
+	}
+	var dirs []string
+	unknownSubdirs := func(d string, e *entry) bool { return e == nil || e.nlink < 2 || e.nlink != 2+known[d] }
+	if info, err := os.Lstat(s.root); err != nil || unknownSubdirs("", statEntry(info)) {
+		dirs = append(dirs, "")
+	}
+	for p, e := range s.entries {
+		if e.mode.IsDir() && unknownSubdirs(p, e) {
 			dirs = append(dirs, p)
 		}
 	}
@@ -445,6 +459,13 @@ func (s *Snapshot) listSubdirs() {
 			s.subdirs[n] = true
 		}
 	}
+}
+
+func parentDir(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
 }
 
 // existedDir says whether the directory rel, which git listed nothing in

@@ -138,9 +138,13 @@ func build(t *testing.T, dir string) {
 	write(t, dir, "tools/keep.pyc", "\x00\x03")
 	write(t, dir, "src/index.js", "console.log(2)\n")
 	write(t, dir, "src/util.js", "export {}\n")
+	write(t, dir, "lib/new/x.js", "x\n")
 }
 
-const builtWant = `modify src/index.js
+const builtWant = `mkdir lib
+mkdir lib/new
+create lib/new/x.js
+modify src/index.js
 create src/util.js
 create tools/keep.pyc`
 
@@ -247,7 +251,7 @@ func TestIgnoreAddsToGitignore(t *testing.T) {
 	dir := t.TempDir()
 	jsProject(t, dir)
 	gitIn(t, dir, "init", "-q")
-	s := take(t, dir, Options{Ignore: []string{"src"}})
+	s := take(t, dir, Options{Ignore: []string{"src", "lib"}})
 	build(t, dir)
 	if got, want := summary(changes(t, s)), "create tools/keep.pyc"; got != want {
 		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
