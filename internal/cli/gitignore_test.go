@@ -1,0 +1,87 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// buildAgent is an agent that builds a JS project: dependencies installed,
+// a bundle built, Python caches written, and one source file changed.
+const buildAgent = `
+mkdir -p node_modules/left-pad dist tools/__pycache__
+echo 'module.exports = 1' > node_modules/left-pad/index.js
+head -c 14000 /dev/zero | tr '\0' x > dist/bundle.js
+printf '\001\002' > tools/__pycache__/gen.cpython-312.pyc
+echo 'console.log(2)' > src/index.js
+echo 'export {}' > src/new.js
+echo built`
+
+func gitCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// A run that builds a JS project in a git work tree records what git status
+// shows, nothing git ignores; --no-gitignore records the rest too.
+func TestRecordSeesWhatGitSees(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, noGitignore := range []bool{false, true} {
+		work := t.TempDir()
+		os.WriteFile(filepath.Join(work, ".gitignore"), []byte("node_modules/\ndist/\n__pycache__/\n"), 0o644)
+		os.MkdirAll(filepath.Join(work, "src"), 0o755)
+		os.WriteFile(filepath.Join(work, "src", "index.js"), []byte("console.log(1)\n"), 0o644)
+		gitCmd(t, work, "init", "-q")
+		gitCmd(t, work, "add", ".")
+		gitCmd(t, work, "commit", "-qm", "init")
+		agent := vcrtest.Script(t, t.TempDir(), "fake-agent", buildAgent)
+		tape := filepath.Join(t.TempDir(), "run.cassette")
+		args := []string{"agentvcr", "record", "--quiet", "-o", tape}
+		if noGitignore {
+			args = append(args, "--no-gitignore")
+		}
+		cmd := vcrtest.Command(t, vcrtest.Env(t, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"), append(args, "--", agent)...)
+		cmd.Dir = work
+		if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "built\n" {
+			t.Fatalf("record: %+v", r)
+		}
+		effects, err := workspace.Effects(tape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded []string
+		for _, e := range effects {
+			if e.Op != "mkdir" {
+				recorded = append(recorded, e.Path)
+			}
+		}
+		slices.Sort(recorded)
+		var gitSees []string
+		for _, line := range strings.Split(strings.TrimRight(gitCmd(t, work, "status", "--porcelain", "--untracked-files=all"), "\n"), "\n") {
+			gitSees = append(gitSees, line[3:])
+		}
+		slices.Sort(gitSees)
+		switch {
+		case !noGitignore && !slices.Equal(recorded, gitSees):
+			t.Errorf("recorded %q, git status shows %q", recorded, gitSees)
+		case noGitignore && !slices.Contains(recorded, "dist/bundle.js"):
+			t.Errorf("--no-gitignore: recorded %q, want the ignored files too", recorded)
+		}
+	}
+}
