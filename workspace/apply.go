@@ -271,6 +271,7 @@ type applier struct {
 	making  map[string]*step     // the step that makes each path (file, dir, link)
 	removes map[string]*step     // the step that removes each path
 	parents map[string]bool      // directories the plan's paths need
+	dirs    map[string]bool      // every directory above a path of the plan, and "."
 	tree    map[string]node      // what paths hold now, as looked up
 	sums    map[string][2]string // files' digests: as they are, redacted
 	finals  map[string]node      // what they hold once applied
@@ -282,7 +283,7 @@ type applier struct {
 
 func newApplier(r *os.Root, root string, p *Plan, opts ApplyOptions) *applier {
 	a := &applier{r: r, root: root, p: p, opts: opts, making: map[string]*step{}, removes: map[string]*step{},
-		parents: map[string]bool{}, tree: map[string]node{}, finals: map[string]node{}, sums: map[string][2]string{}}
+		parents: map[string]bool{}, dirs: map[string]bool{".": true}, tree: map[string]node{}, finals: map[string]node{}, sums: map[string][2]string{}}
 	var rnd [6]byte
 	if f, err := os.Open("/dev/urandom"); err == nil {
 		io.ReadFull(f, rnd[:])
@@ -302,8 +303,13 @@ func newApplier(r *os.Root, root string, p *Plan, opts ApplyOptions) *applier {
 		if !cleanRel(s.Path) {
 			continue // refused by check
 		}
-		for d := path.Dir(s.Path); d != "." && !a.parents[d]; d = path.Dir(d) {
-			a.parents[d] = true
+		for d := path.Dir(s.Path); d != "." && !a.dirs[d]; d = path.Dir(d) {
+			a.dirs[d] = true
+		}
+		if a.making[s.Path] == s {
+			for d := path.Dir(s.Path); d != "." && !a.parents[d]; d = path.Dir(d) {
+				a.parents[d] = true
+			}
 		}
 	}
 	return a
@@ -379,8 +385,8 @@ func (a *applier) finalUncached(rel string) node {
 		}
 		return node{kind: isFile}
 	}
-	if a.parents[rel] {
-		if n := a.now(rel); n.kind != isDir && (n.kind == absent || a.removes[rel] != nil) {
+	if a.parents[rel] && a.removes[rel] == nil {
+		if n := a.now(rel); n.kind == absent {
 			return node{kind: isDir} // made as a missing parent
 		}
 	}
@@ -785,7 +791,7 @@ func (a *applier) planJobs() {
 		}
 	}
 	for d := range a.parents {
-		if a.making[d] == nil && a.final(d).kind == isDir && (a.now(d).kind != isDir || a.removes[d] != nil) {
+		if a.making[d] == nil && a.final(d).kind == isDir && a.now(d).kind == absent {
 			mkdirs = append(mkdirs, &job{kind: jobMkdir, path: d, mode: 0o755, old: a.now(d)})
 		}
 	}
@@ -1098,12 +1104,8 @@ func (a *applier) undo(j *job) error {
 // removeStale removes the temporary files an earlier, killed Apply left in
 // the directories this plan touches, and counts them.
 func (a *applier) removeStale() int {
-	dirs := map[string]bool{".": true}
-	for d := range a.parents {
-		dirs[d] = true
-	}
 	n := 0
-	for d := range dirs {
+	for d := range a.dirs {
 		if a.now(d).kind != isDir && d != "." {
 			continue
 		}

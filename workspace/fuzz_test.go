@@ -102,3 +102,81 @@ func (s sandbox) temps(t testing.TB) []string {
 	}
 	return left
 }
+
+// FuzzApplyOps builds cassettes of effects from a small alphabet of paths,
+// link targets and contents (most random bytes are no cassette at all, so
+// FuzzApply alone seldom reaches the applier), and applies them into the
+// sandbox of FuzzApply: nothing outside the directory or in .git changes,
+// a refused or failed apply changes nothing, and an apply that succeeded,
+// run again, finds everything as recorded.
+func FuzzApplyOps(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{0x42, 0x17, 0x63, 0x05, 0x71, 0x26})
+	f.Add([]byte{0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76, 0x07})
+	paths := []string{"a", "b", "d", "d/x", "d/y", "d/e", "d/e/z", "l", "l/x", "dir", "dir/in.txt", "keep.txt", "link", "link/x", "old.txt", ".git/x", "a/b"}
+	targets := []string{"a", "d", "..", "d/..", "../outside", "dir", "keep.txt", "l/..", "link/..", ".git", "/etc", "d/x"}
+	contents := []string{"", "x\n", "mine\n", "old\n", "in\n"}
+	ops := []string{cassette.OpCreate, cassette.OpModify, cassette.OpDelete, cassette.OpMkdir, cassette.OpRmdir, cassette.OpSymlink, cassette.OpChmod}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var effects []fx
+		seen := map[string]int{}
+		for i := 0; i+1 < len(data) && len(effects) < 12; i += 2 {
+			op := ops[int(data[i]>>4)%len(ops)]
+			p := paths[int(data[i]&0x0f)%len(paths)]
+			arg := int(data[i+1])
+			if seen[p]++; seen[p] > 1 {
+				continue
+			}
+			content := contents[arg%len(contents)]
+			before := contents[(arg/8)%len(contents)]
+			switch op {
+			case cassette.OpCreate:
+				effects = append(effects, create(p, content))
+			case cassette.OpModify:
+				effects = append(effects, modify(p, before, content))
+			case cassette.OpDelete:
+				effects = append(effects, del(p, before))
+			case cassette.OpMkdir:
+				effects = append(effects, mkdir(p))
+			case cassette.OpRmdir:
+				effects = append(effects, rmdir(p))
+			case cassette.OpSymlink:
+				effects = append(effects, link(p, targets[arg%len(targets)]))
+			case cassette.OpChmod:
+				effects = append(effects, fx{Effect: cassette.Effect{Op: op, Path: p, Mode: "0755", Before: sum(before)}})
+			}
+		}
+		p, err := readPlan(t, tape(t, cassette.Header{}, effects...))
+		if err != nil {
+			t.Fatalf("the plan of a well-formed cassette: %v", err)
+		}
+		s := newSandbox(t)
+		os.WriteFile(filepath.Join(s.root, "old.txt"), []byte("old\n"), 0o644)
+		os.Mkdir(filepath.Join(s.root, "dir"), 0o755)
+		os.WriteFile(filepath.Join(s.root, "dir", "in.txt"), []byte("in\n"), 0o644)
+		os.Symlink("keep.txt", filepath.Join(s.root, "link"))
+		outside, git, before := s.outsideState(t), s.gitState(t), s.state(t)
+		force := len(data)%2 == 1
+		_, err = workspace.Apply(s.root, p, workspace.ApplyOptions{Force: force})
+		if after := s.outsideState(t); after != outside {
+			t.Fatalf("outside changed:\n%s\nwas:\n%s", after, outside)
+		}
+		if after := s.gitState(t); after != git {
+			t.Fatalf(".git changed:\n%s\nwas:\n%s", after, git)
+		}
+		if left := s.temps(t); len(left) > 0 {
+			t.Fatalf("temporary files left: %q", left)
+		}
+		if err != nil {
+			if after := s.state(t); after != before {
+				t.Fatalf("refused (%v) and changed the tree:\n%s\nwas:\n%s", err, after, before)
+			}
+			return
+		}
+		applied := s.state(t)
+		res, err := workspace.Apply(s.root, p, workspace.ApplyOptions{Force: force})
+		if err != nil || len(res.Applied) > 0 || s.state(t) != applied {
+			t.Fatalf("applied again: %v, changed %q (effects %+v)", err, res.Applied, effects)
+		}
+	})
+}
