@@ -17,6 +17,7 @@ import (
 	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/normalize"
+	"github.com/agentvcr/agentvcr/view"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -36,6 +37,8 @@ type side struct {
 	stdout, stderr *os.File // normalised streams
 	shape          *contract.Shape
 	exit           int    // contract.ExitUnknown when not recorded
+	footer         cassette.Footer
+	complete       bool // the footer was recorded
 	files          []byte // the normalised listing of the file changes (cassettes only)
 	profile        agent.Profile
 }
@@ -158,7 +161,7 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 		return s, err
 	}
 	if ft, ok := stderr.Footer(); ok {
-		s.exit = ft.Code
+		s.exit, s.footer, s.complete = ft.Code, ft, true
 	}
 	if in.Cassette {
 		textOpts := opts
@@ -195,16 +198,11 @@ func normalizeTo(n *normalize.Normalizer, r io.Reader, which cassette.Stream, in
 // writeDiff prints the differences of b from a, nothing when there are
 // none, and reports whether there are any.
 func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
-	stdout, err := contract.DiffOptions{Label: eventLabel(a.profile)}.DiffEvents(a.stdout, b.stdout)
+	c, err := compare(a, b)
 	if err != nil {
 		return false, err
 	}
-	stderr, err := contract.DiffEvents(a.stderr, b.stderr)
-	if err != nil {
-		return false, err
-	}
-	drift := contract.Drift(a.shape, b.shape)
-	files := golden.Diff("A", "B", a.files, b.files)
+	stdout, stderr, drift, files := c.Stdout, c.Stderr, c.Shape, c.Files
 	if len(stdout)+len(stderr)+len(drift) == 0 && a.exit == b.exit && a.format == b.format && files == "" {
 		return false, nil
 	}
@@ -237,6 +235,22 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// compare finds the differences of b from a: stdout events (named as a's
+// agent names them), stderr lines, shape drift and file changes.
+func compare(a, b *side) (view.Comparison, error) {
+	var c view.Comparison
+	var err error
+	if c.Stdout, err = (contract.DiffOptions{Label: eventLabel(a.profile)}).DiffEvents(a.stdout, b.stdout); err != nil {
+		return c, err
+	}
+	if c.Stderr, err = contract.DiffEvents(a.stderr, b.stderr); err != nil {
+		return c, err
+	}
+	c.Shape = contract.Drift(a.shape, b.shape)
+	c.Files = golden.Diff("A", "B", a.files, b.files)
+	return c, nil
 }
 
 // minRun is the length from which consecutive added or removed events of

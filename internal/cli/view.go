@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/view"
+)
+
+func init() {
+	register(&command{
+		name:    "view",
+		usage:   "[-o PAGE.html|-] [--before DIR] CASSETTE [CASSETTE2]",
+		summary: "write one self-contained HTML page of a run (timeline, tool calls, stderr, file changes, exit, redaction report), or of two runs side by side",
+		doc: `The page needs nothing but a browser: its style and script are inline and
+it fetches nothing, so it can be attached to a bug report as it is.
+
+With one cassette it shows the invocation, then every event in order with
+its time: thinking and assistant text, each tool call with its arguments,
+result and duration, stderr where it happened; then the files the agent
+created, modified or deleted, how the run ended and what was redacted.
+Events are named as inspect names them. A recording without its exit line,
+or cut inside a frame, shows what was recorded and says where it stops.
+
+With two cassettes it shows both runs side by side after normalisation
+(as diff compares them): events aligned, changed fields marked, runs of
+equal events folded, and the differences in exit status, shape and files.`,
+		run: runView,
+	})
+}
+
+func runView(env *Env, args []string) int {
+	const name = "agentvcr view"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	outPath := fs.String("o", "", "write the page to PAGE.html, or to standard output for -; default: CASSETTE.html beside the cassette (A.vs.B.html beside A for two)")
+	before := fs.String("before", "", "the agent's working directory as it was before the run (a fixture, a checkout): modified files found there as they were are shown as diffs; default: the recorded cwd, if it still exists")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(env, name, fs, args, err)
+	}
+	if len(pos) != 1 && len(pos) != 2 {
+		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, or two to compare, got %d arguments", len(pos)))
+	}
+	for _, p := range pos {
+		if p == "-" {
+			return usageErr(env, name, "a cassette is read from a file; save it first")
+		}
+	}
+	target := *outPath
+	if target == "" {
+		target = strings.TrimSuffix(pos[0], cassette.Ext) + ".html"
+		if len(pos) == 2 {
+			target = strings.TrimSuffix(pos[0], cassette.Ext) + ".vs." + strings.TrimSuffix(filepath.Base(pos[1]), cassette.Ext) + ".html"
+		}
+	}
+	write := func(w io.Writer) error {
+		if len(pos) == 2 {
+			return viewDrift(env, w, pos[0], pos[1])
+		}
+		rd, f, err := cassette.Open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		res, err := view.Write(w, rd, view.Options{Name: pos[0], Before: *before})
+		if err == nil && res.Cut != nil {
+			fmt.Fprintf(env.Stderr, "%s: note: %s (the page shows what came before)\n", name, oneLine(res.Cut.Error()))
+		}
+		return err
+	}
+	if target == "-" {
+		if err := write(env.Stdout); err != nil {
+			return fail(env, name, err)
+		}
+		return ExitOK
+	}
+	f, err := safefile.Create(target)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer f.Abort()
+	f.NoSync = true
+	if err := write(f); err != nil {
+		return fail(env, name, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fail(env, name, err)
+	}
+	fmt.Fprintf(env.Stderr, "%s: wrote %s\n", name, target)
+	return ExitOK
+}
+
+// viewDrift writes the page of two runs side by side, normalised and
+// compared as diff compares them.
+func viewDrift(env *Env, w io.Writer, pathA, pathB string) error {
+	var sides [2]view.Side
+	var loaded [2]*side
+	for i, arg := range []string{pathA, pathB} {
+		s, err := loadSide(env, arg, "")
+		if s != nil {
+			defer s.close()
+		}
+		if err != nil {
+			return err
+		}
+		loaded[i] = s
+		sides[i] = view.Side{Name: arg, Header: s.in.Header, Footer: s.footer, Complete: s.complete,
+			Profile: s.profile, Format: s.format, Stdout: s.stdout, Stderr: s.stderr, Files: s.files}
+	}
+	c, err := compare(loaded[0], loaded[1])
+	if err != nil {
+		return err
+	}
+	return view.Drift(w, sides[0], sides[1], c)
+}
