@@ -35,8 +35,8 @@ import (
 	"io"
 	"maps"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -216,7 +216,7 @@ type page struct {
 		buf    []byte
 		before []byte
 	}
-	nFiles   int
+	nFiles    int
 	rootTried bool
 	root      *os.Root
 }

@@ -36,9 +36,9 @@ type side struct {
 	format         contract.Format
 	stdout, stderr *os.File // normalised streams
 	shape          *contract.Shape
-	exit           int    // contract.ExitUnknown when not recorded
+	exit           int // contract.ExitUnknown when not recorded
 	footer         cassette.Footer
-	complete       bool // the footer was recorded
+	complete       bool   // the footer was recorded
 	files          []byte // the normalised listing of the file changes (cassettes only)
 	profile        agent.Profile
 }
