@@ -16,8 +16,9 @@ import (
 
 // run is one recording the suite renders.
 type run struct {
-	name string // for subtests and file names
-	path string // the cassette
+	name  string // for subtests and file names
+	agent string // the directory of captures it comes from
+	path  string // the cassette
 }
 
 // suiteRuns lists every recording of the suite: the committed cassettes,
@@ -30,7 +31,7 @@ func suiteRuns(t *testing.T) []run {
 	for _, pat := range []string{"../testdata/cassettes/*.cassette", "../testdata/cassettes/realworld/*.cassette"} {
 		m, _ := filepath.Glob(pat)
 		for _, f := range m {
-			runs = append(runs, run{name: strings.TrimSuffix(filepath.Base(f), cassette.Ext), path: f})
+			runs = append(runs, run{name: strings.TrimSuffix(filepath.Base(f), cassette.Ext), path: f, agent: filepath.Dir(f)})
 		}
 	}
 	dir, err := corpus.RealWorldDir()
@@ -77,7 +78,7 @@ func suiteRuns(t *testing.T) []run {
 			name := a.Name() + "-" + strings.TrimSuffix(f.Name(), filepath.Ext(f.Name()))
 			path := filepath.Join(tmp, name+cassette.Ext)
 			writeCassette(t, path, h, stdout, stderr, code)
-			runs = append(runs, run{name: name, path: path})
+			runs = append(runs, run{name: name, path: path, agent: a.Name()})
 		}
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].name < runs[j].name })

@@ -28,32 +28,41 @@ type obj = map[string]json.RawMessage
 // walk visits the objects of raw depth first, arrays included, until visit
 // returns true; it reports whether one did.
 func walk(raw json.RawMessage, depth int, visit func(obj) bool) bool {
-	return walkRaw(raw, depth, func(r json.RawMessage) bool {
-		var o obj
-		return json.Unmarshal(r, &o) == nil && visit(o)
+	return walkRaw(raw, depth, func(_ json.RawMessage, kvs []kv) bool {
+		o := make(obj, len(kvs))
+		for _, m := range kvs {
+			if _, dup := o[m.name]; !dup {
+				o[m.name] = m.val
+			}
+		}
+		return visit(o)
 	})
 }
 
-// orderedKeys lists the member names of a JSON object in the order written
-// (a Go map forgets it, and "first member of a name" must mean first seen).
-func orderedKeys(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+// walkRaw visits every object of raw, depth first: its text and members.
+func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage, []kv) bool) bool {
+	if depth > maxDepth {
+		return false
 	}
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return keys
+	if kvs, ok := members(raw); ok {
+		if visit(raw, kvs) {
+			return true
 		}
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
+		for _, m := range kvs {
+			if walkRaw(m.val, depth+1, visit) {
+				return true
+			}
+		}
+		return false
+	}
+	if els, ok := elements(raw); ok {
+		for _, v := range els {
+			if walkRaw(v, depth+1, visit) {
+				return true
+			}
 		}
 	}
-	return keys
+	return false
 }
 
 func str(o obj, key string) (string, bool) {
@@ -68,14 +77,10 @@ func str(o obj, key string) (string, bool) {
 // "call_id", "tool_use_id"...): arguments and results sit in it.
 func holder(ev json.RawMessage, id string) json.RawMessage {
 	found := ev
-	walkRaw(ev, 0, func(r json.RawMessage) bool {
-		var o obj
-		if json.Unmarshal(r, &o) != nil {
-			return false
-		}
-		for _, v := range o {
-			var s string
-			if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil && s == id {
+	quoted, _ := json.Marshal(id)
+	walkRaw(ev, 0, func(r json.RawMessage, kvs []kv) bool {
+		for _, m := range kvs {
+			if len(m.val) > 0 && m.val[0] == '"' && (bytes.Equal(m.val, quoted) || unquoted(m.val) == id) {
 				found = r
 				return true
 			}
@@ -85,38 +90,10 @@ func holder(ev json.RawMessage, id string) json.RawMessage {
 	return found
 }
 
-// walkRaw visits the raw text of every object of raw, depth first.
-func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage) bool) bool {
-	raw = bytes.TrimSpace(raw)
-	if depth > maxDepth || len(raw) == 0 {
-		return false
-	}
-	switch raw[0] {
-	case '{':
-		if visit(raw) {
-			return true
-		}
-		var o obj
-		if json.Unmarshal(raw, &o) != nil {
-			return false
-		}
-		for _, k := range orderedKeys(raw) {
-			if walkRaw(o[k], depth+1, visit) {
-				return true
-			}
-		}
-	case '[':
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) != nil {
-			return false
-		}
-		for _, v := range arr {
-			if walkRaw(v, depth+1, visit) {
-				return true
-			}
-		}
-	}
-	return false
+func unquoted(v json.RawMessage) string {
+	var s string
+	json.Unmarshal(v, &s)
+	return s
 }
 
 // member finds the first member named one of names in raw, breadth first
@@ -124,11 +101,13 @@ func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage) bool) b
 func member(raw json.RawMessage, names []string) (string, json.RawMessage) {
 	var name string
 	var val json.RawMessage
-	walk(raw, 0, func(o obj) bool {
+	walkRaw(raw, 0, func(_ json.RawMessage, kvs []kv) bool {
 		for _, n := range names {
-			if v, ok := o[n]; ok && len(bytes.TrimSpace(v)) > 0 && string(bytes.TrimSpace(v)) != "null" {
-				name, val = n, v
-				return true
+			for _, m := range kvs {
+				if m.name == n && string(m.val) != "null" {
+					name, val = n, m.val
+					return true
+				}
 			}
 		}
 		return false

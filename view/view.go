@@ -1098,7 +1098,6 @@ type textWriter struct {
 	visible         int
 	written         int64
 	lines           int64
-	lastNL          bool
 }
 
 func (t *textWriter) start(o *out, class string, visible int) {

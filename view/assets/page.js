@@ -95,6 +95,8 @@
       doc.body.classList.toggle("hide-" + box.getAttribute("data-hide"), !box.checked);
     });
   });
+  doc.body.setAttribute("data-ready", "1");
+  doc.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   if (location.hash) {
     var id = location.hash.slice(1);
     if (!doc.getElementById(id)) expandAll();
