@@ -814,6 +814,18 @@ func (p *page) endMark(foot cassette.Footer, complete bool) {
 	}
 }
 
+// endedText says how the agent ended, beside its exit status.
+func endedText(f cassette.Footer) string {
+	s := "the agent ended after " + took(f.Duration)
+	if f.Signal != "" {
+		s = "killed by " + f.Signal + " after " + took(f.Duration)
+	}
+	if f.TimedOut {
+		s += ", at its --timeout"
+	}
+	return s
+}
+
 func exitText(f cassette.Footer) string {
 	s := fmt.Sprintf("exit %d after %s", f.Code, took(f.Duration))
 	if f.Signal != "" {
@@ -880,7 +892,7 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 			cls = "bad"
 		}
 		p.o.rawf(`<span class="big %s">exit %d</span><span>`, cls, foot.Code)
-		p.o.text(exitText(foot))
+		p.o.text(endedText(foot))
 		p.o.raw(`</span>`)
 	}
 	p.o.raw(`</div><div class="chips">`)
