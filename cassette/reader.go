@@ -372,8 +372,8 @@ func (e *Effect) check() error {
 		if e.Size != 0 {
 			return fmt.Errorf("%s has no content, but the frame holds %d bytes", e.Op, e.Size)
 		}
-		if e.SHA256 != "" {
-			return fmt.Errorf("%s has no content, but a sha256", e.Op)
+		if e.SHA256 != "" && !isDigest(e.SHA256) {
+			return fmt.Errorf("sha256 %.80q is not a digest", e.SHA256)
 		}
 	default:
 		return fmt.Errorf("unknown op %.40q (want create, modify, chmod, delete, mkdir, rmdir, symlink or skip)", e.Op)
