@@ -85,3 +85,32 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		}
 	}
 }
+
+// A file the agent rewrote with the bytes it had is recorded, so a leftover
+// copy where the run was recorded does not hide the write: applied where
+// the file is missing it is made; where it is as recorded, nothing to do.
+func TestRewriteWithSameBytesReplays(t *testing.T) {
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "report.txt"), []byte("all good\n"), 0o644)
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `printf 'all good\n' > report.tmp && mv report.tmp report.txt && echo wrote`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cmd.Dir = work
+	if r := runCmd(t, cmd, nil); r.code != 0 {
+		t.Fatalf("record: %+v", r)
+	}
+	effects, _ := workspace.Effects(tape)
+	if len(effects) != 1 || effects[0].Path != "report.txt" || effects[0].Op != "create" {
+		t.Fatalf("effects %+v, want one create of report.txt", effects)
+	}
+	empty := t.TempDir()
+	if r := subprocessIn(t, empty, "replay", "--apply", tape); r.code != 0 || r.stdout != "wrote\n" {
+		t.Fatalf("apply where missing: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(empty, "report.txt")); string(got) != "all good\n" {
+		t.Errorf("report.txt where it was missing: %q", got)
+	}
+	if r := subprocessIn(t, empty, "replay", "--apply", tape); r.code != 0 || r.stderr != "" {
+		t.Errorf("apply where it is as recorded: %+v", r)
+	}
+}
