@@ -108,15 +108,16 @@ func (a *entry) sameFile(b *entry) bool {
 
 // Snapshot is the state of a tree before the agent ran.
 type Snapshot struct {
-	root    string
-	rt      *os.Root
-	opts    Options
-	git     *gitRepo          // nil: the tree is walked
-	ign     *gitignore        // the walk's ignore rules; nil with NoGitignore
-	entries map[string]*entry // by slash path
-	subdirs map[string]bool   // git: the directories there were, ignored ones too
-	lines   int
-	counted atomic.Int64
+	root     string
+	rt       *os.Root
+	opts     Options
+	git      *gitRepo          // nil: the tree is walked
+	ign      *gitignore        // the walk's ignore rules; nil with NoGitignore
+	entries  map[string]*entry // by slash path
+	excludes []string          // the Exclude entries that may be under root
+	subdirs  map[string]bool   // git: the directories there were, ignored ones too
+	lines    int
+	counted  atomic.Int64
 }
 
 // Take records the state of the tree under root. Inside a git work tree
@@ -136,7 +137,10 @@ func Take(root string, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{root: root, rt: rt, opts: opts, entries: map[string]*entry{}}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	s := &Snapshot{root: root, rt: rt, opts: opts, entries: map[string]*entry{}, excludes: excludesWithin(root, opts.Exclude)}
 	if !opts.NoGitignore {
 		s.git = gitBinary(root)
 	}
@@ -185,14 +189,31 @@ func (s *Snapshot) count(rel string) error {
 	return nil
 }
 
+// excludesWithin keeps the Exclude entries that can name a path under
+// root: a cassette written elsewhere costs no matching per file.
+func excludesWithin(root string, excludes []string) []string {
+	var in []string
+	for _, x := range excludes {
+		dir := filepath.Dir(x)
+		if x == root || strings.HasPrefix(x, root+string(filepath.Separator)) || strings.HasPrefix(root, x+string(filepath.Separator)) ||
+			strings.ContainsAny(dir, `*?[\`) || dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			in = append(in, x)
+		}
+	}
+	return in
+}
+
 func (s *Snapshot) ignored(rel string) bool {
-	if len(s.opts.Exclude) > 0 {
+	if len(s.excludes) > 0 {
 		abs := filepath.Join(s.root, filepath.FromSlash(rel))
-		for _, x := range s.opts.Exclude {
+		for _, x := range s.excludes {
 			if ok, _ := filepath.Match(x, abs); ok || abs == x || strings.HasPrefix(abs, x+string(filepath.Separator)) {
 				return true
 			}
 		}
+	}
+	if len(s.opts.Ignore) == 0 && !strings.Contains(rel, ".git") {
+		return false
 	}
 	for part := range strings.SplitSeq(rel, "/") {
 		if part == ".git" {
@@ -583,7 +604,7 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 			return nil
 		})
 	}()
-	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, lines: maxLineHashes}
+	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, excludes: s.excludes, lines: maxLineHashes}
 	unchanged := func(rel string, info fs.FileInfo) *entry {
 		e := statEntry(info)
 		old := s.entries[rel]

@@ -386,3 +386,30 @@ func TestManyLineFileHashedLinearly(t *testing.T) {
 		t.Errorf("recorded %+v, want one modify of +1 -1 lines", got)
 	}
 }
+
+// Excluded paths under the root (the cassette being written, its temporary
+// file) are never recorded, in a git tree or not; excludes elsewhere do not
+// matter.
+func TestExcludeUnderRoot(t *testing.T) {
+	for _, inGit := range []bool{false, true} {
+		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
+			if inGit {
+				needGit(t)
+			}
+			isolate(t)
+			dir := t.TempDir()
+			write(t, dir, "keep.txt", "k\n")
+			if inGit {
+				gitIn(t, dir, "init", "-q")
+			}
+			excl := []string{filepath.Join(dir, "tapes", "run.cassette"), filepath.Join(dir, "tapes", ".run.cassette.tmp-*"), "/elsewhere/x.cassette"}
+			s := take(t, dir, Options{Exclude: excl})
+			write(t, dir, "tapes/run.cassette", "c\n")
+			write(t, dir, "tapes/.run.cassette.tmp-123", "t\n")
+			write(t, dir, "tapes/other.txt", "o\n")
+			if got, want := summary(changes(t, s)), "mkdir tapes\ncreate tapes/other.txt"; got != want {
+				t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
