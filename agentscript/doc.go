@@ -51,6 +51,16 @@
 // $AGENTVCR_PASSENV (comma-separated) or [Config.PassEnv] are passed in every
 // mode.
 //
+// A script breaks the agent on purpose with the stand-in's fault words (see
+// package standin), for the calls that follow:
+//
+//	env AGENTVCR_FAULT=stop-after-events=2,exit-code=1
+//	! exec cursor-agent --print --output-format stream-json 'Summarise README.md'
+//	env AGENTVCR_FAULT=
+//
+// validate then checks what the faulted call played (the last exec's
+// stdout and stderr, and its exit status), not the whole cassette.
+//
 // # Recording
 //
 //	AGENTVCR_MODE=record AGENTVCR_REAL_AGENT=cursor-agent go test -run TestScript

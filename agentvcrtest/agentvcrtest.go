@@ -35,6 +35,10 @@
 // the cassettes no test replayed and the goldens no test compared: they fail
 // the run unless $AGENTVCR_UNREFERENCED is "warn" or "ignore", so that a
 // leftover is seen in `go test ./...`.
+//
+// Fault breaks the replays of one test on purpose (a stream cut after N
+// events, another exit status, a hang), to test how code copes with an agent
+// that fails.
 package agentvcrtest
 
 import (
@@ -141,6 +145,28 @@ func StandIn(t testing.TB, dir string) {
 	state.cassettes[abs] = true
 	state.Unlock()
 	t.Cleanup(func() { reportCalls(t, runLog) })
+}
+
+// Fault breaks every replay of the stand-in for the rest of the test, to
+// test how the code copes with an agent that fails, without editing a
+// cassette: words are those of $AGENTVCR_FAULT (see standin.ParseFault),
+// comma-separated, named after the fault flags of "agentvcr replay":
+//
+//	agentvcrtest.Fault(t, "stop-after-events=3,exit-code=1") // a stream that breaks off
+//	agentvcrtest.Fault(t, "stall")                           // an agent that hangs until killed
+//	agentvcrtest.Fault(t, "exit-code=2")                     // the whole output, then a failure
+//	agentvcrtest.Fault(t, "pace=1")                          // the recorded timing
+//
+// A stopped replay re-creates none of the run's file changes: the agent
+// did not finish. A call that runs the real agent (recording) is not
+// faulted. Like StandIn it uses t.Setenv: undone after the test, refused in
+// a parallel test. A word it does not know fails the test at once.
+func Fault(t testing.TB, words string) {
+	t.Helper()
+	if _, err := standin.ParseFault(words); err != nil {
+		t.Fatalf("agentvcrtest.Fault: %v", err)
+	}
+	t.Setenv(standin.EnvFault, words)
 }
 
 // reportCalls fails the test for every call the stand-in could not answer,

@@ -16,6 +16,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
@@ -30,6 +31,8 @@ type call struct {
 	mode  Mode
 	dir   string
 	start time.Time // when this call began: a recording made since answers it
+	// fault is what $AGENTVCR_FAULT asks of a replay.
+	fault replayer.Options
 	log   Call
 }
 
@@ -63,6 +66,10 @@ func (c *call) run() int {
 		return c.fail(err, "")
 	}
 	c.mode, c.log.Mode = mode, mode
+	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
+		return c.fail(err, "")
+	}
+	c.log.Fault = strings.TrimSpace(c.env.Getenv(EnvFault))
 	if mode == ModePassthrough {
 		return c.passthrough()
 	}
@@ -149,7 +156,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Apply: true, Dir: cwd}
+	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd}
 	code, applied, err := r.Play(path, rd)
 	c.log.Effects = applied
 	if err != nil {
@@ -254,6 +261,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		opts.Stdin = stdin
 	}
 	c.log.Cassette = path
+	c.warnLive()
 	res, code, err := runner.Record(c.env.Stderr, c.name, path, opts)
 	if err != nil {
 		// The run log keeps the line either way: a harness fails the test
@@ -297,6 +305,7 @@ func (c *call) passthrough() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	c.warnLive()
 	cmd := exec.Command(real, c.args...)
 	cmd.Env = c.agentEnv()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = runner.PipedStdin(c.env.Stdin), c.env.Stdout, c.env.Stderr
@@ -311,6 +320,15 @@ func (c *call) passthrough() int {
 	}
 	c.log.Outcome = Passthrough
 	return 0
+}
+
+// warnLive says that $AGENTVCR_FAULT is not applied to a call that runs the
+// real agent: a recording holds what the agent did, and the fault applies
+// when it is replayed.
+func (c *call) warnLive() {
+	if c.log.Fault != "" {
+		fmt.Fprintf(c.env.Stderr, "%s: warning: $%s=%s is not applied to a live run of the agent, only to replays\n", c.name, EnvFault, c.log.Fault)
+	}
 }
 
 // realAgent finds the real agent: $AGENTVCR_REAL_AGENT as a path, or a bare

@@ -32,6 +32,9 @@ type Call struct {
 	// call failed before it had one.
 	Key  string `json:"key,omitempty"`
 	Mode Mode   `json:"mode,omitempty"`
+	// Fault is $AGENTVCR_FAULT when it was set: the words the replay
+	// applied (a live run is not faulted).
+	Fault string `json:"fault,omitempty"`
 	// Cassette is the absolute path of the cassette replayed or recorded.
 	Cassette string  `json:"cassette,omitempty"`
 	Outcome  Outcome `json:"outcome"`

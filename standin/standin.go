@@ -26,6 +26,12 @@
 // changes it applied, its exit status, and when it failed, the message it
 // printed. A harness gives each test its own log, so the log also scopes
 // what "the same call again within one test" means.
+//
+// $AGENTVCR_FAULT ([EnvFault], [ParseFault]) breaks every replay on purpose,
+// with the words of "agentvcr replay"'s fault flags (stop-after-events=N,
+// stop-after-bytes=N, exit-code=N, stall, pace=X), so that code can be
+// tested against an agent whose stream breaks off, that fails or that hangs,
+// from the cassettes it already has.
 package standin
 
 import (

@@ -140,7 +140,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 			r.Name, path, why)
 	}
 	if !r.Apply {
-		code, err = r.play(path, rd, rd.Line)
+		code, _, err = r.play(path, rd, rd.Line)
 		return code, nil, err
 	}
 	plan, err := workspace.ReadPlan(rd)
@@ -161,8 +161,10 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if err != nil {
 		return ExitUsage, nil, err
 	}
-	code, err = r.play(path, out, plan.Lines)
-	if err != nil || len(plan.Effects()) == 0 {
+	code, cut, err := r.play(path, out, plan.Lines)
+	if err != nil || cut || len(plan.Effects()) == 0 {
+		// A replay a fault stopped, or a signal ended, is an agent that
+		// did not finish: the changes it made by its end are not made.
 		return code, nil, err
 	}
 	sigs := make(chan os.Signal, 2)
@@ -184,8 +186,9 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	return code, res.Applied, nil
 }
 
-// play plays rd; line says where an incomplete cassette ended.
-func (r Replay) play(path string, rd *cassette.Reader, line func() int) (int, error) {
+// play plays rd; line says where an incomplete cassette ended. cut is set
+// when the replay did not reach the end: a fault stopped it, or a signal.
+func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code int, cut bool, err error) {
 	opts := r.Options
 	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
 	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
@@ -206,15 +209,15 @@ func (r Replay) play(path string, rd *cassette.Reader, line func() int) (int, er
 	res, err := replayer.Play(ctx, rd, opts)
 	if err != nil {
 		if sig := killedBy.Load(); sig != 0 {
-			return 128 + int(sig), nil
+			return 128 + int(sig), true, nil
 		}
-		return ExitUsage, err
+		return ExitUsage, false, err
 	}
 	if res.Incomplete {
 		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
 			r.Name, path, line(), res.Code)
 	}
-	return res.Code, nil
+	return res.Code, res.Stopped, nil
 }
 
 // PipedStdin returns stdin when it carries data (a pipe or a file), nil for
