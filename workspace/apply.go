@@ -831,7 +831,7 @@ func (a *applier) interrupted() error {
 	select {
 	case sig := <-a.opts.Signals:
 		a.signal = sig
-		return fmt.Errorf("%s: %w by %v before the changes were committed; nothing was written", a.p.name, ErrInterrupted, sig)
+		return fmt.Errorf("%s: %w (%v) before the changes were committed; nothing was written", a.p.name, ErrInterrupted, sig)
 	default:
 		return nil
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/workspace"
 )
 
 // craftedTape writes a cassette with output, then file effects.
@@ -166,5 +169,126 @@ func TestApplyReadsCassetteOnce(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(work, "x.txt")); string(got) != "good\n" {
 		t.Errorf("x.txt = %q", got)
+	}
+}
+
+// replay --apply killed with SIGKILL while it applies: the next one removes
+// the temporary files the killed one left and completes, every file as
+// recorded. The kill comes once the first staged file is seen.
+func TestApplyAfterSIGKILL(t *testing.T) {
+	var effects []cassette.Effect
+	for d := range 20 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
+	}
+	for i := range 2000 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
+			Note: fmt.Sprintf("file %d\n", i)})
+	}
+	tape := filepath.Join(t.TempDir(), "many.cassette")
+	os.WriteFile(tape, craftedTape(t, effects...), 0o644)
+	work := t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+	cmd.Dir = work
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	killed := false
+watch:
+	for {
+		select {
+		case <-done:
+			break watch // finished before a staged file was seen: the re-run has nothing left to do
+		default:
+		}
+		if names, _ := filepath.Glob(filepath.Join(work, "d00", workspace.TempPrefix+"*")); len(names) > 0 {
+			cmd.Process.Kill()
+			<-done
+			killed = true
+			break
+		}
+	}
+	if !killed {
+		t.Log("the apply ended before a staged file was seen: only the re-run is tested")
+	}
+	r := subprocessIn(t, work, "replay", "--apply", tape)
+	if r.code != 0 {
+		t.Fatalf("after the kill (%v): %+v", killed, r)
+	}
+	for i := range 2000 {
+		p := filepath.Join(work, fmt.Sprintf("d%02d/f%04d.txt", i%20, i))
+		if got, err := os.ReadFile(p); err != nil || string(got) != fmt.Sprintf("file %d\n", i) {
+			t.Fatalf("%s: %q, %v", p, got, err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(work, "*", workspace.TempPrefix+"*"))
+	top, _ := filepath.Glob(filepath.Join(work, workspace.TempPrefix+"*"))
+	if len(left)+len(top) > 0 {
+		t.Errorf("temporary files left: %q %q", left, top)
+	}
+}
+
+// SIGTERM while replay --apply stages its files: it stops with nothing
+// written (or, had the commit begun, lets it finish), exit 143; the tree
+// is never half applied.
+func TestApplySIGTERM(t *testing.T) {
+	var effects []cassette.Effect
+	for d := range 20 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
+	}
+	for i := range 2000 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
+			Note: fmt.Sprintf("file %d\n", i)})
+	}
+	tape := filepath.Join(t.TempDir(), "many.cassette")
+	os.WriteFile(tape, craftedTape(t, effects...), 0o644)
+	work := t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+	cmd.Dir = work
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	signalled := false
+watch:
+	for {
+		select {
+		case <-done:
+			break watch
+		default:
+		}
+		if names, _ := filepath.Glob(filepath.Join(work, "d00", workspace.TempPrefix+"*")); len(names) > 0 {
+			cmd.Process.Signal(syscall.SIGTERM)
+			<-done
+			signalled = true
+			break
+		}
+	}
+	if !signalled {
+		t.Skip("the apply ended before a staged file was seen")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	ents, _ := os.ReadDir(work)
+	switch {
+	case len(ents) == 0:
+		if !strings.Contains(stderr.String(), "interrupted (terminated) before the changes were committed; nothing was written") {
+			t.Errorf("stderr %q", stderr.String())
+		}
+	case len(ents) == 20:
+		files, _ := filepath.Glob(filepath.Join(work, "*", "f*.txt"))
+		if len(files) != 2000 || !strings.Contains(stderr.String(), "they were all applied first") {
+			t.Errorf("%d files, stderr %q", len(files), stderr.String())
+		}
+	default:
+		t.Errorf("half applied: %d entries, stderr %q", len(ents), stderr.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(work, "*", workspace.TempPrefix+"*")); len(left) > 0 {
+		t.Errorf("temporary files left: %d", len(left))
 	}
 }

@@ -180,7 +180,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		return ExitUsage, nil, err
 	}
 	if signalled {
-		fmt.Fprintf(r.Stderr, "%s: %v while applying %s: the changes were all applied first\n", r.Name, sig, path)
+		fmt.Fprintf(r.Stderr, "%s: %s: signal (%v) while applying its changes: they were all applied first\n", r.Name, path, sig)
 		return 128 + int(sig), res.Applied, nil
 	}
 	return code, res.Applied, nil
