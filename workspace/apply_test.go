@@ -495,3 +495,24 @@ func TestApplyRefusesIncomplete(t *testing.T) {
 	data = data[:bytes.Index(data, []byte("exit "))]
 	refused(t, s, data, cassette.ErrTruncated, "incomplete recording: it ends among its file changes")
 }
+
+// A plan's memory is bounded: too many effects, or descriptions too long,
+// are a format error naming the line where the bound is passed.
+func TestPlanBounds(t *testing.T) {
+	data := tape(t, cassette.Header{}, create("a", "a\n"), create("b", "b\n"), create("c", "c\n"), mkdir("d"))
+	restore := workspace.SetPlanLimits(3, 1<<20)
+	_, err := readPlan(t, data)
+	restore()
+	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "evil.cassette:11: malformed cassette: more than 3 file effects") {
+		t.Errorf("effects: %v", err)
+	}
+	restore = workspace.SetPlanLimits(100, 200)
+	_, err = readPlan(t, data)
+	restore()
+	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "evil.cassette:9: malformed cassette: the file effects' descriptions take more than 200 bytes") {
+		t.Errorf("bytes: %v", err)
+	}
+	if _, err := readPlan(t, data); err != nil {
+		t.Errorf("within the bounds: %v", err)
+	}
+}

@@ -13,13 +13,17 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// Bounds on what a plan holds in memory: the effects' descriptions (the
-// content is spooled to disk). A recording of a tree within DefaultMaxFiles
+// Bounds on what a plan holds in memory: the number of effects and the bytes
+// of their descriptions (paths, targets, digests, notes; the content is
+// spooled to disk). A recording of a tree within DefaultMaxFiles
 // stays far below them; a hostile cassette cannot make a plan hold more.
 const (
 	MaxPlanEffects   = 1 << 20
 	MaxPlanPathBytes = 64 << 20
 )
+
+// planLimits are the bounds in force (tests lower them).
+var planLimits = struct{ effects, bytes int }{MaxPlanEffects, MaxPlanPathBytes}
 
 // Plan is the file effects of one cassette, read once and checked: every
 // effect's description in memory, every file's content spooled to a private
@@ -112,11 +116,12 @@ func ReadPlan(rd *cassette.Reader) (p *Plan, err error) {
 			if err := finish(); err != nil {
 				return p, err
 			}
-			if len(p.steps) == MaxPlanEffects {
-				return p, p.errAt(c.Line, "more than %d file effects", MaxPlanEffects)
+			if len(p.steps) == planLimits.effects {
+				return p, p.errAt(c.Line, "more than %d file effects", planLimits.effects)
 			}
-			if pathBytes += len(c.Effect.Path); pathBytes > MaxPlanPathBytes {
-				return p, p.errAt(c.Line, "the file effects name more than %d bytes of paths", MaxPlanPathBytes)
+			e := c.Effect
+			if pathBytes += len(e.Path) + len(e.Target) + len(e.Note) + len(e.Before) + len(e.Lines) + len(e.SHA256) + len(e.Mode) + len(e.Op); pathBytes > planLimits.bytes {
+				return p, p.errAt(c.Line, "the file effects' descriptions take more than %d bytes", planLimits.bytes)
 			}
 			if i, ok := seen[c.Effect.Path]; ok {
 				if !typeChange(p.steps[i].Op, c.Effect.Op) || p.steps[i].line < 0 {
