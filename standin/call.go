@@ -171,12 +171,11 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		}
 		return c.fail(err, hint)
 	}
-	if len(applied) > 0 {
-		if _, err := os.Stat(filepath.Join(cwd, "go.mod")); err == nil {
-			// The package's own source tree: re-created files would pile up there.
-			fmt.Fprintf(c.env.Stderr, "%s: note: applied %d recorded file changes in %s, which holds a go.mod; "+
-				"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)\n", c.name, len(applied), cwd)
-		}
+	if mod := moduleRoot(cwd); len(applied) > 0 && mod != "" {
+		// A Go source tree (go test runs a package in its directory): the
+		// re-created files pile up there and meet the next run.
+		fmt.Fprintf(c.env.Stderr, "%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
+			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)\n", c.name, len(applied), cwd, mod)
 	}
 	c.log.Outcome = Replayed
 	return code
@@ -429,4 +428,19 @@ func quoteArgs(args []string) string {
 		q[i] = fmt.Sprintf("%q", a)
 	}
 	return "[" + strings.Join(q, " ") + "]"
+}
+
+// moduleRoot is the directory holding the go.mod of the module dir is in,
+// or "".
+func moduleRoot(dir string) string {
+	for {
+		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && st.Mode().IsRegular() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }

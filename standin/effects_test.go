@@ -48,9 +48,11 @@ func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 	writeEffectsCassette(t, tapes, []string{"--print", "write it"}, "")
 	env := map[string]string{standin.EnvCassettes: tapes}
 	for _, withGoMod := range []bool{true, false} {
-		work := t.TempDir()
+		module := t.TempDir()
+		work := filepath.Join(module, "pkg", "summary") // a package's directory, as go test runs it
+		os.MkdirAll(work, 0o755)
 		if withGoMod {
-			os.WriteFile(filepath.Join(work, "go.mod"), []byte("module x\n"), 0o644)
+			os.WriteFile(filepath.Join(module, "go.mod"), []byte("module x\n"), 0o644)
 		}
 		t.Chdir(work)
 		r := run(t, env, "--print", "write it")
@@ -60,7 +62,7 @@ func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(work, "out.txt")); err != nil {
 			t.Errorf("the recorded file was not applied: %v", err)
 		}
-		noted := strings.Contains(r.stderr, "holds a go.mod") && strings.Contains(r.stderr, "agentvcrtest.Workspace(t, fixtureDir)")
+		noted := strings.Contains(r.stderr, "inside the Go module at "+module) && strings.Contains(r.stderr, "agentvcrtest.Workspace(t, fixtureDir)")
 		if noted != withGoMod {
 			t.Errorf("go.mod %v: stderr %q", withGoMod, r.stderr)
 		}
