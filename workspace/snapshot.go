@@ -145,8 +145,12 @@ func Take(root string, opts Options) (*Snapshot, error) {
 		s.git = gitBinary(root)
 	}
 	if s.git != nil {
-		if err = s.takeGit(); err != nil && !errors.Is(err, ErrTooMany) {
-			s.git = nil // not a work tree (or git cannot read it): walk it
+		err = s.takeGit()
+		// Not a work tree (or git cannot read it), or a directory git lists
+		// nothing in (empty, or one git ignores whole: a scratch directory
+		// inside a checkout, whose agent's files must still be seen): walk it.
+		if err != nil && !errors.Is(err, ErrTooMany) || err == nil && s.counted.Load() == 0 {
+			s.git, err = nil, nil
 			s.entries = map[string]*entry{}
 			s.counted.Store(0)
 		}

@@ -413,3 +413,20 @@ func TestExcludeUnderRoot(t *testing.T) {
 		})
 	}
 }
+
+// A working directory git ignores whole (a scratch directory inside a
+// checkout) is walked: the agent's files there are recorded.
+func TestIgnoredWorkingDirectoryIsWalked(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	write(t, dir, ".gitignore", "scratch/\n*.log\n")
+	write(t, dir, "scratch/.keep", "")
+	gitIn(t, dir, "init", "-q")
+	s := take(t, filepath.Join(dir, "scratch"), Options{})
+	write(t, dir, "scratch/out.txt", "made\n")
+	write(t, dir, "scratch/debug.log", "still ignored by its pattern\n")
+	if got, want := summary(changes(t, s)), "create out.txt"; got != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+	}
+}
