@@ -101,7 +101,8 @@ func TestSessionAfterUUID(t *testing.T) {
 }
 
 // "drop PATH VALUE" leaves out the events an agent prints in varying
-// numbers; the other lines keep their bytes and their placeholders.
+// numbers, before their ids take placeholder numbers; the other lines keep
+// their bytes.
 func TestDropRule(t *testing.T) {
 	rules, err := normalize.ParseRules(strings.NewReader("drop $.type session.background_tasks_changed\ndrop $.data.kind noise\n"), "rules")
 	if err != nil {
@@ -113,7 +114,7 @@ func TestDropRule(t *testing.T) {
 {"type":"x","data":{"kind":"signal"},"note":"type session.background_tasks_changed"}
 {"type":"session.background_tasks_changed"
 `
-	want := `{"type":"user.message","id":"<UUID-2>"}
+	want := `{"type":"user.message","id":"<UUID-1>"}
 {"type":"x","data":{"kind":"signal"},"note":"type session.background_tasks_changed"}
 {"type":"session.background_tasks_changed"
 `

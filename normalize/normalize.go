@@ -381,8 +381,12 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		n.acquireCaches()
 		defer n.releaseCaches()
 	}
-	if (len(sets) > 0 || len(drops) > 0) && f != contract.Text {
-		ss := newSetSorter(dst, sets, drops)
+	if len(drops) > 0 && f != contract.Text {
+		// Before normalising: a dropped event's ids take no numbers.
+		src = newDropReader(src, drops)
+	}
+	if len(sets) > 0 && f != contract.Text {
+		ss := newSetSorter(dst, sets)
 		p := newProc(n, ss, src)
 		defer p.release()
 		p.run(f)

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"slices"
@@ -14,20 +15,17 @@ const maxSetLine = 1 << 20
 
 // setSorter sorts, in each line of JSON it is given, the elements of the
 // arrays under the member names of a set (Qwen Code's init "tools", whose
-// order changes from run to run), and leaves out the lines that drop rules
-// name (events an agent prints in varying numbers), so that two runs compare
-// equal. It works on the normalised text: elements are compared as the bytes
-// they are.
+// order changes from run to run), so that two runs compare equal. It works
+// on the normalised text: elements are compared as the bytes they are.
 type setSorter struct {
 	w     io.Writer
 	names [][]byte // `"tools":`
-	drops []dropRule
 	line  []byte
 	long  bool // the current line is too long: passed through
 }
 
-func newSetSorter(w io.Writer, names []string, drops []dropRule) *setSorter {
-	s := &setSorter{w: w, drops: drops}
+func newSetSorter(w io.Writer, names []string) *setSorter {
+	s := &setSorter{w: w}
 	for _, n := range names {
 		s.names = append(s.names, []byte(`"`+n+`":`))
 	}
@@ -70,10 +68,6 @@ func (s *setSorter) Write(p []byte) (int, error) {
 // flush writes the line held, sorted.
 func (s *setSorter) flush() error {
 	if len(s.line) == 0 {
-		return nil
-	}
-	if s.dropped(s.line) {
-		s.line = s.line[:0]
 		return nil
 	}
 	for _, name := range s.names {
@@ -149,18 +143,61 @@ func splitArray(line []byte, open int) ([][]byte, int) {
 	return nil, -1
 }
 
+// maxDropLine bounds the lines a drop rule can leave out: a longer line
+// passes through as it is (the events dropped are short).
+const maxDropLine = 64 << 10
+
+// dropReader leaves out of the JSON it reads the lines drop rules name:
+// events an agent prints in varying numbers from run to run. It reads
+// before the normaliser, so that the ids of a dropped event take no
+// numbers.
+type dropReader struct {
+	br      *bufio.Reader
+	drops   []dropRule
+	pending []byte
+	long    bool // within a line longer than the buffer: passed through
+	err     error
+}
+
+func newDropReader(r io.Reader, drops []dropRule) *dropReader {
+	return &dropReader{br: bufio.NewReaderSize(r, maxDropLine), drops: drops}
+}
+
+func (d *dropReader) Read(p []byte) (int, error) {
+	for len(d.pending) == 0 {
+		if d.err != nil {
+			return 0, d.err
+		}
+		line, err := d.br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			d.long = true
+		case err != nil:
+			d.err = err
+		}
+		complete := err == nil
+		if !d.long && complete && dropped(line, d.drops) {
+			continue
+		}
+		if complete {
+			d.long = false
+		}
+		d.pending = line
+	}
+	n := copy(p, d.pending)
+	d.pending = d.pending[n:]
+	return n, nil
+}
+
 // dropped reports whether a drop rule names line: one JSON object whose
 // string member at the rule's path has the rule's value.
-func (s *setSorter) dropped(line []byte) bool {
-	if len(s.drops) == 0 {
-		return false
-	}
+func dropped(line []byte, drops []dropRule) bool {
 	k, start, end, err := jsonscan.ScanDocument(line)
 	if err != nil || k != jsonscan.Object {
 		return false
 	}
 	obj := line[start:end]
-	for _, d := range s.drops {
+	for _, d := range drops {
 		if v, ok := memberAt(obj, d.path); ok && v == d.value {
 			return true
 		}
