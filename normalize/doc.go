@@ -114,9 +114,9 @@
 // of json and stream-json output every line holding one object whose string
 // member at PATH (member names, no patterns) is VALUE: events an agent prints
 // in varying numbers from run to run (lines up to 64 KiB), before their ids
-// are numbered. off names a
-// default rule: uuid, ids, id-keys, duration-keys, clock-keys, token-keys, durations, timestamps, dates, times,
-// epoch-ms, cwd, home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
+// are numbered. off names a default rule: uuid, ids, id-keys, duration-keys,
+// clock-keys, token-keys, durations, timestamps, dates, times, epoch-ms, cwd,
+// home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
 //
 // # Limits
 //
