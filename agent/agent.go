@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
@@ -48,6 +50,21 @@ type Profile interface {
 // (agent/cursor); the others are checked by Validate's common rules.
 type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
+}
+
+// Documented is implemented by profiles that know the top-level fields of
+// their documented events: validate lists the others as notes.
+type Documented interface {
+	Fields() Fields
+}
+
+// Fields lists the documented top-level fields of events, by event Kind;
+// those under "*" belong to every event.
+type Fields map[string][]string
+
+// Known reports whether name is a documented field of events of kind.
+func (f Fields) Known(kind, name string) bool {
+	return slices.Contains(f["*"], name) || slices.Contains(f[kind], name)
 }
 
 // Normalizing is implemented by profiles whose output needs more than the
@@ -138,17 +155,56 @@ type Event struct {
 	// Session is the session (thread) id the event carries, if any.
 	Session string
 	Model   string
-	// ToolStart and ToolEnd name a tool call's id; ToolKind its tool.
-	ToolStart, ToolEnd string
-	ToolKind           string
-	ToolFailed         bool
-	// Text is assistant text the event carries.
+	// Stamp is the event's own clock, when it carries one.
+	Stamp time.Time
+	// Tools are the tool calls the event starts or ends.
+	Tools []Tool
+	// Text is assistant text the event carries (a delta, or a whole message;
+	// never the final answer a terminal event repeats: that is Result).
 	Text string
+	// Result is the final answer a terminal event carries.
+	Result string
 	// Terminal is set on the event that ends a session; Failed when it says
 	// the run failed.
 	Terminal, Failed bool
-	// Usage holds token counts and cost, by name, when the event has them.
+	// Usage holds token counts and cost, by name, when the event has them
+	// (a JSON null is left out).
 	Usage map[string]float64
+}
+
+// Tool is a tool call an event starts or ends.
+type Tool struct {
+	// ID ties the start of a call to its end; Kind is the tool.
+	ID, Kind string
+	// Start and End say what the event does with the call: both for a call
+	// reported once, when done.
+	Start, End bool
+	// Failed is set on an end that says the call failed.
+	Failed bool
+	// Took is how long the call ran, when the event says (0: not said).
+	Took time.Duration
+}
+
+// StartTool records a tool call the event starts.
+func (e *Event) StartTool(id, kind string) {
+	e.Tools = append(e.Tools, Tool{ID: id, Kind: kind, Start: true})
+}
+
+// EndTool records a tool call the event ends.
+func (e *Event) EndTool(id, kind string, failed bool, took time.Duration) {
+	e.Tools = append(e.Tools, Tool{ID: id, Kind: kind, End: true, Failed: failed, Took: took})
+}
+
+// Label names the event for diffs: its kind, and the tools it starts or
+// ends when the kind does not name them.
+func (e Event) Label() string {
+	l := e.Kind
+	for _, t := range e.Tools {
+		if t.Kind != "" && !strings.Contains(l, t.Kind) {
+			l += " " + t.Kind
+		}
+	}
+	return l
 }
 
 // Head reads what every Claude- and Cursor-shaped event begins with: its
@@ -177,12 +233,18 @@ func Obj(ev map[string]json.RawMessage, key string) map[string]json.RawMessage {
 	return m
 }
 
-// Numbers reads the numeric members of an object member of ev.
+// Numbers reads the numeric members of an object member of ev (not those
+// that are null or another type).
 func Numbers(ev map[string]json.RawMessage, key string) map[string]float64 {
+	return NumbersOf(Obj(ev, key))
+}
+
+// NumbersOf reads the numeric members of obj.
+func NumbersOf(obj map[string]json.RawMessage) map[string]float64 {
 	var out map[string]float64
-	for k, v := range Obj(ev, key) {
+	for k, v := range obj {
 		var f float64
-		if json.Unmarshal(v, &f) == nil {
+		if len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Unmarshal(v, &f) == nil {
 			if out == nil {
 				out = map[string]float64{}
 			}
@@ -190,6 +252,35 @@ func Numbers(ev map[string]json.RawMessage, key string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// Num reads a numeric member of ev; ok is false when it is absent, null or
+// not a number.
+func Num(ev map[string]json.RawMessage, key string) (float64, bool) {
+	v := ev[key]
+	var f float64
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') || json.Unmarshal(v, &f) != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// Millis is a count of milliseconds as a duration.
+func Millis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// ISOStamp reads an RFC 3339 time member of ev (zero when absent or not one).
+func ISOStamp(ev map[string]json.RawMessage, key string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, Str(ev, key))
+	return t
+}
+
+// MillisStamp reads a member of ev holding epoch milliseconds (zero when
+// absent or not a number).
+func MillisStamp(ev map[string]json.RawMessage, key string) time.Time {
+	if ms, ok := Num(ev, key); ok && ms > 0 {
+		return time.UnixMilli(int64(ms))
+	}
+	return time.Time{}
 }
 
 // FlagFormat reads "--output-format F" / "--output-format=F" (the last one

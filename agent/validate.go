@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/agentvcr/agentvcr/contract"
@@ -25,6 +27,9 @@ func Validate(p Profile, opts contract.Options, stdout, stderr io.Reader, exit i
 		return v.Validate(opts, stdout, stderr, exit, f)
 	}
 	c := &checker{p: p, opts: opts, open: map[string]int{}, notes: map[string]*contract.Note{}}
+	if d, ok := p.(Documented); ok {
+		c.fields = d.Fields()
+	}
 	var err error
 	switch f {
 	case contract.JSON:
@@ -65,6 +70,7 @@ func rank(p contract.Problem) int {
 
 type checker struct {
 	p        Profile
+	fields   Fields
 	opts     contract.Options
 	problems []contract.Problem
 	notes    map[string]*contract.Note
@@ -121,15 +127,14 @@ func (c *checker) line(n int, line []byte, newline bool) {
 		c.problem(n, contract.RuleJSONLine, "%s: %.60q", what, line)
 		return
 	}
-	c.event(n, c.p.Parse(ev))
+	c.event(n, ev)
 }
 
-func (c *checker) event(n int, e Event) {
+func (c *checker) event(n int, ev map[string]json.RawMessage) {
+	e := c.p.Parse(ev)
 	c.events++
 	c.lastEvent = n
-	if !e.Known {
-		c.note(n, fmt.Sprintf("undocumented event %q", e.Kind))
-	}
+	c.noteFields(n, ev, e)
 	if e.PreInit && c.session == "" && !c.inSession {
 		c.events--
 		return
@@ -150,18 +155,37 @@ func (c *checker) event(n int, e Event) {
 			c.problem(n, contract.RuleSessionID, "session id %q, but line %d started session %q", e.Session, c.sessionAt, c.session)
 		}
 	}
-	if e.ToolStart != "" {
-		if at, dup := c.open[e.ToolStart]; dup {
-			c.problem(n, contract.RuleToolPairing, "tool call %q started again (first at line %d) before it ended", e.ToolStart, at)
+	for _, t := range e.Tools {
+		if t.Start && t.ID != "" {
+			if at, dup := c.open[t.ID]; dup {
+				c.problem(n, contract.RuleToolPairing, "tool call %q started again (first at line %d) before it ended", t.ID, at)
+			}
+			c.open[t.ID] = n
 		}
-		c.open[e.ToolStart] = n
-	}
-	if e.ToolEnd != "" {
-		delete(c.open, e.ToolEnd)
+		if t.End {
+			delete(c.open, t.ID)
+		}
 	}
 	if e.Terminal {
 		c.terminal, c.failed = true, e.Failed
 		c.closeTools(n)
+	}
+}
+
+// noteFields notes an undocumented event, or the undocumented fields of a
+// documented one.
+func (c *checker) noteFields(n int, ev map[string]json.RawMessage, e Event) {
+	if !e.Known {
+		c.note(n, fmt.Sprintf("undocumented event %q", e.Kind))
+		return
+	}
+	if c.fields == nil {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(ev)) {
+		if !c.fields.Known(e.Kind, name) {
+			c.note(n, fmt.Sprintf("undocumented field %q in %q events", name, e.Kind))
+		}
 	}
 }
 
@@ -195,7 +219,7 @@ func (c *checker) document(r io.Reader) error {
 			return nil
 		}
 		for i, ev := range arr {
-			c.event(i+1, c.p.Parse(ev))
+			c.event(i+1, ev)
 		}
 		return nil
 	}
@@ -209,6 +233,7 @@ func (c *checker) document(r io.Reader) error {
 		c.problem(c.lines, contract.RuleSingleJSON, "more than one JSON value")
 	}
 	e := c.p.Parse(doc)
+	c.noteFields(1, doc, e)
 	c.events, c.terminal, c.failed = 1, true, e.Failed
 	c.inSession = true
 	return nil

@@ -39,6 +39,26 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 
 var known = map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "stream_event": true, "rate_limit_event": true}
 
+// Fields are the documented top-level fields of Claude's events.
+func (Profile) Fields() agent.Fields { return fields }
+
+var fields = agent.Fields{
+	"*":                          {"type", "subtype", "session_id", "uuid"},
+	"system/init":                {"cwd", "tools", "mcp_servers", "model", "permissionMode", "slash_commands", "apiKeySource", "claude_code_version", "output_style", "agents", "skills", "plugins"},
+	"assistant":                  {"message", "parent_tool_use_id"},
+	"user":                       {"message", "parent_tool_use_id", "tool_use_result", "timestamp"},
+	"stream_event/message_start": {"event", "parent_tool_use_id"}, "stream_event/content_block_start": {"event", "parent_tool_use_id"},
+	"stream_event/content_block_delta": {"event", "parent_tool_use_id"}, "stream_event/content_block_stop": {"event", "parent_tool_use_id"},
+	"stream_event/message_delta": {"event", "parent_tool_use_id"}, "stream_event/message_stop": {"event", "parent_tool_use_id"},
+	"system/status":  {"status"},
+	"result/success": resultFields, "result/error_max_turns": resultFields, "result/error_during_execution": resultFields, "result": resultFields,
+}
+
+var resultFields = []string{"is_error", "duration_ms", "duration_api_ms", "num_turns", "result", "total_cost_usd", "usage", "modelUsage", "permission_denials"}
+
+var knownStream = map[string]bool{"message_start": true, "content_block_start": true, "content_block_delta": true,
+	"content_block_stop": true, "message_delta": true, "message_stop": true}
+
 // Parse reads a Claude-shaped event; Qwen Code's share the shape.
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return ParseEvent(ev) }
 
@@ -53,7 +73,15 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 		case "hook_started", "hook_response", "status":
 			e.PreInit = true
 		}
+	case "stream_event": // --include-partial-messages: the API's raw events
+		sub := agent.Str(agent.Obj(ev, "event"), "type")
+		e.Kind += "/" + sub
+		e.Known = knownStream[sub]
+		if sub == "message_start" {
+			e.Model = agent.Str(agent.Obj(agent.Obj(ev, "event"), "message"), "model")
+		}
 	case "assistant", "user":
+		e.Stamp = agent.ISOStamp(ev, "timestamp")
 		msg := agent.Obj(ev, "message")
 		if typ == "assistant" && e.Model == "" {
 			e.Model = agent.Str(msg, "model")
@@ -65,12 +93,11 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 			case "text":
 				e.Text += agent.Str(b, "text")
 			case "tool_use":
-				e.ToolStart, e.ToolKind = agent.Str(b, "id"), agent.Str(b, "name")
+				e.StartTool(agent.Str(b, "id"), agent.Str(b, "name"))
 			case "tool_result":
-				e.ToolEnd = agent.Str(b, "tool_use_id")
 				var isErr bool
 				json.Unmarshal(b["is_error"], &isErr)
-				e.ToolFailed = isErr
+				e.EndTool(agent.Str(b, "tool_use_id"), "", isErr, 0)
 			}
 		}
 	case "result":
@@ -78,14 +105,19 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 		var isErr bool
 		json.Unmarshal(ev["is_error"], &isErr)
 		e.Failed = isErr || (sub != "" && sub != "success")
-		e.Text = agent.Str(ev, "result")
+		e.Result = agent.Str(ev, "result")
 		e.Usage = agent.Numbers(ev, "usage")
-		var cost float64
-		if json.Unmarshal(ev["total_cost_usd"], &cost) == nil && ev["total_cost_usd"] != nil {
+		if cost, ok := agent.Num(ev, "total_cost_usd"); ok {
 			if e.Usage == nil {
 				e.Usage = map[string]float64{}
 			}
 			e.Usage["total_cost_usd"] = cost
+		}
+		// The json format's one object names the model only in modelUsage.
+		for name := range agent.Obj(ev, "modelUsage") {
+			if e.Model == "" || name < e.Model {
+				e.Model = name
+			}
 		}
 	}
 	return e

@@ -50,15 +50,14 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	case "item.started":
 		e.Kind += "/" + kind
 		if tool(kind) {
-			e.ToolStart, e.ToolKind = id, kind
+			e.StartTool(id, kind)
 		}
 	case "item.updated":
 		e.Kind += "/" + kind
 	case "item.completed":
 		e.Kind += "/" + kind
 		if tool(kind) {
-			e.ToolEnd, e.ToolKind = id, kind
-			e.ToolFailed = agent.Str(item, "status") == "failed"
+			e.EndTool(id, kind, agent.Str(item, "status") == "failed", 0)
 		}
 		if kind == "agent_message" {
 			e.Text = agent.Str(item, "text")

@@ -158,6 +158,7 @@ var known = map[string]bool{"system": true, "user": true, "assistant": true, "to
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	e, typ, sub := agent.Head(ev, known)
+	e.Stamp = agent.MillisStamp(ev, "timestamp_ms")
 	switch typ {
 	case "system":
 		e.Init, e.Model = sub == "init", agent.Str(ev, "model")
@@ -177,19 +178,18 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 		}
 		switch sub {
 		case "started":
-			e.ToolStart, e.ToolKind = id, kind
+			e.StartTool(id, kind)
 		case "completed":
-			e.ToolEnd, e.ToolKind = id, kind
 			call := agent.Obj(agent.Obj(ev, "tool_call"), kind)
 			_, ok := agent.Obj(call, "result")["success"]
-			e.ToolFailed = !ok
+			e.EndTool(id, kind, !ok, 0)
 		}
 	case "result":
 		e.Terminal = true
 		var isErr bool
 		json.Unmarshal(ev["is_error"], &isErr)
 		e.Failed = isErr
-		e.Text = agent.Str(ev, "result")
+		e.Result = agent.Str(ev, "result")
 		e.Usage = agent.Numbers(ev, "usage")
 	}
 	return e

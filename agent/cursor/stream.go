@@ -251,7 +251,7 @@ func (v *Validator) streamEnd() {
 		v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleResultLast, Msg: "exit status 0 but stdout holds no events, want a stream ending in the terminal result"})
 		return
 	}
-	v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleResultLast, Msg: fmt.Sprintf("exit status 0 but the stream ends without a terminal result (last line %d)", s.lastLine)})
+	v.add(contract.Problem{Line: s.lastLine, Rule: contract.RuleResultLast, Msg: "exit status 0 but the stream ends (here) without a terminal result"})
 }
 
 func quoteID(s string) string {

@@ -14,8 +14,8 @@ import (
 	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
-// ValidateRun checks one run of the agent: its stdout, its stderr (nil for
-// none) and its exit code (ExitUnknown when not known), in the given output
+// ValidateRun checks one run of the agent: its stdout, its stderr (nil when
+// not known: the rule that a failure explains itself there is not applied) and its exit code (ExitUnknown when not known), in the given output
 // format ("" to sniff it from stdout). It reads each stream once, holding one
 // line (one JSON object for the json format) at a time. The error is an I/O
 // error of a reader; contract problems are in the Report.
@@ -61,6 +61,7 @@ type Validator struct {
 	multiline bool
 
 	stderrMessage bool
+	stderrRead    bool
 	stream        streamState
 	json          jsonState
 }
@@ -90,7 +91,7 @@ func (v *Validator) reset(o contract.Options, f contract.Format) {
 	v.notes.Reset()
 	v.ec.reset()
 	v.lines, v.doc, v.base, v.multiline = 0, nil, 0, false
-	v.stderrMessage = false
+	v.stderrMessage, v.stderrRead = false, false
 	v.stream.reset()
 	v.json = jsonState{success: v.json.success[:0], objects: v.json.objects[:0]}
 }
@@ -118,9 +119,12 @@ func (v *Validator) ReadStdout(stdout io.Reader) error {
 }
 
 // ReadStderr reads the run's stderr: a failed run must explain itself there.
+// A run whose stderr is not read (raw stdout given alone) is not judged by
+// it.
 func (v *Validator) ReadStderr(stderr io.Reader) error {
 	found, err := hasMessage(stderr)
 	v.stderrMessage = v.stderrMessage || found
+	v.stderrRead = true
 	return err
 }
 
@@ -131,7 +135,7 @@ func (v *Validator) Finish(exitCode int) contract.Report {
 	switch {
 	case exitCode == contract.ExitUnknown:
 		v.add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit, Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
-	case exitCode != 0 && !v.stderrMessage:
+	case exitCode != 0 && v.stderrRead && !v.stderrMessage:
 		v.add(contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure, Msg: fmt.Sprintf("exit status %d but no error message on stderr", exitCode)})
 	}
 	switch v.format {

@@ -7,6 +7,9 @@ package gemini
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/contract"
@@ -37,7 +40,7 @@ var known = map[string]bool{"init": true, "message": true, "tool_use": true, "to
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	typ := agent.Str(ev, "type")
-	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "session_id")}
+	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "session_id"), Stamp: agent.ISOStamp(ev, "timestamp")}
 	switch typ {
 	case "init":
 		e.Init, e.Model = true, agent.Str(ev, "model")
@@ -47,18 +50,49 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 			e.Text = agent.Str(ev, "content")
 		}
 	case "tool_use":
-		e.ToolStart, e.ToolKind = agent.Str(ev, "tool_id"), agent.Str(ev, "tool_name")
+		e.StartTool(agent.Str(ev, "tool_id"), agent.Str(ev, "tool_name"))
 	case "tool_result":
-		e.ToolEnd, e.ToolFailed = agent.Str(ev, "tool_id"), agent.Str(ev, "status") != "success"
+		e.EndTool(agent.Str(ev, "tool_id"), "", agent.Str(ev, "status") != "success", 0)
 	case "result":
 		e.Terminal, e.Failed = true, agent.Str(ev, "status") != "success"
 		e.Usage = agent.Numbers(ev, "stats")
 	case "":
 		if _, ok := ev["response"]; ok { // the json format's one object
 			e.Kind, e.Known, e.Terminal = "response", true, true
-			e.Text = agent.Str(ev, "response")
+			e.Result = agent.Str(ev, "response")
 			_, e.Failed = ev["error"]
+			jsonStats(&e, agent.Obj(ev, "stats"))
 		}
 	}
 	return e
+}
+
+// jsonStats reads the stats of the json format: the model (the one with the
+// most tokens), tool calls by name with their durations (one call each, as
+// the counts say, sharing the name's total time), and the token counts.
+func jsonStats(e *agent.Event, stats map[string]json.RawMessage) {
+	best := -1.0
+	models := agent.Obj(stats, "models")
+	for _, name := range slices.Sorted(maps.Keys(models)) {
+		tokens := agent.Numbers(agent.Obj(models, name), "tokens")
+		if tokens["total"] > best {
+			best, e.Model = tokens["total"], name
+		}
+		for k, v := range tokens {
+			if e.Usage == nil {
+				e.Usage = map[string]float64{}
+			}
+			e.Usage[k] += v
+		}
+	}
+	byName := agent.Obj(agent.Obj(stats, "tools"), "byName")
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		t := agent.NumbersOf(agent.Obj(byName, name))
+		count := int(t["count"])
+		for i := range count {
+			id := fmt.Sprintf("%s#%d", name, i+1)
+			e.StartTool(id, name)
+			e.EndTool(id, name, i >= int(t["success"]), agent.Millis(t["durationMs"]/float64(count)))
+		}
+	}
 }

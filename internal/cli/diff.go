@@ -54,11 +54,7 @@ func eventLabel(p agent.Profile) func([]byte) string {
 		if json.Unmarshal(line, &ev) != nil || ev == nil {
 			return "text"
 		}
-		e := p.Parse(ev)
-		if e.ToolKind != "" && !strings.Contains(e.Kind, e.ToolKind) {
-			return e.Kind + " " + e.ToolKind
-		}
-		return e.Kind
+		return p.Parse(ev).Label()
 	}
 }
 

@@ -104,7 +104,7 @@ const maxAgentDoc = 4 << 20
 func (s *summary) setProfile(p agent.Profile) {
 	s.profile = p
 	if _, cursorContract := p.(agent.Validator); !cursorContract {
-		s.agentSum = &agentSummary{p: p, tools: map[string]int{}}
+		s.agentSum = &agentSummary{p: p}
 	}
 }
 
@@ -129,9 +129,10 @@ type agentSummary struct {
 	events     int
 	session    string
 	model      string
-	tools      map[string]int
-	toolOrder  []string
+	calls      []*agentCall
+	open       map[string]*agentCall
 	textLen    int
+	result     string // the terminal event's answer, counted when no text came before
 	usage      map[string]float64
 	terminal   bool
 	failed     bool
@@ -140,16 +141,36 @@ type agentSummary struct {
 	text       bool // text output: no events
 }
 
-func (a *agentSummary) line(line []byte) {
+// agentCall is one tool call: its kind, and when it started and ended on
+// two clocks, the events' own and the recording's.
+type agentCall struct {
+	id, kind            string
+	start, end          time.Time
+	startRead, endRead  time.Duration
+	took                time.Duration
+	done, failed, timed bool
+}
+
+func (c *agentCall) duration() time.Duration {
+	switch {
+	case c.took > 0:
+		return c.took
+	case !c.start.IsZero() && !c.end.IsZero():
+		return c.end.Sub(c.start)
+	}
+	return c.endRead - c.startRead
+}
+
+func (a *agentSummary) line(line []byte, read time.Duration) {
 	var ev map[string]json.RawMessage
 	if json.Unmarshal(line, &ev) != nil || ev == nil {
 		return
 	}
 	a.jsonEvents++
-	a.add(a.p.Parse(ev))
+	a.add(a.p.Parse(ev), read)
 }
 
-func (a *agentSummary) add(e agent.Event) {
+func (a *agentSummary) add(e agent.Event, read time.Duration) {
 	a.events++
 	if a.kinds == nil {
 		a.kinds = map[string]int{}
@@ -161,15 +182,33 @@ func (a *agentSummary) add(e agent.Event) {
 	if a.model == "" {
 		a.model = e.Model
 	}
-	if e.ToolStart != "" {
-		if _, seen := a.tools[e.ToolKind]; !seen {
-			a.toolOrder = append(a.toolOrder, e.ToolKind)
+	for _, t := range e.Tools {
+		c := a.open[t.ID]
+		if t.Start || c == nil {
+			c = &agentCall{id: t.ID, kind: t.Kind, start: e.Stamp, startRead: read}
+			a.calls = append(a.calls, c)
+			if a.open == nil {
+				a.open = map[string]*agentCall{}
+			}
+			a.open[t.ID] = c
 		}
-		a.tools[e.ToolKind]++
+		if c.kind == "" {
+			c.kind = t.Kind
+		}
+		if t.End {
+			c.done, c.failed, c.end, c.endRead, c.took = true, t.Failed, e.Stamp, read, t.Took
+			if t.Start && t.Took == 0 {
+				c.end = time.Time{} // one event: no clock but its own report
+			}
+			delete(a.open, t.ID)
+		}
 	}
 	a.textLen += len(e.Text)
 	if e.Terminal {
 		a.terminal, a.failed = true, e.Failed
+		if e.Result != "" {
+			a.result = e.Result
+		}
 		if e.Usage != nil {
 			a.usage = e.Usage
 		}
@@ -182,13 +221,13 @@ func (a *agentSummary) document(data []byte, stdoutBytes int64) {
 	var arr []map[string]json.RawMessage
 	if json.Unmarshal(data, &arr) == nil {
 		for _, ev := range arr {
-			a.add(a.p.Parse(ev))
+			a.add(a.p.Parse(ev), 0)
 		}
 		return
 	}
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(data, &doc) == nil {
-		a.add(a.p.Parse(doc))
+		a.add(a.p.Parse(doc), 0)
 		return
 	}
 	a.text, a.textLen = true, int(stdoutBytes)
@@ -208,17 +247,24 @@ func (a *agentSummary) print(w io.Writer) {
 	for _, k := range sortedKeys(a.kinds) {
 		fmt.Fprintf(w, "  %s\t%d\n", k, a.kinds[k])
 	}
-	total := 0
-	for _, n := range a.tools {
-		total += n
-	}
-	if total > 0 {
-		fmt.Fprintf(w, "tool calls\t%d\n", total)
-		for _, k := range a.toolOrder {
-			fmt.Fprintf(w, "  %s\t%d\n", k, a.tools[k])
+	if len(a.calls) > 0 {
+		fmt.Fprintf(w, "tool calls\t%d\n", len(a.calls))
+		for _, c := range a.calls {
+			took := "never completed"
+			if c.done {
+				took = c.duration().String()
+				if c.failed {
+					took += ", failed"
+				}
+			}
+			fmt.Fprintf(w, "  %s\t%s\t%s\n", c.kind, took, strings.ReplaceAll(c.id, "\n", `\n`))
 		}
 	}
-	fmt.Fprintf(w, "text\t%d bytes\n", a.textLen)
+	text := a.textLen
+	if text == 0 && !a.text {
+		text = len(a.result) // the answer comes only in the terminal event
+	}
+	fmt.Fprintf(w, "text\t%d bytes\n", text)
 	switch {
 	case a.text:
 		fmt.Fprintf(w, "format\ttext\n")
@@ -357,7 +403,7 @@ func (s *summary) flushLine() {
 		}
 	}
 	if s.agentSum != nil {
-		s.agentSum.line(s.line)
+		s.agentSum.line(s.line, s.lineStart)
 		return
 	}
 	ev, ok := peekEvent(s.line)

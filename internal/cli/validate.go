@@ -144,6 +144,9 @@ func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit 
 	if err != nil {
 		return contract.Report{}, err
 	}
+	if !in.Cassette { // raw stdout: its stderr is not known, not judged
+		return v.Finish(*exit), nil
+	}
 	var footer func() (cassette.Footer, bool)
 	err = readStream(in, cassette.Stderr, func(s *Stream) error {
 		footer = s.Footer
@@ -152,7 +155,7 @@ func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit 
 	if err != nil {
 		return contract.Report{}, err
 	}
-	if in.Cassette && recordedExit { // --exit-code overrides the recorded status
+	if recordedExit { // --exit-code overrides the recorded status
 		*exit = contract.ExitUnknown
 		if ft, ok := footer(); ok {
 			*exit = ft.Code

@@ -1,0 +1,57 @@
+// Package auggie is the profile of Augment's Auggie CLI (auggie --print
+// [--output-format json] PROMPT): json prints one object when the run
+// ends, {type:"result", subtype, result, is_error, session_id, num_turns,
+// request_id}; text prints the tool blocks, the answer and a "Request ID:"
+// line. It has no stream of events.
+package auggie
+
+import (
+	"encoding/json"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+// Profile is Auggie's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "auggie" }
+func (Profile) Binaries() []string { return []string{"auggie"} }
+
+// Format: --output-format json or text; text by default.
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	if f, ok := agent.FlagFormat(argv, "--output-format"); ok {
+		return f, true
+	}
+	if len(argv) > 1 {
+		return contract.Text, true
+	}
+	return contract.Auto, false
+}
+
+// Sniff: a result with num_turns and request_id but none of the durations
+// and costs Claude's and Cursor's results carry.
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	_, turns := ev["num_turns"]
+	_, req := ev["request_id"]
+	_, dur := ev["duration_ms"]
+	_, cost := ev["total_cost_usd"]
+	return agent.Str(ev, "type") == "result" && turns && req && !dur && !cost
+}
+
+// Fields are the documented fields of its result.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{"result": {"type", "subtype", "result", "is_error", "session_id", "num_turns", "request_id"}}
+}
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	typ := agent.Str(ev, "type")
+	e := agent.Event{Kind: typ, Known: typ == "result", Session: agent.Str(ev, "session_id")}
+	if typ == "result" {
+		var isErr bool
+		json.Unmarshal(ev["is_error"], &isErr)
+		e.Terminal, e.Failed = true, isErr || agent.Str(ev, "subtype") != "success"
+		e.Result = agent.Str(ev, "result")
+	}
+	return e
+}

@@ -1,0 +1,125 @@
+// Package cline is the profile of the Cline CLI (cline [--json] PROMPT):
+// with --json, one JSON object per line, each with ts (ISO): hook_event
+// lines ({hookEventName: agent_start|tool_call|tool_result|agent_end|
+// agent_error, agentId, taskId, parentAgentId}) and agent_event lines
+// ({event: {type: iteration_start|content_start|content_update|content_end|
+// usage|iteration_end|done|error, ...}}): text streams as content_start
+// chunks and ends as one content_end holding the whole message; a tool call
+// is content_start and content_end with contentType "tool" and the same
+// toolCallId, the end with its durationMs. The last line, {type:
+// "run_result", finishReason, usage, durationMs, text, model}, ends the run.
+package cline
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// Profile is Cline's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "cline" }
+func (Profile) Binaries() []string { return []string{"cline"} }
+
+// Format: --json is its event stream; without it, text.
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	if slices.Contains(argv, "--json") {
+		return contract.StreamJSON, true
+	}
+	if len(argv) > 1 {
+		return contract.Text, true
+	}
+	return contract.Auto, false
+}
+
+// Sniff: every line has ts and a type of its own.
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	_, ts := ev["ts"]
+	switch agent.Str(ev, "type") {
+	case "hook_event", "agent_event", "run_result":
+		return ts
+	}
+	return false
+}
+
+var known = map[string]bool{"hook_event": true, "agent_event": true, "run_result": true, "error": true}
+
+// Fields are the documented top-level fields of its events.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{
+		"*":          {"ts", "type"},
+		"hook_event": {"hookEventName", "agentId", "taskId", "parentAgentId"},
+		"run_result": {"finishReason", "iterations", "usage", "aggregateUsage", "durationMs", "text", "model"},
+		"error":      {"message"},
+	}
+}
+
+// NormalizeRules: agent and task ids hold the clock they were made at and
+// random letters.
+func (Profile) NormalizeRules() *normalize.Rules { return rules }
+
+var rules = agent.MustRules("cline", `
+regex  \bagent_[0-9]{13}_[0-9a-z]+\b  <AGENT-#>
+regex  \bconv_[0-9]{13}_[0-9a-z]+\b   <TASK-#>
+`)
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	typ := agent.Str(ev, "type")
+	e := agent.Event{Kind: typ, Known: known[typ], Stamp: agent.ISOStamp(ev, "ts")}
+	switch typ {
+	case "hook_event":
+		hook := agent.Str(ev, "hookEventName")
+		e.Kind += "/" + hook
+		e.Session = agent.Str(ev, "taskId")
+		switch hook {
+		case "agent_start":
+			e.Init = true
+		case "agent_error":
+			e.Failed = true
+		}
+	case "agent_event":
+		inner := agent.Obj(ev, "event")
+		sub, content := agent.Str(inner, "type"), agent.Str(inner, "contentType")
+		e.Kind += "/" + sub
+		if content != "" {
+			e.Kind += " " + content
+		}
+		switch {
+		case content == "tool" && sub == "content_start":
+			e.StartTool(agent.Str(inner, "toolCallId"), agent.Str(inner, "toolName"))
+		case content == "tool" && sub == "content_end":
+			ms, _ := agent.Num(inner, "durationMs")
+			_, hasErr := inner["error"]
+			e.EndTool(agent.Str(inner, "toolCallId"), agent.Str(inner, "toolName"), hasErr || failedOutput(inner["output"]), agent.Millis(ms))
+		case content == "text" && sub == "content_end":
+			e.Text = agent.Str(inner, "text")
+		}
+	case "run_result":
+		e.Terminal = true
+		e.Failed = agent.Str(ev, "finishReason") != "completed"
+		e.Result = agent.Str(ev, "text")
+		e.Model = agent.Str(agent.Obj(ev, "model"), "id")
+		e.Usage = agent.Numbers(ev, "usage")
+	case "error":
+		e.Terminal, e.Failed = true, true
+	}
+	return e
+}
+
+// failedOutput reports whether a tool's output says one of its parts failed.
+func failedOutput(raw json.RawMessage) bool {
+	var parts []struct {
+		Success *bool `json:"success"`
+	}
+	json.Unmarshal(raw, &parts)
+	for _, p := range parts {
+		if p.Success != nil && !*p.Success {
+			return true
+		}
+	}
+	return false
+}

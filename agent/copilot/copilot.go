@@ -1,0 +1,119 @@
+// Package copilot is the profile of GitHub Copilot CLI (copilot -p PROMPT
+// --output-format text|json): with json, one JSON object per line, each
+// {type, data, id (a uuid), timestamp (ISO), parentId, ephemeral?}: session.*
+// events set the session up, user.message carries the prompt,
+// assistant.turn_start/turn_end bracket a model turn, assistant.message a
+// whole message (content, toolRequests), assistant.message_delta and
+// tool_call_delta its pieces, tool.execution_start/complete a tool call
+// paired by data.toolCallId, and the last line, {type:"result", sessionId,
+// exitCode, usage}, ends the run. Ephemeral events (ephemeral: true) report
+// progress; session.background_tasks_changed comes a varying number of
+// times around a shell call, and its default normalisation leaves it out.
+package copilot
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// Profile is Copilot CLI's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "copilot" }
+func (Profile) Binaries() []string { return []string{"copilot"} }
+
+// Format: --output-format json is its event stream, text the default.
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	if f, ok := agent.FlagFormat(argv, "--output-format"); ok {
+		if f == contract.JSON {
+			return contract.StreamJSON, true // one event per line
+		}
+		return f, true
+	}
+	for _, a := range argv[min(1, len(argv)):] {
+		if a == "-p" || a == "--prompt" || strings.HasPrefix(a, "--prompt=") {
+			return contract.Text, true
+		}
+	}
+	return contract.Auto, false
+}
+
+// Sniff: dotted event types with data, id and parentId, or the result line
+// with sessionId and exitCode.
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	typ := agent.Str(ev, "type")
+	_, data := ev["data"]
+	_, parent := ev["parentId"]
+	if data && parent && strings.Contains(typ, ".") {
+		return true
+	}
+	_, exit := ev["exitCode"]
+	_, session := ev["sessionId"]
+	return typ == "result" && exit && session
+}
+
+var known = map[string]bool{
+	"session.start": true, "session.skills_loaded": true, "session.mcp_servers_loaded": true, "session.tools_updated": true,
+	"session.background_tasks_changed": true, "session.error": true, "session.info": true, "session.warning": true,
+	"user.message": true, "assistant.turn_start": true, "assistant.turn_end": true, "assistant.message_start": true,
+	"assistant.message_delta": true, "assistant.message": true, "assistant.tool_call_delta": true, "assistant.idle": true,
+	"assistant.reasoning": true, "assistant.reasoning_delta": true,
+	"model.call_start": true, "model.call_finished": true, "model.call_final_result": true,
+	"tool.execution_start": true, "tool.execution_partial_result": true, "tool.execution_complete": true,
+	"result": true,
+}
+
+// Fields are the documented top-level fields of its events.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{
+		"*":      {"type", "data", "id", "timestamp", "parentId", "ephemeral"},
+		"result": {"sessionId", "exitCode", "usage"},
+	}
+}
+
+// NormalizeRules: the background-task events come a varying number of
+// times; the prompt's echo carries the clock it was sent at.
+func (Profile) NormalizeRules() *normalize.Rules { return rules }
+
+var rules = agent.MustRules("copilot", `
+drop   $.type                            session.background_tasks_changed
+path   $.data.toolTelemetry.metrics.*    0
+`)
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	typ := agent.Str(ev, "type")
+	e := agent.Event{Kind: typ, Known: known[typ], Stamp: agent.ISOStamp(ev, "timestamp")}
+	data := agent.Obj(ev, "data")
+	switch typ {
+	case "session.skills_loaded", "session.mcp_servers_loaded", "session.tools_updated", "session.start", "session.info", "session.warning":
+		e.PreInit = true
+		e.Model = agent.Str(data, "model")
+	case "user.message":
+		e.Init = true
+	case "model.call_start":
+		e.Model = agent.Str(data, "model")
+	case "assistant.message":
+		e.Model = agent.Str(data, "model")
+		e.Text = agent.Str(data, "content")
+	case "tool.execution_start":
+		e.StartTool(agent.Str(data, "toolCallId"), agent.Str(data, "toolName"))
+		e.Kind += " " + agent.Str(data, "toolName")
+	case "tool.execution_complete":
+		var ok bool
+		json.Unmarshal(data["success"], &ok)
+		e.EndTool(agent.Str(data, "toolCallId"), "", !ok, 0)
+	case "session.error":
+		e.Failed = true
+	case "result":
+		e.Terminal = true
+		e.Session = agent.Str(ev, "sessionId")
+		code, _ := agent.Num(ev, "exitCode")
+		e.Failed = code != 0
+		e.Usage = agent.Numbers(ev, "usage")
+	}
+	return e
+}

@@ -1,0 +1,116 @@
+// Package opencode is the profile of OpenCode (opencode run PROMPT
+// [--format json]): with --format json, one JSON object per line, each
+// {type, timestamp (epoch ms), sessionID, part}: step_start opens a step
+// (a model call), text carries a whole message's text, tool_use a tool call
+// reported once, done (part.state.status, .time.start/.end), step_finish
+// ends a step with its reason ("tool-calls" or "stop") and token counts;
+// error events carry "error" instead of a part. There is no session-wide
+// init or result event: the first step_start opens the run and the
+// step_finish whose reason is not "tool-calls" ends it. Without --format
+// json, stdout is the final text and stderr the tool lines.
+package opencode
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// Profile is OpenCode's.
+type Profile struct{}
+
+func (Profile) Name() string       { return "opencode" }
+func (Profile) Binaries() []string { return []string{"opencode"} }
+
+// Format: --format json is its event stream; "default" (and no flag) is text.
+func (Profile) Format(argv []string) (contract.Format, bool) {
+	for i, a := range argv {
+		v, ok := "", false
+		switch {
+		case a == "--format" && i+1 < len(argv):
+			v, ok = argv[i+1], true
+		case len(a) > 9 && a[:9] == "--format=":
+			v, ok = a[9:], true
+		}
+		if ok {
+			if v == "json" {
+				return contract.StreamJSON, true
+			}
+			return contract.Text, true
+		}
+	}
+	if slices.Contains(argv, "run") {
+		return contract.Text, true
+	}
+	return contract.Auto, false
+}
+
+// Sniff: its events carry sessionID and a part (or an error), and a type of its own.
+func (Profile) Sniff(ev map[string]json.RawMessage) bool {
+	_, session := ev["sessionID"]
+	_, part := ev["part"]
+	_, errObj := ev["error"]
+	return session && (part || errObj) && known[agent.Str(ev, "type")]
+}
+
+var known = map[string]bool{"step_start": true, "text": true, "tool_use": true, "step_finish": true, "error": true, "reasoning": true}
+
+// Fields are the documented top-level fields of its events.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{"*": {"type", "timestamp", "sessionID", "part"}, "error": {"error"}}
+}
+
+// NormalizeRules: its ids are ses_…, msg_… and prt_… words whose tail is
+// a clock and random letters.
+func (Profile) NormalizeRules() *normalize.Rules { return rules }
+
+var rules = agent.MustRules("opencode", `
+regex  \bses_[0-9a-zA-Z]{26}\b  <SESSION-#>
+regex  \bmsg_[0-9a-zA-Z]{26}\b  <MESSAGE-#>
+regex  \bprt_[0-9a-zA-Z]{26}\b  <PART-#>
+`)
+
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	typ := agent.Str(ev, "type")
+	e := agent.Event{Kind: typ, Known: known[typ], Session: agent.Str(ev, "sessionID"), Stamp: agent.MillisStamp(ev, "timestamp")}
+	part := agent.Obj(ev, "part")
+	switch typ {
+	case "step_start":
+		e.Init = true
+	case "text":
+		e.Text = agent.Str(part, "text")
+	case "tool_use":
+		state := agent.Obj(part, "state")
+		id, tool := agent.Str(part, "callID"), agent.Str(part, "tool")
+		e.Kind += " " + tool
+		switch status := agent.Str(state, "status"); status {
+		case "completed", "error":
+			t := agent.NumbersOf(agent.Obj(state, "time"))
+			var took float64
+			if t["end"] > t["start"] {
+				took = t["end"] - t["start"]
+			}
+			e.Tools = append(e.Tools, agent.Tool{ID: id, Kind: tool, Start: true, End: true, Failed: status == "error", Took: agent.Millis(took)})
+		default:
+			e.StartTool(id, tool)
+		}
+	case "step_finish":
+		reason := agent.Str(part, "reason")
+		e.Kind += "/" + reason
+		e.Usage = agent.Numbers(part, "tokens")
+		if cost, ok := agent.Num(part, "cost"); ok {
+			if e.Usage == nil {
+				e.Usage = map[string]float64{}
+			}
+			e.Usage["cost"] = cost
+		}
+		e.Terminal = reason != "tool-calls"
+		e.Failed = reason == "error"
+	case "error":
+		e.Terminal, e.Failed = true, true
+	}
+	return e
+}
