@@ -44,7 +44,7 @@ func ExampleCommands() {
 	}
 	sort.Strings(names)
 	fmt.Println(names)
-	// Output: [agent agentvcr claude codex cursor-agent cursor-agent-sim gemini qwen]
+	// Output: [agent agentvcr auggie claude cline codex copilot cursor-agent cursor-agent-sim gemini opencode qwen]
 }
 
 func ExampleParams() {

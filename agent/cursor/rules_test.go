@@ -103,7 +103,7 @@ func TestRules(t *testing.T) {
 
 		// result-last
 		{name: "event after result", stdout: stream(copyLine(6, 8)), want: []string{"8 result-last"}},
-		{name: "no result", stdout: stream(deleteLine(7)), want: []string{"exit result-last"}},
+		{name: "no result", stdout: stream(deleteLine(7)), want: []string{"6 result-last"}},
 		{name: "empty stdout", format: contract.StreamJSON, stdout: "", want: []string{"exit result-last"}},
 
 		// result-text

@@ -29,17 +29,8 @@ func brief(ps []contract.Problem) []string {
 
 func validate(t *testing.T, o contract.Options, stdout, stderr string, exit int, f contract.Format) contract.Report {
 	t.Helper()
-	var se *strings.Reader
-	if stderr != "" {
-		se = strings.NewReader(stderr)
-	}
-	var r contract.Report
-	var err error
-	if se == nil {
-		r, err = Validate(o, strings.NewReader(stdout), nil, exit, f)
-	} else {
-		r, err = Validate(o, strings.NewReader(stdout), se, exit, f)
-	}
+	// The run's stderr is known, empty or not.
+	r, err := Validate(o, strings.NewReader(stdout), strings.NewReader(stderr), exit, f)
 	if err != nil {
 		t.Fatal(err)
 	}

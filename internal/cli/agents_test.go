@@ -118,7 +118,7 @@ func TestAgentDefects(t *testing.T) {
 			t.Errorf("%s, empty stdout, exit 1: %+v", name, r)
 		}
 	}
-	if r := run(t, nil, "validate", "--agent", "nope", empty); r.code != 2 || !strings.Contains(r.stderr, "want auto or one of cursor, qwen, claude, gemini, codex") {
+	if r := run(t, nil, "validate", "--agent", "nope", empty); r.code != 2 || !strings.Contains(r.stderr, "want auto or one of auggie, cursor, qwen, claude, gemini, codex, opencode, copilot, cline") {
 		t.Errorf("unknown agent: %+v", r)
 	}
 }
