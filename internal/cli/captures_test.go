@@ -27,7 +27,7 @@ type capture struct {
 	argv           []string
 	cwd            string   // where it ran
 	dirs           []string // normalize flags naming its cwd, home and temp directories
-	stdout, stderr string // file names
+	stdout, stderr string   // file names
 	rc             int
 }
 
@@ -98,7 +98,6 @@ func shellWords(line string) []string {
 	}
 	return words
 }
-
 
 // Every capture of the CLIs of 2026 — OpenCode, Copilot CLI, Cline, Auggie
 // and Claude Code with and without --include-partial-messages — recorded
@@ -181,4 +180,3 @@ func wantToolCalls(t *testing.T, file string) int {
 	}
 	return len(ids)
 }
-
