@@ -198,6 +198,10 @@ type parsed struct {
 	result   json.RawMessage // tool result, at an end
 	resName  string
 	stampMS  *int64 // the agent's own timestamp_ms, when the event has one
+	// The first tool call the event starts and the first it ends (a row
+	// shows one).
+	ToolStart, ToolEnd, ToolKind string
+	ToolFailed                   bool
 }
 
 // parse reads one event through the profile (nil: type and subtype only).
@@ -214,6 +218,20 @@ func parse(p agent.Profile, line []byte) (parsed, bool) {
 	}
 	if e.Kind == "" {
 		e.Kind = "event"
+	}
+	for _, t := range e.Tools {
+		if t.Start && e.ToolStart == "" {
+			e.ToolStart, e.ToolKind = t.ID, t.Kind
+		}
+		if t.End && !t.Start && e.ToolEnd == "" {
+			e.ToolEnd, e.ToolFailed = t.ID, t.Failed
+			if e.ToolKind == "" {
+				e.ToolKind = t.Kind
+			}
+		}
+	}
+	if e.Terminal && e.Text == "" {
+		e.Text = e.Result // the answer the run ends with
 	}
 	e.label = e.Kind
 	var stamp int64
