@@ -423,7 +423,14 @@ func (a *applier) tooLong(rel string) string {
 }
 
 // problems gathers what check finds, by kind.
-type problems struct{ unsafe, blocked, conflicts []string }
+type problems struct{ unsafe, blocked, conflicts []problem }
+
+// problem is one reason a plan is refused, and the cassette line of the
+// effect it is about.
+type problem struct {
+	msg  string
+	line int
+}
 
 func (a *applier) check() error {
 	if !a.p.Complete() {
@@ -437,11 +444,11 @@ func (a *applier) check() error {
 			continue
 		}
 		if msg := a.tooLong(s.Path); msg != "" {
-			pr.blocked = append(pr.blocked, msg)
+			pr.blocked = append(pr.blocked, problem{msg, s.line})
 			continue
 		}
 		if msg := a.unsafe(s); msg != "" {
-			pr.unsafe = append(pr.unsafe, msg)
+			pr.unsafe = append(pr.unsafe, problem{msg, s.line})
 			continue
 		}
 		a.judge(s, &pr)
@@ -453,14 +460,26 @@ func (a *applier) check() error {
 	return nil
 }
 
+// err says what refuses the plan, naming the cassette and the line of each
+// effect (as name:LINE: when there is one).
 func (pr *problems) err(name string) error {
+	say := func(sentinel error, ps []problem, end string) error {
+		if len(ps) == 1 {
+			return fmt.Errorf("%s:%d: %w: %s; %s", name, ps[0].line, sentinel, ps[0].msg, end)
+		}
+		msgs := make([]string, len(ps))
+		for i, p := range ps {
+			msgs[i] = fmt.Sprintf("%s (line %d)", p.msg, p.line)
+		}
+		return fmt.Errorf("%s: %w: %s; %s", name, sentinel, list(msgs), end)
+	}
 	switch {
 	case len(pr.unsafe) > 0:
-		return fmt.Errorf("%s: %w: %s; the cassette is refused, nothing was written", name, ErrUnsafe, list(pr.unsafe))
+		return say(ErrUnsafe, pr.unsafe, "the cassette is refused, nothing was written")
 	case len(pr.blocked) > 0:
-		return fmt.Errorf("%s: %w: %s; nothing was written", name, ErrBlocked, list(pr.blocked))
+		return say(ErrBlocked, pr.blocked, "nothing was written")
 	case len(pr.conflicts) > 0:
-		return fmt.Errorf("%s: %w: %s; nothing was written", name, ErrConflict, list(pr.conflicts))
+		return say(ErrConflict, pr.conflicts, "nothing was written")
 	}
 	return nil
 }
@@ -587,11 +606,11 @@ func (a *applier) judge(s *step, pr *problems) {
 			break
 		}
 		if a.final(dir).kind != isDir {
-			pr.blocked = append(pr.blocked, fmt.Sprintf("%s: %s is not a directory once the cassette is applied", rel, dir))
+			pr.blocked = append(pr.blocked, problem{fmt.Sprintf("%s: %s is not a directory once the cassette is applied", rel, dir), s.line})
 			return
 		}
 		if n := a.now(dir); n.kind != isDir && n.kind != absent && a.removes[dir] == nil {
-			pr.blocked = append(pr.blocked, fmt.Sprintf("%s: %s is not a directory", rel, dir))
+			pr.blocked = append(pr.blocked, problem{fmt.Sprintf("%s: %s is not a directory", rel, dir), s.line})
 			return
 		}
 		rel = dir
@@ -600,10 +619,10 @@ func (a *applier) judge(s *step, pr *problems) {
 	n := a.now(rel)
 	conflict := func(msg string) {
 		if !a.opts.Force {
-			pr.conflicts = append(pr.conflicts, rel+": "+msg)
+			pr.conflicts = append(pr.conflicts, problem{rel + ": " + msg, s.line})
 		}
 	}
-	blocked := func(msg string) { pr.blocked = append(pr.blocked, rel+": "+msg) }
+	blocked := func(msg string) { pr.blocked = append(pr.blocked, problem{rel + ": " + msg, s.line}) }
 	removedDir := n.kind == isDir && a.removes[rel] != nil && a.removes[rel].Op == cassette.OpRmdir
 	switch s.Op {
 	case cassette.OpCreate, cassette.OpModify, cassette.OpSymlink:

