@@ -120,7 +120,11 @@ func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string)
 	var head []byte
 	n, started := 0, false
 	emit := func(nl bool) {
-		l := lineLabel(head)
+		named := head
+		if n > maxHeldLine {
+			named = completeMembers(head)
+		}
+		l := lineLabel(named)
 		if s, ok := labels[l]; ok {
 			l = s
 		} else {
@@ -163,6 +167,46 @@ func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string)
 			return nil, err
 		}
 	}
+}
+
+// completeMembers returns the members of the JSON object that head (the
+// start of a line too long to hold) opens, as far as head holds them whole,
+// as an object of their own: enough to name the event, whose type comes
+// before the huge value in any agent's output. Anything else is returned as
+// it is.
+func completeMembers(head []byte) []byte {
+	i := jsonscan.SkipWS(head, 0)
+	if i >= len(head) || head[i] != '{' {
+		return head
+	}
+	out := []byte{'{'}
+	for i++; ; i++ {
+		i = jsonscan.SkipWS(head, i)
+		if i >= len(head) || head[i] != '"' {
+			break
+		}
+		keyEnd, err := jsonscan.ScanString(head, i)
+		if err != nil {
+			break
+		}
+		v := jsonscan.SkipWS(head, keyEnd)
+		if v >= len(head) || head[v] != ':' {
+			break
+		}
+		v = jsonscan.SkipWS(head, v+1)
+		_, end, err := jsonscan.ScanValue(head, v, 0)
+		if err != nil {
+			break
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, head[i:keyEnd]...), ':'), head[v:end]...)
+		if i = jsonscan.SkipWS(head, end); i >= len(head) || head[i] != ',' {
+			break
+		}
+	}
+	return append(out, '}')
 }
 
 func lineLabel(line []byte) string {

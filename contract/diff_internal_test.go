@@ -36,3 +36,22 @@ func TestDiffLongLinesAsHeld(t *testing.T) {
 		t.Errorf("added long line: %+v", ops)
 	}
 }
+
+// A JSON event too long to hold is named from the members its start holds
+// whole.
+func TestDiffNamesLongEvents(t *testing.T) {
+	event := func(fill string) []byte {
+		return []byte(`{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"result":"` +
+			strings.Repeat(fill, 9<<20) + `"}}}` + "\n")
+	}
+	ops, err := DiffEvents(bytes.NewReader(event("x")), bytes.NewReader(event("y")))
+	if err != nil || len(ops) != 1 || ops[0].LabelA != lineLabel([]byte(`{"type":"tool_call","subtype":"completed"}`)) || ops[0].LabelA == "text" {
+		t.Errorf("%v %+v", err, ops)
+	}
+	if got := string(completeMembers([]byte(`{"type":"a", "n":1,"obj":{"k":[1,2]},"cut":"abc`))); got != `{"type":"a","n":1,"obj":{"k":[1,2]}}` {
+		t.Errorf("completeMembers: %s", got)
+	}
+	if got := string(completeMembers([]byte("plain text"))); got != "plain text" {
+		t.Errorf("completeMembers of text: %s", got)
+	}
+}
