@@ -7,7 +7,9 @@
 //
 //	func TestSummarize(t *testing.T) {
 //		agentvcrtest.StandIn(t, "testdata/cassettes")
-//		out, err := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "hi").Output()
+//		cmd := exec.Command("cursor-agent", "--print", "--output-format", "stream-json", "hi")
+//		cmd.Dir = agentvcrtest.Workspace(t, "testdata/fixture") // the files the replay re-creates land in a copy
+//		out, err := cmd.Output()
 //		if err != nil {
 //			t.Fatal(err)
 //		}
