@@ -136,8 +136,7 @@ func (t *tracked) clean(info fs.FileInfo) bool {
 	}
 	exec := info.Mode().Perm()&0o100 != 0
 	return int64(st.Size) == t.size && t.size > 0 && int64(st.Ino) == t.ino &&
-		int64(st.Mtim.Sec) == t.mtime[0] && int64(st.Mtim.Nsec) == t.mtime[1] &&
-		int64(st.Ctim.Sec) == t.ctime[0] && int64(st.Ctim.Nsec) == t.ctime[1] &&
+		statTimes(st) == [2][2]int64{t.mtime, t.ctime} &&
 		exec == (t.mode == "100755")
 }
 
