@@ -135,6 +135,12 @@ type Header struct {
 	// Ignore lists the globs of paths whose changes the recording left out
 	// (record --ignore; .git always is): a replay never writes them either.
 	Ignore []string `json:"ignore,omitempty"`
+	// Take numbers the recordings of one call made more than once within
+	// one test: 1 for the first, 2 for the second... A stand-in replays
+	// them in order, and a call made more often than recorded is an error.
+	// 0 (a cassette from before takes) is replayed for every call, as it
+	// always was.
+	Take int `json:"take,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`

@@ -76,6 +76,9 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if err := json.Unmarshal(hdr, &rd.header); err != nil {
 		return nil, rd.errf(ErrFormat, "bad header: %v", err)
 	}
+	if rd.header.Take < 0 {
+		return nil, rd.errf(ErrFormat, "bad header: take %d, want 1 or more", rd.header.Take)
+	}
 	return rd, nil
 }
 

@@ -43,6 +43,16 @@ type Invocation struct {
 	Args []string
 	// StdinSHA256 is the hex digest of what was piped, "" for nothing.
 	StdinSHA256 string
+	// Take is which recording of the call this is, when a test made it
+	// more than once (cassette.Header.Take): take 2 and later have keys of
+	// their own, take 1 (or 0) the call's own key.
+	Take int
+}
+
+// WithTake is inv's take n.
+func (inv Invocation) WithTake(n int) Invocation {
+	inv.Take = n
+	return inv
 }
 
 // Symbolic roots put into arguments before matching, so that a prompt naming a
@@ -119,7 +129,9 @@ func HeaderInvocation(h cassette.Header) Invocation {
 	if h.Stdin != nil {
 		sha = h.Stdin.SHA256
 	}
-	return NewInvocation(args, h.Cwd, h.Home, sha)
+	inv := NewInvocation(args, h.Cwd, h.Home, sha)
+	inv.Take = h.Take
+	return inv
 }
 
 // Key is a short digest identifying the invocation.
@@ -129,6 +141,9 @@ func (inv Invocation) Key() string {
 	h.Write(js)
 	h.Write([]byte{0})
 	h.Write([]byte(inv.StdinSHA256))
+	if inv.Take > 1 {
+		fmt.Fprintf(h, "\x00take %d", inv.Take)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -158,6 +173,9 @@ func (inv Invocation) FileName() string {
 	slug := strings.Trim(b.String(), "-")
 	if slug == "" {
 		slug = "run"
+	}
+	if inv.Take > 1 {
+		slug += fmt.Sprintf("-take%d", inv.Take)
 	}
 	return slug + "-" + inv.Key() + cassette.Ext
 }

@@ -91,6 +91,9 @@ type Options struct {
 	// KillGrace is how long an agent may take to exit after the timeout's
 	// SIGTERM before it gets SIGKILL; 0 means 5 s.
 	KillGrace time.Duration
+	// Take is written in the header (cassette.Header.Take): which recording
+	// of a call made more than once in one test this is; 0 for none.
+	Take int
 	// Workspace, when set, records the changes the agent makes to the files
 	// under Dir (see package workspace); nil records output only.
 	Workspace *workspace.Options
@@ -203,6 +206,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		return r.res, err
 	}
 	hdr.Start = r.started.UTC()
+	hdr.Take = r.opts.Take
 	if r.cw, err = cassette.NewWriter(w, hdr); err != nil {
 		killWait(cmd)
 		return r.res, err

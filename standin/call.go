@@ -33,6 +33,8 @@ type call struct {
 	start time.Time // when this call began: a recording made since answers it
 	// fault is what $AGENTVCR_FAULT asks of a replay.
 	fault replayer.Options
+	take  int    // which take of its invocation this call is (1 for the first)
+	done  func() // releases the call's claim on its take, once it is logged
 	log   Call
 }
 
@@ -96,10 +98,41 @@ func (c *call) run() int {
 		defer stdin.Close()
 	}
 	c.log.Args, c.log.Key = inv.Args, inv.Key()
+	if err := c.claimTake(inv.Key()); err != nil {
+		return c.fail(err, "")
+	}
 	if mode == ModeRecord {
-		return c.record(inv, stdin)
+		return c.record(inv.WithTake(c.take), stdin)
 	}
 	return c.replayOrRecord(inv, stdin)
+}
+
+// claimTake works out which take of its invocation the call is: one more
+// than the calls of it the run log holds (a harness gives each test its own
+// log, so "again" means again within one test). Without a run log every call
+// is the first. The claim is held until the call is logged, so that calls
+// of one invocation at once within a test take turns.
+func (c *call) claimTake(key string) error {
+	c.take = 1
+	runLog := c.env.Getenv(EnvRunLog)
+	if runLog == "" {
+		return nil
+	}
+	unlock, err := safefile.Lock(filepath.Join(index.CacheDir(), "locks"), "take\x00"+runLog+"\x00"+key)
+	if err != nil {
+		return err
+	}
+	c.done = unlock
+	calls, err := ReadLog(runLog)
+	if err != nil {
+		return err
+	}
+	for _, prior := range calls {
+		if prior.Key == key && (prior.Outcome == Replayed || prior.Outcome == Recorded) {
+			c.take++
+		}
+	}
+	return nil
 }
 
 func unwrap(err error) error {
@@ -117,17 +150,43 @@ func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
 	if lib != nil {
 		if rd, f, ok := lookup(lib, inv); ok {
 			defer f.Close()
-			if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
-				fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
-					c.name, strings.Join(dups, ", "), f.Name())
+			// A cassette from before takes answers every call, as it did.
+			if take := rd.Header().Take; take == 0 || c.take == 1 {
+				if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
+					fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
+						c.name, strings.Join(dups, ", "), f.Name())
+				}
+				c.log.Take = take
+				return c.replay(f.Name(), rd)
 			}
-			return c.replay(f.Name(), rd)
+			if rd, f, ok := lookup(lib, inv.WithTake(c.take)); ok {
+				defer f.Close()
+				c.log.Take = c.take
+				return c.replay(f.Name(), rd)
+			}
+			if c.mode == ModeOnce {
+				return c.record(inv.WithTake(c.take), stdin)
+			}
+			return c.tooMany(inv, f.Name())
 		}
 	}
 	if c.mode == ModeOnce {
-		return c.record(inv, stdin)
+		return c.record(inv.WithTake(c.take), stdin)
 	}
 	return c.miss(lib, inv)
+}
+
+// ErrTooManyCalls is wrapped by the error of a call made more times within
+// one test than it was recorded: the last take is never replayed again in
+// its place, so that code that retries or polls is tested as recorded.
+var ErrTooManyCalls = errors.New("called more times than recorded")
+
+// tooMany fails the call that comes after the last take; first is the
+// cassette of take 1.
+func (c *call) tooMany(inv index.Invocation, first string) int {
+	n := c.take - 1
+	return c.fail(fmt.Errorf("%w: %s was recorded %d times, called %d in this test (take 1 is %s)", ErrTooManyCalls, quoteArgs(inv.Args), n, c.take, first),
+		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
 // lookup opens the cassette recorded for inv, rescanning once on a miss or
@@ -253,7 +312,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 			path = f.Name() // verified: it records this call, so it is the one to replace
 		}
 	}
-	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr,
+	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		Workspace:  &workspace.Options{Exclude: []string{c.dir, index.CacheDir()}},
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
@@ -281,8 +340,31 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 			index.RefreshIndex(c.dir)
 		}
 	}
-	c.log.Outcome = Recorded
+	c.log.Outcome, c.log.Take = Recorded, inv.Take
+	if c.mode == ModeRecord {
+		c.dropLaterTakes(inv)
+	}
 	return code
+}
+
+// dropLaterTakes removes the takes after inv's left by an earlier recording
+// of the test: re-recorded, the test has made the call inv.Take times so
+// far, and the next call records the next take again.
+func (c *call) dropLaterTakes(inv index.Invocation) {
+	lib, err := index.OpenLibrary(c.dir)
+	if err != nil {
+		return
+	}
+	for k := max(inv.Take, 1) + 1; ; k++ {
+		_, f, ok := lookup(lib, inv.WithTake(k))
+		if !ok {
+			return
+		}
+		f.Close()
+		if os.Remove(f.Name()) != nil {
+			return
+		}
+	}
 }
 
 // recordedAt is when the cassette recorded for inv in dir started, zero if none.

@@ -45,6 +45,10 @@ type Call struct {
 	// the agent but could not save its cassette: what went wrong and, when
 	// it is known, how to fix it.
 	Error string `json:"error,omitempty"`
+	// Take is which recording of its invocation the call replayed or
+	// recorded when the test made it more than once: 1, 2, ...; 0 for a
+	// cassette from before takes.
+	Take int `json:"take,omitempty"`
 	// Missing is, for a call no cassette records, where a recording of it
 	// would be saved.
 	Missing string `json:"missing,omitempty"`

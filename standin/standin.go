@@ -126,6 +126,9 @@ func Run(env Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "%s: cannot write the run log: %v\n", c.name, err)
 		}
 	}
+	if c.done != nil {
+		c.done()
+	}
 	return code
 }
 

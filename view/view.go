@@ -277,6 +277,9 @@ func (p *page) invocation(h cassette.Header, name string) {
 		kv("agent", p.profile.Name())
 	}
 	kv("version", h.AgentVersion)
+	if h.Take > 0 {
+		kv("take", fmt.Sprintf("%d: the call's recording number %d within one test", h.Take, h.Take))
+	}
 	kv("cwd", h.Cwd)
 	kv("home", h.Home)
 	if !h.Start.IsZero() {

@@ -50,9 +50,10 @@ func runDrift(env *Env, args []string) int {
 		}
 	}
 	old := map[string]string{}
+	oldTake := map[string]int{}
 	for _, e := range libs[0].Entries() {
 		if _, dup := old[e.Key]; !dup {
-			old[e.Key] = e.File
+			old[e.Key], oldTake[e.Key] = e.File, e.Take
 		}
 	}
 	out := bufio.NewWriter(env.Stdout)
@@ -67,7 +68,7 @@ func runDrift(env *Env, args []string) int {
 		before, ok := old[e.Key]
 		if !ok {
 			added++
-			fmt.Fprintf(out, "== %s: a new call, %s\n", filepath.Base(e.File), quoteArgs(e.Args))
+			fmt.Fprintf(out, "== %s: a new call%s, %s\n", filepath.Base(e.File), takeNote(e.Take), quoteArgs(e.Args))
 			continue
 		}
 		a, err := loadSide(env, before, "")
@@ -98,24 +99,39 @@ func runDrift(env *Env, args []string) int {
 			continue
 		}
 		drifted++
-		fmt.Fprintf(out, "== %s (old %s):\n", filepath.Base(e.File), before)
+		if e.Take > 1 {
+			fmt.Fprintf(out, "== %s (take %d; old %s):\n", filepath.Base(e.File), e.Take, before)
+		} else {
+			fmt.Fprintf(out, "== %s (old %s):\n", filepath.Base(e.File), before)
+		}
 		for line := range strings.Lines(report.String()) {
 			fmt.Fprintf(out, "    %s", line)
 		}
 	}
 	var gone []string
+	keyOf := map[string]string{}
 	for key, file := range old {
 		if !seen[key] {
 			gone = append(gone, file)
+			keyOf[file] = key
 		}
 	}
 	sort.Strings(gone)
 	for _, f := range gone {
-		fmt.Fprintf(out, "== %s: no longer recorded\n", f)
+		fmt.Fprintf(out, "== %s: no longer recorded%s\n", f, takeNote(oldTake[keyOf[f]]))
 	}
 	fmt.Fprintf(out, "%d calls drifted, %d unchanged after normalisation, %d new, %d no longer recorded\n", drifted, same, added, len(gone))
 	if drifted+added+len(gone) > 0 {
 		return ExitFinding
 	}
 	return ExitOK
+}
+
+// takeNote names a take of a call made more than once in one test,
+// " (take 2)"; nothing for the first.
+func takeNote(take int) string {
+	if take <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (take %d)", take)
 }

@@ -506,6 +506,9 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if h.AgentVersion != "" {
 		fmt.Fprintf(tw, "version\t%s\n", h.AgentVersion)
 	}
+	if h.Take > 0 {
+		fmt.Fprintf(tw, "take\t%d (the call's recording number %d within one test)\n", h.Take, h.Take)
+	}
 	if h.Stdin != nil {
 		fmt.Fprintf(tw, "stdin\t%s (sha256 %.12s)\n", byteSize(h.Stdin.Size), h.Stdin.SHA256)
 	}

@@ -1,0 +1,163 @@
+package standin_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/standin"
+)
+
+// writeTake records take n of args: out on stdout, exit code.
+func writeTake(t *testing.T, dir string, take int, args []string, out string, code int) string {
+	t.Helper()
+	cwd, _ := os.Getwd()
+	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: cwd, Home: os.Getenv("HOME"), Take: take}
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, h)
+	w.WriteChunk(cassette.Stdout, 0, []byte(out))
+	if err := w.Close(cassette.Footer{Code: code}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, index.HeaderInvocation(h).FileName())
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// calls runs the stand-in once per element of each with one run log (one
+// test), and returns what each call did.
+func calls(t *testing.T, env map[string]string, n int, args ...string) ([]result, []standin.Call) {
+	t.Helper()
+	var out []result
+	for range n {
+		var stdout, stderr bytes.Buffer
+		code := standin.Run(standin.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
+			append([]string{"/bin/cursor-agent"}, args...))
+		out = append(out, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
+	}
+	logged, err := standin.ReadLog(env[standin.EnvRunLog])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, logged
+}
+
+func TestTakesReplayInOrder(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	dir := t.TempDir()
+	args := []string{"--print", "ask"}
+	first := writeTake(t, dir, 1, args, "rate limited\n", 1)
+	second := writeTake(t, dir, 2, args, "the answer\n", 0)
+	if !strings.Contains(filepath.Base(second), "-take2-") {
+		t.Errorf("take 2 is named %s", second)
+	}
+	env := map[string]string{standin.EnvCassettes: dir, standin.EnvRunLog: filepath.Join(t.TempDir(), "runs.jsonl")}
+	got, logged := calls(t, env, 3, args...)
+	if got[0].code != 1 || got[0].stdout != "rate limited\n" || got[1].code != 0 || got[1].stdout != "the answer\n" {
+		t.Fatalf("takes 1 and 2: %+v", got[:2])
+	}
+	if logged[0].Take != 1 || logged[0].Cassette != first || logged[1].Take != 2 || logged[1].Cassette != second {
+		t.Errorf("logged %+v", logged[:2])
+	}
+	third := got[2]
+	if third.code != 2 || third.stdout != "" || strings.Count(third.stderr, "\n") != 1 ||
+		!strings.Contains(third.stderr, `cursor-agent (agentvcr stand-in): called more times than recorded: ["--print" "ask"] was recorded 2 times, called 3 in this test`) ||
+		!strings.Contains(third.stderr, "AGENTVCR_MODE=record") || logged[2].Outcome != standin.Failed {
+		t.Errorf("one call too many: %+v", third)
+	}
+
+	// Another test (another run log) starts again at take 1.
+	env[standin.EnvRunLog] = filepath.Join(t.TempDir(), "runs.jsonl")
+	if got, _ := calls(t, env, 1, args...); got[0].stdout != "rate limited\n" {
+		t.Errorf("another test: %+v", got[0])
+	}
+	// Without a run log nothing scopes "again": every call is the first.
+	delete(env, standin.EnvRunLog)
+	for range 2 {
+		var stdout bytes.Buffer
+		standin.Run(standin.Env{Stdout: &stdout, Stderr: &bytes.Buffer{}, Getenv: func(k string) string { return env[k] }},
+			append([]string{"cursor-agent"}, args...))
+		if stdout.String() != "rate limited\n" {
+			t.Errorf("no run log: %q", stdout.String())
+		}
+	}
+}
+
+// A cassette from before takes answers every call, as it always did.
+func TestCassetteWithoutTakes(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	dir := t.TempDir()
+	writeTake(t, dir, 0, []string{"--print", "poll"}, "still running\n", 0)
+	env := map[string]string{standin.EnvCassettes: dir, standin.EnvRunLog: filepath.Join(t.TempDir(), "runs.jsonl")}
+	got, logged := calls(t, env, 3, "--print", "poll")
+	for i, r := range got {
+		if r.code != 0 || r.stdout != "still running\n" || logged[i].Take != 0 {
+			t.Errorf("call %d: %+v %+v", i+1, r, logged[i])
+		}
+	}
+}
+
+// In record mode each call of a test saves the next take; re-recorded with
+// fewer calls, the takes past them go. In once mode a call past the
+// recorded takes records the next one.
+func TestTakesRecorded(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	t.Chdir(t.TempDir())
+	dir := t.TempDir()
+	state := t.TempDir()
+	agentPath := filepath.Join(state, "retrying-agent")
+	// The "real" agent answers differently each time: it is rate limited
+	// the first time.
+	os.WriteFile(agentPath, []byte(`#!/bin/sh
+n=$(cat "$TAKES_COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$TAKES_COUNT"
+echo "answer $n"
+if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
+`), 0o755)
+	t.Setenv("TAKES_COUNT", filepath.Join(state, "count"))
+	record := func(mode standin.Mode, n int) ([]result, []standin.Call) {
+		env := map[string]string{standin.EnvCassettes: dir, standin.EnvMode: string(mode), standin.EnvRealAgent: agentPath,
+			standin.EnvRunLog: filepath.Join(t.TempDir(), "runs.jsonl")}
+		return calls(t, env, n, "--print", "retry")
+	}
+	got, logged := record(standin.ModeRecord, 2)
+	if got[0].code != 1 || got[0].stdout != "answer 1\n" || got[1].code != 0 || got[1].stdout != "answer 2\n" ||
+		logged[0].Take != 1 || logged[1].Take != 2 || logged[1].Outcome != standin.Recorded {
+		t.Fatalf("recording two takes: %+v %+v", got, logged)
+	}
+	tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(tapes) != 2 {
+		t.Fatalf("cassettes %q", tapes)
+	}
+	for i, c := range logged {
+		rd, f, err := cassette.Open(c.Cassette)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if rd.Header().Take != i+1 {
+			t.Errorf("%s: take %d, want %d", c.Cassette, rd.Header().Take, i+1)
+		}
+	}
+	// Replayed offline: in order.
+	got, _ = record(standin.ModeReplay, 2)
+	if got[0].stdout != "answer 1\n" || got[0].code != 1 || got[1].stdout != "answer 2\n" {
+		t.Fatalf("replay: %+v", got)
+	}
+	// Once: take 3 is recorded, takes 1 and 2 replayed.
+	got, logged = record(standin.ModeOnce, 3)
+	if got[2].stdout != "answer 3\n" || logged[0].Outcome != standin.Replayed || logged[2].Outcome != standin.Recorded || logged[2].Take != 3 {
+		t.Fatalf("once: %+v %+v", got, logged)
+	}
+	// Re-recorded with one call: takes 2 and 3 go.
+	os.Remove(filepath.Join(state, "count"))
+	record(standin.ModeRecord, 1)
+	if tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(tapes) != 1 {
+		t.Fatalf("after re-recording one call: %q", tapes)
+	}
+}

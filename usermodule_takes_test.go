@@ -1,0 +1,235 @@
+package agentvcr_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The code under test retries an agent that is rate limited, reads a
+// stream to its result, and gives up on one that hangs: in a Go module of
+// the user's own, its tests record the retried call as two takes, replay
+// them in order offline, and break the replays with agentvcrtest.Fault;
+// one call more than recorded, or an unknown fault word, fails the test
+// with the stand-in's line.
+func TestUserModuleTakesAndFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests a Go module of its own")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	root, _ := os.Getwd()
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	mod := filepath.Join(work, "myproject")
+	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=", "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
+	gorun := func(dir string, env []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := gorun(root, nil, "build", "-o", filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// The real agent: rate limited the first time it is asked a "flaky"
+	// question, answering after; each answer numbered.
+	realAgent := filepath.Join(work, "real", "flaky-agent")
+	files := map[string]string{
+		"go.mod": "module example.com/myproject\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
+		"../real/flaky-agent": `#!/bin/sh
+prompt="$4"
+n=$(cat "$FLAKY_COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$FLAKY_COUNT"
+case "$prompt" in
+flaky*) if [ $n -eq 1 ]; then echo "error: rate limited, retry later" >&2; exit 75; fi ;;
+esac
+echo '{"type":"system","subtype":"init","session_id":"s1"}'
+echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"thinking"}]},"session_id":"s1"}'
+echo '{"type":"tool_call","subtype":"started","call_id":"c1","session_id":"s1"}'
+echo '{"type":"tool_call","subtype":"completed","call_id":"c1","session_id":"s1"}'
+echo "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"answer $n\",\"session_id\":\"s1\"}"
+`,
+		"ask.go": `package myproject
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+)
+
+// Ask asks the agent, retrying up to three times while it fails.
+func Ask(ctx context.Context, prompt string) (string, error) {
+	var err error
+	for range 3 {
+		var answer string
+		if answer, err = ask(ctx, prompt); err == nil {
+			return answer, nil
+		}
+	}
+	return "", err
+}
+
+// ask runs the agent once and reads its stream to the result.
+func ask(ctx context.Context, prompt string) (string, error) {
+	cmd := exec.CommandContext(ctx, "cursor-agent", "--print", "--output-format", "stream-json", prompt)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var ev struct{ Type, Result string }
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "result" {
+			return ev.Result, nil
+		}
+	}
+	return "", errors.New("the stream ended before its result")
+}
+
+// Once asks without retrying.
+func Once(ctx context.Context, prompt string) (string, error) { return ask(ctx, prompt) }
+`,
+		"ask_test.go": `package myproject
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+
+// The first answer is "rate limited", the retry succeeds: two takes.
+func TestRetry(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	got, err := Ask(context.Background(), "flaky question")
+	if err != nil || got != "answer 2" {
+		t.Fatalf("Ask: %q, %v", got, err)
+	}
+	if os.Getenv("ASK_AGAIN") != "" { // one call more than recorded
+		Ask(context.Background(), "flaky question")
+	}
+}
+
+func TestCutStream(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	agentvcrtest.Fault(t, "stop-after-events=3")
+	if _, err := Once(context.Background(), "steady question"); err == nil || !strings.Contains(err.Error(), "ended before its result") {
+		t.Fatalf("a cut stream: %v", err)
+	}
+}
+
+func TestAgentFails(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	agentvcrtest.Fault(t, "exit-code=3")
+	if _, err := Once(context.Background(), "steady question"); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("a failing agent: %v", err)
+	}
+}
+
+func TestAgentHangs(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	agentvcrtest.Fault(t, "stall")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Once(ctx, "steady question"); err == nil || ctx.Err() == nil {
+		t.Fatalf("a hanging agent: %v", err)
+	}
+}
+
+func TestNoFault(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	if os.Getenv("BAD_FAULT") != "" {
+		agentvcrtest.Fault(t, os.Getenv("BAD_FAULT"))
+	}
+	if got, err := Once(context.Background(), "steady question"); err != nil || got != "answer 3" {
+		t.Fatalf("Once: %q, %v", got, err)
+	}
+}
+`,
+	}
+	for name, content := range files {
+		path := filepath.Join(mod, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
+	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	count := "FLAKY_COUNT=" + filepath.Join(work, "count")
+
+	// 1. Recorded once: the retried call as two takes, the steady one once.
+	out, err := gorun(mod, []string{count, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=" + realAgent}, "test", "-count=1", "-run", "^(TestRetry|TestNoFault)$", ".")
+	if err != nil {
+		t.Fatalf("recording: %v\n%s", err, out)
+	}
+	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	takes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*-flaky-question-take2-*.cassette"))
+	if len(tapes) != 3 || len(takes) != 1 {
+		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", tapes)
+	}
+
+	// 2. Offline, every test: takes in order, each fault as asked.
+	os.Remove(realAgent)
+	if out, err := gorun(mod, nil, "test", "-count=1", "-v", "./..."); err != nil {
+		t.Fatalf("offline: %v\n%s", err, out)
+	}
+
+	// 3. One call more than recorded fails the test, with the stand-in's line.
+	out, err = gorun(mod, []string{"ASK_AGAIN=1"}, "test", "-count=1", "-run", "^TestRetry$", ".")
+	if err == nil || !strings.Contains(out, `called more times than recorded: ["--print" "--output-format" "stream-json" "flaky question"] was recorded 2 times, called 3 in this test`) {
+		t.Fatalf("one call too many: %v\n%s", err, out)
+	}
+
+	// 4. An unknown fault word: from agentvcrtest.Fault, and from the environment.
+	out, err = gorun(mod, []string{"BAD_FAULT=stall,explode"}, "test", "-count=1", "-run", "^TestNoFault$", ".")
+	if err == nil || !strings.Contains(out, `agentvcrtest.Fault: $AGENTVCR_FAULT: unknown word "explode"`) {
+		t.Fatalf("Fault with an unknown word: %v\n%s", err, out)
+	}
+	out, err = gorun(mod, []string{"AGENTVCR_FAULT=explode"}, "test", "-count=1", "-run", "^TestNoFault$", ".")
+	if err == nil || !strings.Contains(out, `cursor-agent (agentvcr stand-in): $AGENTVCR_FAULT: unknown word "explode"`) {
+		t.Fatalf("AGENTVCR_FAULT with an unknown word: %v\n%s", err, out)
+	}
+
+	// 5. inspect and drift show the takes.
+	agentvcr := func(args ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(bin, "agentvcr"), args...)
+		cmd.Dir = mod
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := agentvcr("inspect", takes[0]); err != nil || !regexp.MustCompile(`(?m)^take +2 \(the call's recording number 2 within one test\)$`).MatchString(out) {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+	before := filepath.Join(work, "before")
+	os.MkdirAll(before, 0o755)
+	for _, f := range tapes {
+		if !strings.Contains(f, "take2") {
+			data, _ := os.ReadFile(f)
+			os.WriteFile(filepath.Join(before, filepath.Base(f)), data, 0o644)
+		}
+	}
+	if out, err := agentvcr("drift", before, "testdata/cassettes"); err == nil || !strings.Contains(out, "== "+filepath.Base(takes[0])+": a new call (take 2), ") {
+		t.Errorf("drift: %v\n%s", err, out)
+	}
+}
