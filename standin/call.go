@@ -118,7 +118,9 @@ func (c *call) claimTake(key string) error {
 	if runLog == "" {
 		return nil
 	}
-	unlock, err := safefile.Lock(filepath.Join(index.CacheDir(), "locks"), "take\x00"+runLog+"\x00"+key)
+	// The lock lives beside the run log, which a harness keeps in the
+	// test's temporary directory: it goes with it.
+	unlock, err := safefile.Lock(filepath.Dir(runLog), "take\x00"+runLog+"\x00"+key)
 	if err != nil {
 		return err
 	}
