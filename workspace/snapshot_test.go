@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -427,6 +428,31 @@ func TestIgnoredWorkingDirectoryIsWalked(t *testing.T) {
 	write(t, dir, "scratch/out.txt", "made\n")
 	write(t, dir, "scratch/debug.log", "still ignored by its pattern\n")
 	if got, want := summary(changes(t, s)), "create out.txt"; got != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A file replaced by a socket is a delete plus a note too, and a new socket
+// is a note only; neither is opened.
+func TestSocketReplacingAFile(t *testing.T) {
+	isolate(t)
+	dir, err := os.MkdirTemp("", "sock") // short: a socket path has a small limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	write(t, dir, "s", "data\n")
+	s := take(t, dir, Options{})
+	os.Remove(filepath.Join(dir, "s"))
+	for _, name := range []string{"s", "t"} {
+		l, err := net.Listen("unix", filepath.Join(dir, name))
+		if err != nil {
+			t.Skip("no unix sockets here:", err)
+		}
+		defer l.Close()
+	}
+	want := "skip s (s: not a regular file (a socket), not recorded)\nskip t (t: not a regular file (a socket), not recorded)\ndelete s"
+	if got := summary(changes(t, s)); got != want {
 		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
 	}
 }
