@@ -235,31 +235,37 @@ func stopOnError(count func(string) error, stop func()) func(string) error {
 
 // parseStat reads the stat data ls-files --debug prints of an entry:
 // "  ctime: S:N", "  mtime: S:N", "  dev: D\tino: I", "  uid: U\tgid: G",
-// "  size: S\tflags: F".
+// "  size: S\tflags: F", scanned without splitting (thousands a snapshot).
 func parseStat(t *tracked, text []byte) {
-	for _, line := range strings.Split(string(text), "\n") {
-		for _, field := range strings.Split(line, "\t") {
-			name, val, ok := strings.Cut(strings.TrimSpace(field), ": ")
-			if !ok {
-				continue
-			}
-			switch name {
-			case "ctime", "mtime":
-				sec, nsec, _ := strings.Cut(val, ":")
-				s, _ := strconv.ParseInt(sec, 10, 64)
-				n, _ := strconv.ParseInt(nsec, 10, 64)
-				if name == "ctime" {
-					t.ctime = [2]int64{s, n}
-				} else {
-					t.mtime = [2]int64{s, n}
-				}
-			case "ino":
-				t.ino, _ = strconv.ParseInt(val, 10, 64)
-			case "size":
-				t.size, _ = strconv.ParseInt(val, 10, 64)
-			}
+	field := func(name string) []byte {
+		i := bytes.Index(text, []byte(name))
+		if i < 0 {
+			return nil
 		}
+		v := text[i+len(name):]
+		if j := bytes.IndexAny(v, "\t\n"); j >= 0 {
+			v = v[:j]
+		}
+		return v
 	}
+	num := func(b []byte) int64 {
+		var n int64
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n
+	}
+	pair := func(b []byte) [2]int64 {
+		sec, nsec, _ := bytes.Cut(b, []byte{':'})
+		return [2]int64{num(sec), num(nsec)}
+	}
+	t.ctime = pair(field("ctime: "))
+	t.mtime = pair(field("mtime: "))
+	t.ino = num(field("ino: "))
+	t.size = num(field("size: "))
 }
 
 // after lists the paths git would record now: tracked and untracked, not
