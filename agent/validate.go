@@ -56,7 +56,10 @@ func Validate(p Profile, opts contract.Options, stdout, stderr io.Reader, exit i
 	for _, n := range c.notes {
 		rep.Notes = append(rep.Notes, *n)
 	}
-	sort.SliceStable(rep.Notes, func(i, j int) bool { return rep.Notes[i].Line < rep.Notes[j].Line })
+	sort.Slice(rep.Notes, func(i, j int) bool {
+		a, b := rep.Notes[i], rep.Notes[j]
+		return a.Line < b.Line || a.Line == b.Line && a.Msg < b.Msg
+	})
 	sort.SliceStable(rep.Problems, func(i, j int) bool { return rank(rep.Problems[i]) < rank(rep.Problems[j]) })
 	return rep, nil
 }

@@ -36,6 +36,11 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 	return false
 }
 
+// Fields are the documented top-level fields of its events.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{"*": {"type", "thread_id", "item", "usage", "error", "message"}}
+}
+
 var known = map[string]bool{"thread.started": true, "turn.started": true, "item.started": true, "item.updated": true,
 	"item.completed": true, "turn.completed": true, "turn.failed": true, "error": true}
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // Profile is Gemini CLI's.
@@ -35,6 +36,26 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 	_, stats := ev["stats"]
 	return typ == "" && response && stats
 }
+
+// Fields are the documented top-level fields of its events.
+func (Profile) Fields() agent.Fields {
+	return agent.Fields{
+		"*":                 {"type", "timestamp"},
+		"init":              {"session_id", "model"},
+		"message/user":      {"role", "content", "delta"},
+		"message/assistant": {"role", "content", "delta"},
+		"tool_use":          {"tool_name", "tool_id", "parameters"},
+		"tool_result":       {"tool_id", "status", "output", "error"},
+		"error":             {"severity", "message"},
+		"result":            {"status", "stats", "error"},
+		"response":          {"session_id", "response", "stats", "error"},
+	}
+}
+
+// NormalizeRules: the shell tool's output names the process group it ran in.
+func (Profile) NormalizeRules() *normalize.Rules { return rules }
+
+var rules = agent.MustRules("gemini", "regex  `Process Group PGID: [0-9]+`  \"Process Group PGID: <PGID>\"\n")
 
 var known = map[string]bool{"init": true, "message": true, "tool_use": true, "tool_result": true, "error": true, "result": true}
 

@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "diff",
-		usage:   "[--format auto|json|stream-json|text] A B",
+		usage:   "[--format auto|json|stream-json|text] [--rules FILE] A B",
 		summary: "compare two recordings after normalisation, event by event, and report shape drift; exit 1 when they differ",
 		run:     runDiff,
 	})
@@ -74,6 +74,7 @@ func runDiff(env *Env, args []string) int {
 	const name = "agentvcr diff"
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	format := fs.String("format", "auto", "stdout format of both: auto (each cassette's argv, else sniffed), json, stream-json or text")
+	rulesFile := fs.String("rules", "", "a file of normalize rules added to the default profile, for both sides")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, args, err)
@@ -90,9 +91,13 @@ func runDiff(env *Env, args []string) int {
 			return usageErr(env, name, err.Error())
 		}
 	}
+	rules, err := loadRules(*rulesFile)
+	if err != nil {
+		return fail(env, name, err)
+	}
 	var sides [2]*side
 	for i, arg := range pos {
-		s, err := loadSide(env, arg, f)
+		s, err := loadSide(env, arg, f, rules)
 		if s != nil {
 			defer s.close()
 		}
@@ -117,7 +122,7 @@ func runDiff(env *Env, args []string) int {
 
 // loadSide normalises one recording. The shape is taken from the raw stdout
 // on the way: it is about types and field paths, which normalising keeps.
-func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
+func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (*side, error) {
 	in, err := openInput(env, arg)
 	if err != nil {
 		return nil, err
@@ -127,6 +132,7 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 		return s, err
 	}
 	opts := normalizeOptions(in, s.profile)
+	opts.Rules = rules
 	if f != contract.Auto {
 		opts.Format = f
 	}
@@ -166,6 +172,14 @@ func loadSide(env *Env, arg string, f contract.Format) (*side, error) {
 		s.files, err = workspace.NamedListing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
 	}
 	return s, err
+}
+
+// loadRules reads a rules file; "" is none.
+func loadRules(file string) (*normalize.Rules, error) {
+	if file == "" {
+		return nil, nil
+	}
+	return normalize.LoadRules(file)
 }
 
 // normalizeTo writes the normalised stream to a temporary file, rewound.

@@ -2,19 +2,23 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
 )
 
 func init() {
 	register(&command{
 		name:    "drift",
-		usage:   "OLD_DIR NEW_DIR",
+		usage:   "[--rules FILE] OLD_DIR NEW_DIR",
 		summary: "compare two directories of cassettes call by call (as diff does each pair) after a re-recording; exit 1 on drift",
 		doc: `The agent-upgrade review: keep the cassettes of the old build, re-record with
 the new one, then see what changed for each call:
@@ -24,8 +28,10 @@ the new one, then see what changed for each call:
     agentvcr drift /tmp/cassettes-before testdata/cassettes
     agentvcr review
 
-Cassettes are paired by the call they record (arguments and stdin), not by
-file name; calls recorded on one side only are listed.`,
+Every file under each directory is read, whatever its name: the cassettes
+are paired by the call they record (arguments and stdin), not by file name;
+calls recorded on one side only are listed, and so are the files that are
+not cassettes, skipped. --rules adds normalize rules, as diff's does.`,
 		run: runDrift,
 	})
 }
@@ -33,6 +39,7 @@ file name; calls recorded on one side only are listed.`,
 func runDrift(env *Env, args []string) int {
 	const name = "agentvcr drift"
 	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
+	rulesFile := fs.String("rules", "", "a file of normalize rules added to the default profile, for both directories")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, args, err)
@@ -40,45 +47,46 @@ func runDrift(env *Env, args []string) int {
 	if len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want OLD_DIR and NEW_DIR, got %d arguments", len(pos)))
 	}
-	var libs [2]*index.Library
+	rules, err := loadRules(*rulesFile)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	var sets [2]*cassetteSet
 	for i, dir := range pos {
-		if libs[i], err = index.OpenLibrary(dir); err != nil {
-			return fail(env, name, err)
-		}
-		if err := libs[i].Rescan(); err != nil {
+		if sets[i], err = readCassetteSet(dir); err != nil {
 			return fail(env, name, err)
 		}
 	}
 	old := map[string]string{}
 	oldTake := map[string]int{}
-	for _, e := range libs[0].Entries() {
-		if _, dup := old[e.Key]; !dup {
-			old[e.Key], oldTake[e.Key] = e.File, e.Take
+	for _, e := range sets[0].entries {
+		if _, dup := old[e.key]; !dup {
+			old[e.key], oldTake[e.key] = e.file, e.take
 		}
 	}
 	out := bufio.NewWriter(env.Stdout)
 	defer out.Flush()
 	var drifted, same, added int
 	seen := map[string]bool{}
-	for _, e := range libs[1].Entries() {
-		if seen[e.Key] {
+	for _, e := range sets[1].entries {
+		if seen[e.key] {
 			continue
 		}
-		seen[e.Key] = true
-		before, ok := old[e.Key]
+		seen[e.key] = true
+		before, ok := old[e.key]
 		if !ok {
 			added++
-			fmt.Fprintf(out, "== %s: a new call%s, %s\n", filepath.Base(e.File), takeNote(e.Take), quoteArgs(e.Args))
+			fmt.Fprintf(out, "== %s: a new call%s, %s\n", e.rel, takeNote(e.take), quoteArgs(e.args))
 			continue
 		}
-		a, err := loadSide(env, before, "")
+		a, err := loadSide(env, before, "", rules)
 		if a != nil {
 			defer a.close()
 		}
 		if err != nil {
 			return fail(env, name, err)
 		}
-		b, err := loadSide(env, e.File, "")
+		b, err := loadSide(env, e.file, "", rules)
 		if b != nil {
 			defer b.close()
 		}
@@ -99,10 +107,10 @@ func runDrift(env *Env, args []string) int {
 			continue
 		}
 		drifted++
-		if e.Take > 1 {
-			fmt.Fprintf(out, "== %s (take %d; old %s):\n", filepath.Base(e.File), e.Take, before)
+		if e.take > 1 {
+			fmt.Fprintf(out, "== %s (take %d; old %s):\n", e.rel, e.take, before)
 		} else {
-			fmt.Fprintf(out, "== %s (old %s):\n", filepath.Base(e.File), before)
+			fmt.Fprintf(out, "== %s (old %s):\n", e.rel, before)
 		}
 		for line := range strings.Lines(report.String()) {
 			fmt.Fprintf(out, "    %s", line)
@@ -120,11 +128,87 @@ func runDrift(env *Env, args []string) int {
 	for _, f := range gone {
 		fmt.Fprintf(out, "== %s: no longer recorded%s\n", f, takeNote(oldTake[keyOf[f]]))
 	}
-	fmt.Fprintf(out, "%d calls drifted, %d unchanged after normalisation, %d new, %d no longer recorded\n", drifted, same, added, len(gone))
+	skipped := append(sets[0].skipped, sets[1].skipped...)
+	for _, s := range skipped {
+		fmt.Fprintf(out, "skipped %s\n", s)
+	}
+	fmt.Fprintf(out, "%d calls drifted, %d unchanged after normalisation, %d new, %d no longer recorded, %d files skipped\n",
+		drifted, same, added, len(gone), len(skipped))
 	if drifted+added+len(gone) > 0 {
 		return ExitFinding
 	}
 	return ExitOK
+}
+
+// cassetteSet is what drift reads of a directory: every cassette in it and
+// its subdirectories, whatever its file name, and what it skipped.
+type cassetteSet struct {
+	entries []cassetteEntry
+	skipped []string // "FILE: why"
+}
+
+type cassetteEntry struct {
+	file, rel string // the path, and the path within the directory
+	key       string // the call it records
+	take      int    // which recording of the call (cassette.Header.Take)
+	args      []string
+}
+
+// readCassetteSet reads the header of every file under dir, in name order;
+// what is not a cassette (or cannot be read) is skipped, saying why.
+// Hidden files and directories (.git, the stand-in's index) are not looked at.
+func readCassetteSet(dir string) (*cassetteSet, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory (drift compares two directories of cassettes; diff compares two cassettes)", dir)
+	}
+	set := &cassetteSet{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if !d.Type().IsRegular() {
+			set.skipped = append(set.skipped, path+": not a regular file")
+			return nil
+		}
+		rd, f, err := cassette.Open(path)
+		if err != nil {
+			set.skipped = append(set.skipped, fmt.Sprintf("%s: not a cassette (%v)", path, unwrapCassetteErr(err)))
+			return nil
+		}
+		h := rd.Header()
+		f.Close()
+		var args []string
+		if len(h.Argv) > 0 {
+			args = h.Argv[1:]
+		}
+		set.entries = append(set.entries, cassetteEntry{file: path, rel: rel, key: index.HeaderInvocation(h).Key(), take: h.Take, args: args})
+		return nil
+	})
+	return set, err
+}
+
+// unwrapCassetteErr is a cassette error's reason without its file name,
+// which the skipped line names already.
+func unwrapCassetteErr(err error) string {
+	var ce *cassette.Error
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("line %d: %v: %s", ce.Line, ce.Err, ce.Msg)
+	}
+	return err.Error()
 }
 
 // takeNote names a take of a call made more than once in one test,

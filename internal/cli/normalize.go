@@ -42,11 +42,9 @@ func runNormalize(env *Env, args []string) int {
 	if err != nil {
 		return usageErr(env, name, err.Error())
 	}
-	var rules *normalize.Rules
-	if *rulesFile != "" {
-		if rules, err = normalize.LoadRules(*rulesFile); err != nil {
-			return fail(env, name, err)
-		}
+	rules, err := loadRules(*rulesFile)
+	if err != nil {
+		return fail(env, name, err)
 	}
 
 	if pos[0] == "-" {

@@ -101,7 +101,7 @@ func viewDrift(env *Env, w io.Writer, pathA, pathB string) error {
 	var sides [2]view.Side
 	var loaded [2]*side
 	for i, arg := range []string{pathA, pathB} {
-		s, err := loadSide(env, arg, "")
+		s, err := loadSide(env, arg, "", nil)
 		if s != nil {
 			defer s.close()
 		}

@@ -8,7 +8,9 @@
 // Served: the Anthropic Messages API (POST /v1/messages, streamed as
 // server-sent events, or not), which Claude Code speaks, and the OpenAI chat
 // completions API (POST /v1/chat/completions, streamed or not), which Qwen
-// Code speaks, and the Gemini API (POST /v1beta/models/M:generateContent and
+// Code, OpenCode, Copilot CLI and Cline speak, the parts of Augment's
+// backend API that Auggie uses (POST /get-models, /chat-stream, the rest
+// answered with an empty object), and the Gemini API (POST /v1beta/models/M:generateContent and
 // :streamGenerateContent), which Gemini CLI speaks, and the OpenAI responses
 // API (POST /v1/responses, streamed), which Codex speaks. Every request is
 // logged (method, path) to the server's Log.
@@ -69,6 +71,8 @@ func (s *Server) next() (n int, answer string) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logf("%s %s", r.Method, r.URL.Path)
 	switch {
+	case augmentRequest(r):
+		s.augment(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
 		s.anthropic(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent"):
@@ -181,6 +185,8 @@ var shellTools = []struct {
 	name, args string
 }{
 	{"run_shell_command", `{"command":"ls"}`},
+	{"bash", `{"command":"ls","description":"List the files"}`},
+	{"run_commands", `{"commands":["ls"]}`},
 	{"glob", `{"pattern":"*"}`},
 	{"list_directory", `{"path":"."}`},
 }
@@ -384,4 +390,82 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	send(map[string]any{"type": "response.completed", "response": map[string]any{"id": respID, "status": "completed", "model": req.Model,
 		"output": []any{item}, "usage": map[string]any{"input_tokens": 120 + n, "output_tokens": 12, "total_tokens": 132 + n,
 			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}})
+}
+
+// augmentRequest reports whether r is for Augment's backend (Auggie): its
+// user agent, or one of the paths only it asks for.
+func augmentRequest(r *http.Request) bool {
+	if strings.Contains(strings.ToLower(r.UserAgent()), "augment") {
+		return true
+	}
+	switch r.URL.Path {
+	case "/get-models", "/chat-stream", "/agents/list-remote-tools", "/report-error":
+		return true
+	}
+	return strings.HasPrefix(r.URL.Path, "/settings/")
+}
+
+// augmentChat is what the fake reads of a /chat-stream request: the
+// conversation as nodes (type 1: a tool result) and the tools offered.
+type augmentChat struct {
+	Nodes []struct {
+		Type int `json:"type"`
+	} `json:"nodes"`
+	ChatHistory     []json.RawMessage `json:"chat_history"`
+	ToolDefinitions []struct {
+		Name string `json:"name"`
+	} `json:"tool_definitions"`
+}
+
+// augment answers Augment's backend: the model list, the chat stream (a
+// launch-process call listing the directory while no tool result is in the
+// request, else the answer, as NDJSON), and an empty object for the rest.
+func (s *Server) augment(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch r.URL.Path {
+	case "/get-models":
+		json.NewEncoder(w).Encode(map[string]any{"default_model": "fake-model",
+			"models":    []map[string]any{{"name": "fake-model", "internal_name": "fake-model", "suggested_prefix_char_count": 0, "suggested_suffix_char_count": 0}},
+			"languages": []any{}, "feature_flags": map[string]any{}, "user_tier": "ENTERPRISE_TIER", "user": map[string]any{"email": "offline@example.invalid"}})
+		return
+	case "/agents/list-remote-tools":
+		fmt.Fprint(w, `{"tools":[]}`)
+		return
+	case "/chat-stream":
+	default:
+		fmt.Fprint(w, `{}`)
+		return
+	}
+	var req augmentChat
+	if !decode(w, r, &req) {
+		return
+	}
+	hasResult := false
+	for _, n := range req.Nodes {
+		hasResult = hasResult || n.Type == 1
+	}
+	offers := false
+	for _, t := range req.ToolDefinitions {
+		offers = offers || t.Name == "launch-process"
+	}
+	n, answer := s.next()
+	line := func(text string, nodes []map[string]any, stop int) {
+		m := map[string]any{"text": text, "unknown_blob_names": []any{}, "checkpoint_not_found": false, "workspace_file_chunks": []any{}, "nodes": nodes}
+		if stop != 0 {
+			m["stop_reason"] = stop
+		}
+		b, _ := json.Marshal(m)
+		w.Write(append(b, '\n'))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	if offers && !hasResult {
+		input := `{"command":"ls","wait":true,"max_wait_seconds":60,"cwd":"."}`
+		line("", []map[string]any{{"id": 1, "type": 5, "content": "", "tool_use": map[string]any{
+			"tool_use_id": fmt.Sprintf("toolu_fake%012d", n), "tool_name": "launch-process", "input_json": input}}}, 3)
+		return
+	}
+	line(answer, []map[string]any{{"id": 1, "type": 0, "content": answer}}, 0)
+	line("", []map[string]any{{"id": 2, "type": 2, "content": answer}}, 1)
 }
