@@ -461,89 +461,140 @@ func windowAt(r io.ReaderAt, ref lineRef, at, max int) (string, error) {
 // object or array is listed once, not leaf by leaf, and so is a value whose
 // type changed. Arrays are compared index by index.
 func DiffFields(a, b []byte, max int) []FieldChange {
-	na, nb := flatten(a), flatten(b)
-	ia, ib := indexNodes(na), indexNodes(nb)
-	var out []FieldChange
-	retyped := map[string]bool{}
-	for _, n := range nb {
-		if retyped[n.parent] {
-			retyped[n.path] = true // inside a value whose type changed
-			continue
+	ka, sa, ea, errA := jsonscan.ScanDocument(a)
+	kb, sb, eb, errB := jsonscan.ScanDocument(b)
+	if errA != nil || errB != nil {
+		ta, tb := bytes.TrimSpace(a), bytes.TrimSpace(b)
+		if bytes.Equal(ta, tb) {
+			return nil
 		}
-		i, ok := ia[n.path]
-		switch {
-		case !ok:
-			if _, parentInA := ia[n.parent]; parentInA || n.path == "" {
-				out = append(out, FieldChange{Op: Added, Path: n.path, New: excerpt(n.raw, max)})
-			}
-		case na[i].kind != n.kind || (isScalar(n.kind) && !bytes.Equal(na[i].raw, n.raw)):
-			if !isScalar(n.kind) || !isScalar(na[i].kind) {
-				retyped[n.path] = true
-			}
-			was, now := excerptPair(na[i].raw, n.raw, max)
-			out = append(out, FieldChange{Op: Changed, Path: n.path, Old: was, New: now})
+		was, now := excerptPair(ta, tb, max)
+		return []FieldChange{{Op: Changed, Old: was, New: now}}
+	}
+	fd := fieldDiffer{max: max}
+	fd.value("", a[sa:ea], ka, b[sb:eb], kb)
+	return fd.out
+}
+
+// fieldDiffer compares two JSON values leaf by leaf. Object members pair
+// by name; array elements are aligned as lines are, so that an element
+// inserted in an array is one insertion, not a change of every element
+// after it.
+type fieldDiffer struct {
+	max int
+	out []FieldChange
+}
+
+func (fd *fieldDiffer) value(path string, a []byte, ka jsonscan.Kind, b []byte, kb jsonscan.Kind) {
+	switch {
+	case ka != kb || isScalar(ka):
+		if ka != kb || !bytes.Equal(a, b) {
+			was, now := excerptPair(a, b, fd.max)
+			fd.out = append(fd.out, FieldChange{Op: Changed, Path: path, Old: was, New: now})
+		}
+	case ka == jsonscan.Object:
+		fd.object(path, a, b)
+	default:
+		fd.array(path, a, b)
+	}
+}
+
+type member struct {
+	key []byte
+	val []byte
+	k   jsonscan.Kind
+}
+
+func members(obj []byte) []member {
+	var ms []member
+	it := jsonscan.Members(obj)
+	for it.Next() {
+		ms = append(ms, member{it.Key, it.Val, it.K})
+	}
+	return ms
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func (fd *fieldDiffer) object(path string, a, b []byte) {
+	ma, mb := members(a), members(b)
+	inA := make(map[string]int, len(ma))
+	for i, m := range ma {
+		inA[jsonscan.DecodeString(m.key)] = i
+	}
+	inB := make(map[string]bool, len(mb))
+	for _, m := range mb {
+		name := jsonscan.DecodeString(m.key)
+		inB[name] = true
+		if i, ok := inA[name]; ok {
+			fd.value(join(path, name), ma[i].val, ma[i].k, m.val, m.k)
+		} else {
+			fd.out = append(fd.out, FieldChange{Op: Added, Path: join(path, name), New: excerpt(m.val, fd.max)})
 		}
 	}
-	for _, n := range na {
-		if _, ok := ib[n.path]; ok || retyped[n.parent] {
-			continue
-		}
-		if _, parentInB := ib[n.parent]; parentInB {
-			out = append(out, FieldChange{Op: Removed, Path: n.path, Old: excerpt(n.raw, max)})
+	for _, m := range ma {
+		if name := jsonscan.DecodeString(m.key); !inB[name] {
+			fd.out = append(fd.out, FieldChange{Op: Removed, Path: join(path, name), Old: excerpt(m.val, fd.max)})
 		}
 	}
-	return out
+}
+
+func elements(arr []byte) []member {
+	var es []member
+	it := jsonscan.Elements(arr)
+	for it.Next() {
+		es = append(es, member{val: it.Val, k: it.K})
+	}
+	return es
+}
+
+// array aligns the elements by their bytes; between equal ones, removed
+// and added elements pair up in order as changed ones, the rest are
+// removed or added.
+func (fd *fieldDiffer) array(path string, a, b []byte) {
+	ea, eb := elements(a), elements(b)
+	seed := maphash.MakeSeed()
+	hash := func(es []member) []uint64 {
+		hs := make([]uint64, len(es))
+		for i, e := range es {
+			hs[i] = maphash.Bytes(seed, e.val)
+		}
+		return hs
+	}
+	ops := align(hash(ea), hash(eb))
+	i, j := 0, 0
+	for k := 0; k < len(ops); {
+		if ops[k] == opEqual {
+			i, j, k = i+1, j+1, k+1
+			continue
+		}
+		var dels, ins []int
+		for ; k < len(ops) && ops[k] != opEqual; k++ {
+			if ops[k] == opDelete {
+				dels, i = append(dels, i), i+1
+			} else {
+				ins, j = append(ins, j), j+1
+			}
+		}
+		n := min(len(dels), len(ins))
+		for x := range n {
+			fd.value(path+"["+strconv.Itoa(ins[x])+"]", ea[dels[x]].val, ea[dels[x]].k, eb[ins[x]].val, eb[ins[x]].k)
+		}
+		for _, d := range dels[n:] {
+			fd.out = append(fd.out, FieldChange{Op: Removed, Path: path + "[" + strconv.Itoa(d) + "]", Old: excerpt(ea[d].val, fd.max)})
+		}
+		for _, in := range ins[n:] {
+			fd.out = append(fd.out, FieldChange{Op: Added, Path: path + "[" + strconv.Itoa(in) + "]", New: excerpt(eb[in].val, fd.max)})
+		}
+	}
 }
 
 func isScalar(k jsonscan.Kind) bool { return k != jsonscan.Object && k != jsonscan.Array }
-
-func indexNodes(ns []node) map[string]int {
-	m := make(map[string]int, len(ns))
-	for i, n := range ns {
-		m[n.path] = i
-	}
-	return m
-}
-
-// node is one value of a document: its path, its parent's path, its raw bytes.
-type node struct {
-	path, parent string
-	kind         jsonscan.Kind
-	raw          []byte
-}
-
-// flatten lists every value of a JSON document in document order, the
-// document itself first with path "". A document that is not JSON is one
-// value of kind Invalid.
-func flatten(doc []byte) []node {
-	k, s, e, err := jsonscan.ScanDocument(doc)
-	if err != nil {
-		return []node{{kind: jsonscan.Invalid, raw: bytes.TrimSpace(doc)}}
-	}
-	var out []node
-	var walk func(path, parent string, v []byte, k jsonscan.Kind)
-	walk = func(path, parent string, v []byte, k jsonscan.Kind) {
-		out = append(out, node{path, parent, k, v})
-		switch k {
-		case jsonscan.Object:
-			m := jsonscan.Members(v)
-			for m.Next() {
-				p := jsonscan.DecodeString(m.Key)
-				if path != "" {
-					p = path + "." + p
-				}
-				walk(p, path, m.Val, m.K)
-			}
-		case jsonscan.Array:
-			el := jsonscan.Elements(v)
-			for i := 0; el.Next(); i++ {
-				walk(path+"["+strconv.Itoa(i)+"]", path, el.Val, el.K)
-			}
-		}
-	}
-	walk("", "\x00", doc[s:e], k)
-	return out
-}
 
 // excerpt cuts data to about max bytes at a rune boundary, saying how long it was.
 func excerpt(data []byte, max int) string {

@@ -229,3 +229,25 @@ func TestPairByLabel(t *testing.T) {
 		t.Errorf("%d pairs, want the %d positional ones", len(got), len(want))
 	}
 }
+
+// An element inserted into an array is one insertion, not a change of
+// every element after it; a changed element is one change.
+func TestDiffFieldsArrayInsertion(t *testing.T) {
+	a := `{"tools":["Read","Write","Bash","Grep"],"n":[{"id":1},{"id":2}]}`
+	b := `{"tools":["Read","Edit","Write","Bash","Grep"],"n":[{"id":1},{"id":3}]}`
+	var got []string
+	for _, f := range DiffFields([]byte(a), []byte(b), 0) {
+		got = append(got, f.String())
+	}
+	want := []string{`+ tools[1]: "Edit"`, `~ n[1].id: 2 → 3`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got = got[:0]
+	for _, f := range DiffFields([]byte(b), []byte(a), 0) {
+		got = append(got, f.String())
+	}
+	if want := []string{`- tools[1]: "Edit"`, `~ n[1].id: 3 → 2`}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("reversed: got\n%s", strings.Join(got, "\n"))
+	}
+}
