@@ -67,7 +67,10 @@
 //
 // re-records every call the scripts make, in their own work directories,
 // overwriting the cassettes they replayed; once records only the calls that
-// have no cassette yet. Then
+// have no cassette yet. A call a script makes again is the call's next take
+// (a script is one test): recorded as take 2, 3, ... and replayed in that
+// order; one call more than recorded fails ("recorded 2 times, called 3").
+// Then
 //
 //	go test -run TestScript -update
 //
