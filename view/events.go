@@ -187,6 +187,23 @@ func userText(ev json.RawMessage, kind string) string {
 	return b.String()
 }
 
+// deltaText finds the text a partial-output event adds: a "delta" object's
+// text (or thinking, or the piece of a tool's JSON input), as streamed
+// message parts carry it.
+func deltaText(ev json.RawMessage) string {
+	_, d := member(ev, []string{"delta"})
+	var o obj
+	if json.Unmarshal(d, &o) != nil {
+		return ""
+	}
+	for _, n := range []string{"text", "thinking", "partial_json"} {
+		if s, ok := str(o, n); ok {
+			return s
+		}
+	}
+	return ""
+}
+
 // parsed is one event as the page shows it.
 type parsed struct {
 	agent.Event
@@ -198,6 +215,7 @@ type parsed struct {
 	result   json.RawMessage // tool result, at an end
 	resName  string
 	stampMS  *int64 // the agent's own timestamp_ms, when the event has one
+	delta    string // text a partial-output event carries in a "delta"
 	// The first tool call the event starts and the first it ends (a row
 	// shows one).
 	ToolStart, ToolEnd, ToolKind string
@@ -249,6 +267,9 @@ func parse(p agent.Profile, line []byte) (parsed, bool) {
 		e.thinking = thinking(raw, e.Kind)
 		if !e.Terminal && e.Text == "" && e.thinking == "" {
 			e.user = userText(raw, e.Kind)
+		}
+		if e.class() == "other" {
+			e.delta = deltaText(raw)
 		}
 	}
 	return e, true

@@ -565,6 +565,8 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 			p.grp.tw.write(p.o, []byte(e.thinking))
 		case "assistant":
 			p.appendAssistant(e.Text)
+		case "other":
+			p.appendDelta(e.delta)
 		}
 		return
 	}
@@ -623,6 +625,7 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 	default:
 		p.o.raw(`</div><div class="body">`)
 		p.grp.excerpt = true
+		p.appendDelta(e.delta)
 	}
 	// The event as printed is shown when its row ends, after the deltas
 	// that may join it.
@@ -640,6 +643,18 @@ func (p *page) appendAssistant(text string) {
 		p.grp.acc = append(p.grp.acc, text...)
 	} else {
 		p.grp.acc = append(p.grp.acc[:0], 0) // too long to compare: never a repeat
+	}
+	p.grp.tw.write(p.o, []byte(text))
+}
+
+// appendDelta adds the text of a partial-output event to its row, the
+// block opened by the first that has some.
+func (p *page) appendDelta(text string) {
+	if text == "" {
+		return
+	}
+	if !p.grp.tw.started {
+		p.grp.tw.start(p.o, "txt partial", visibleText)
 	}
 	p.grp.tw.write(p.o, []byte(text))
 }
