@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 func write(t *testing.T, dir, rel, content string) {
@@ -43,18 +44,7 @@ func needGit(t *testing.T) {
 	}
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+func gitIn(t *testing.T, dir string, args ...string) string { return vcrtest.Git(t, dir, args...) }
 
 // isolate keeps the user's global git configuration and excludes out.
 func isolate(t *testing.T) {
@@ -86,6 +76,20 @@ func summary(effects []cassette.Effect) string {
 		lines = append(lines, l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// inBothModes runs f as two subtests: outside git (the tree walked) and in
+// a git work tree.
+func inBothModes(t *testing.T, f func(t *testing.T, inGit bool)) {
+	for _, inGit := range []bool{false, true} {
+		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
+			if inGit {
+				needGit(t)
+			}
+			isolate(t)
+			f(t, inGit)
+		})
+	}
 }
 
 func take(t *testing.T, dir string, opts Options) *Snapshot {
@@ -228,31 +232,25 @@ func TestWalkHonoursGitignore(t *testing.T) {
 }
 
 func TestNoGitignoreRecordsEverything(t *testing.T) {
-	for _, inGit := range []bool{false, true} {
-		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
-			if inGit {
-				needGit(t)
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		jsProject(t, dir)
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+		}
+		s := take(t, dir, Options{NoGitignore: true})
+		build(t, dir)
+		got := summary(changes(t, s))
+		for _, want := range []string{"modify node_modules/left-pad/index.js", "create node_modules/new-dep/index.js",
+			"modify dist/bundle.js", "create tools/z.pyc", "create tools/__pycache__/y.cpython.pyc"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("--no-gitignore: %q not recorded in:\n%s", want, got)
 			}
-			isolate(t)
-			dir := t.TempDir()
-			jsProject(t, dir)
-			if inGit {
-				gitIn(t, dir, "init", "-q")
-			}
-			s := take(t, dir, Options{NoGitignore: true})
-			build(t, dir)
-			got := summary(changes(t, s))
-			for _, want := range []string{"modify node_modules/left-pad/index.js", "create node_modules/new-dep/index.js",
-				"modify dist/bundle.js", "create tools/z.pyc", "create tools/__pycache__/y.cpython.pyc"} {
-				if !strings.Contains(got, want) {
-					t.Errorf("--no-gitignore: %q not recorded in:\n%s", want, got)
-				}
-			}
-			if strings.Contains(got, ".git/") {
-				t.Errorf(".git recorded:\n%s", got)
-			}
-		})
-	}
+		}
+		if strings.Contains(got, ".git/") {
+			t.Errorf(".git recorded:\n%s", got)
+		}
+	})
 }
 
 func TestIgnoreAddsToGitignore(t *testing.T) {
@@ -270,58 +268,46 @@ func TestIgnoreAddsToGitignore(t *testing.T) {
 
 // Same-bytes rewrites: a leftover copy must not hide the agent's write.
 func TestRewriteIsAChange(t *testing.T) {
-	for _, inGit := range []bool{false, true} {
-		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
-			if inGit {
-				needGit(t)
-			}
-			isolate(t)
-			dir := t.TempDir()
-			write(t, dir, "out.txt", "result\n")
-			write(t, dir, "same.txt", "untouched\n")
-			if inGit {
-				gitIn(t, dir, "init", "-q")
-				gitIn(t, dir, "add", "out.txt")
-				gitIn(t, dir, "commit", "-qm", "x")
-			}
-			s := take(t, dir, Options{})
-			write(t, dir, "out.tmp", "result\n")
-			if err := os.Rename(filepath.Join(dir, "out.tmp"), filepath.Join(dir, "out.txt")); err != nil {
-				t.Fatal(err)
-			}
-			got := changes(t, s)
-			if len(got) != 1 || got[0].Op != cassette.OpCreate || got[0].Path != "out.txt" {
-				t.Fatalf("a same-bytes rewrite recorded as:\n%s\nwant one create of out.txt", summary(got))
-			}
-		})
-	}
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, "out.txt", "result\n")
+		write(t, dir, "same.txt", "untouched\n")
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+			gitIn(t, dir, "add", "out.txt")
+			gitIn(t, dir, "commit", "-qm", "x")
+		}
+		s := take(t, dir, Options{})
+		write(t, dir, "out.tmp", "result\n")
+		if err := os.Rename(filepath.Join(dir, "out.tmp"), filepath.Join(dir, "out.txt")); err != nil {
+			t.Fatal(err)
+		}
+		got := changes(t, s)
+		if len(got) != 1 || got[0].Op != cassette.OpCreate || got[0].Path != "out.txt" {
+			t.Fatalf("a same-bytes rewrite recorded as:\n%s\nwant one create of out.txt", summary(got))
+		}
+	})
 }
 
 func TestMaxFilesCountsRecordedFilesOnly(t *testing.T) {
-	for _, inGit := range []bool{false, true} {
-		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
-			if inGit {
-				needGit(t)
-			}
-			isolate(t)
-			dir := t.TempDir()
-			write(t, dir, ".gitignore", "node_modules/\n")
-			for i := range 50 {
-				write(t, dir, fmt.Sprintf("node_modules/m/f%d.js", i), "x\n")
-			}
-			write(t, dir, "a.txt", "a\n")
-			write(t, dir, "b.txt", "b\n")
-			if inGit {
-				gitIn(t, dir, "init", "-q")
-			}
-			if _, err := Take(dir, Options{MaxFiles: 3}); err != nil { // .gitignore, a.txt, b.txt
-				t.Errorf("3 files to record, --max-files 3: %v", err)
-			}
-			if _, err := Take(dir, Options{MaxFiles: 2}); !errors.Is(err, ErrTooMany) {
-				t.Errorf("3 files to record, --max-files 2: %v, want ErrTooMany", err)
-			}
-		})
-	}
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, ".gitignore", "node_modules/\n")
+		for i := range 50 {
+			write(t, dir, fmt.Sprintf("node_modules/m/f%d.js", i), "x\n")
+		}
+		write(t, dir, "a.txt", "a\n")
+		write(t, dir, "b.txt", "b\n")
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+		}
+		if _, err := Take(dir, Options{MaxFiles: 3}); err != nil { // .gitignore, a.txt, b.txt
+			t.Errorf("3 files to record, --max-files 3: %v", err)
+		}
+		if _, err := Take(dir, Options{MaxFiles: 2}); !errors.Is(err, ErrTooMany) {
+			t.Errorf("3 files to record, --max-files 2: %v, want ErrTooMany", err)
+		}
+	})
 }
 
 // A file swapped for a link to a file outside the root is recorded as the
@@ -401,27 +387,21 @@ func TestManyLineFileHashedLinearly(t *testing.T) {
 // file) are never recorded, in a git tree or not; excludes elsewhere do not
 // matter.
 func TestExcludeUnderRoot(t *testing.T) {
-	for _, inGit := range []bool{false, true} {
-		t.Run(fmt.Sprint("git=", inGit), func(t *testing.T) {
-			if inGit {
-				needGit(t)
-			}
-			isolate(t)
-			dir := t.TempDir()
-			write(t, dir, "keep.txt", "k\n")
-			if inGit {
-				gitIn(t, dir, "init", "-q")
-			}
-			excl := []string{filepath.Join(dir, "tapes", "run.cassette"), filepath.Join(dir, "tapes", ".run.cassette.tmp-*"), "/elsewhere/x.cassette"}
-			s := take(t, dir, Options{Exclude: excl})
-			write(t, dir, "tapes/run.cassette", "c\n")
-			write(t, dir, "tapes/.run.cassette.tmp-123", "t\n")
-			write(t, dir, "tapes/other.txt", "o\n")
-			if got, want := summary(changes(t, s)), "mkdir tapes\ncreate tapes/other.txt"; got != want {
-				t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, "keep.txt", "k\n")
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+		}
+		excl := []string{filepath.Join(dir, "tapes", "run.cassette"), filepath.Join(dir, "tapes", ".run.cassette.tmp-*"), "/elsewhere/x.cassette"}
+		s := take(t, dir, Options{Exclude: excl})
+		write(t, dir, "tapes/run.cassette", "c\n")
+		write(t, dir, "tapes/.run.cassette.tmp-123", "t\n")
+		write(t, dir, "tapes/other.txt", "o\n")
+		if got, want := summary(changes(t, s)), "mkdir tapes\ncreate tapes/other.txt"; got != want {
+			t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+		}
+	})
 }
 
 // A working directory git ignores whole (a scratch directory inside a

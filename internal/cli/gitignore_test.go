@@ -23,19 +23,6 @@ echo 'console.log(2)' > src/index.js
 echo 'export {}' > src/new.js
 echo built`
 
-func gitCmd(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
 // A run that builds a JS project in a git work tree records what git status
 // shows, nothing git ignores; --no-gitignore records the rest too.
 func TestRecordSeesWhatGitSees(t *testing.T) {
@@ -47,9 +34,9 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		os.WriteFile(filepath.Join(work, ".gitignore"), []byte("node_modules/\ndist/\n__pycache__/\n"), 0o644)
 		os.MkdirAll(filepath.Join(work, "src"), 0o755)
 		os.WriteFile(filepath.Join(work, "src", "index.js"), []byte("console.log(1)\n"), 0o644)
-		gitCmd(t, work, "init", "-q")
-		gitCmd(t, work, "add", ".")
-		gitCmd(t, work, "commit", "-qm", "init")
+		vcrtest.Git(t, work, "init", "-q")
+		vcrtest.Git(t, work, "add", ".")
+		vcrtest.Git(t, work, "commit", "-qm", "init")
 		agent := vcrtest.Script(t, t.TempDir(), "fake-agent", buildAgent)
 		tape := filepath.Join(t.TempDir(), "run.cassette")
 		args := []string{"agentvcr", "record", "--quiet", "-o", tape}
@@ -73,7 +60,7 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		}
 		slices.Sort(recorded)
 		var gitSees []string
-		for _, line := range strings.Split(strings.TrimRight(gitCmd(t, work, "status", "--porcelain", "--untracked-files=all"), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(vcrtest.Git(t, work, "status", "--porcelain", "--untracked-files=all"), "\n"), "\n") {
 			gitSees = append(gitSees, line[3:])
 		}
 		slices.Sort(gitSees)

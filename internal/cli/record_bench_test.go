@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 // The record benchmarks time `agentvcr record -- true` as a whole process in
@@ -27,21 +29,12 @@ func buildAgentvcr(b *testing.B) string {
 	return bin
 }
 
-func gitRun(b *testing.B, dir string, args ...string) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
 // commitTree makes dir a git work tree with everything not ignored committed.
 func commitTree(b *testing.B, dir string) {
-	gitRun(b, dir, "init", "-q")
-	gitRun(b, dir, "add", "-A")
-	gitRun(b, dir, "commit", "-qm", "tree")
-	gitRun(b, dir, "status", "--porcelain") // the index's stat data, fresh
+	vcrtest.Git(b, dir, "init", "-q")
+	vcrtest.Git(b, dir, "add", "-A")
+	vcrtest.Git(b, dir, "commit", "-qm", "tree")
+	vcrtest.Git(b, dir, "status", "--porcelain") // the index's stat data, fresh
 }
 
 // benchRecord times record against git status in dir.
