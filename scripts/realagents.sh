@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make realagents: the real agent CLIs, installed from npm, run offline against
+# make realagents: the real agent CLIs (Claude Code, Gemini CLI, Qwen Code,
+# Codex, OpenCode, Copilot CLI, Cline, Auggie), installed from npm, run offline against
 # the project's fake model server (internal/fakemodel, on loopback), each
 # recorded twice by agentvcr in two working directories of different path
 # lengths and homes; the two recordings must normalise to the same bytes with

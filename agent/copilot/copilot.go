@@ -76,12 +76,14 @@ func (Profile) Fields() agent.Fields {
 }
 
 // NormalizeRules: the background-task events come a varying number of
-// times; the prompt's echo carries the clock it was sent at.
+// times; tool telemetry counts the context's tokens; the text format's
+// stats on stderr count the tokens sent and received.
 func (Profile) NormalizeRules() *normalize.Rules { return rules }
 
 var rules = agent.MustRules("copilot", `
 drop   $.type                            session.background_tasks_changed
 path   $.data.toolTelemetry.metrics.*    0
+regex  "↑ [0-9.]+[kKmM]? • ↓ [0-9.]+[kKmM]?"  "↑ <COUNT> • ↓ <COUNT>"
 `)
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {

@@ -123,19 +123,32 @@ func TestAgentDefects(t *testing.T) {
 	}
 }
 
-// Real runs of the four CLIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Qwen
-// Code 0.24.4, Codex 0.169.0), recorded by make realagents offline against
+// Real runs of the eight CLIs on npm (Claude Code 2.1.330, also with
+// --include-partial-messages, Gemini CLI 0.61.0, Qwen Code 0.24.4, Codex
+// 0.169.0, OpenCode 1.18.33, Copilot CLI 1.0.102, Cline 3.0.65, Auggie
+// 0.36.0), recorded by make realagents offline against
 // the fake model server: each validates clean, shows its one tool call,
 // replays byte for byte through the stand-in under its name, and holds no key.
 func TestRealAgentRecordings(t *testing.T) {
-	for _, name := range []string{"claude", "gemini", "qwen", "codex"} {
-		t.Run(name, func(t *testing.T) {
-			tape := filepath.Join("testdata", "realagents", name+"-stream-json.cassette")
+	for _, rec := range []struct{ file, name, calls string }{
+		{"claude-stream-json", "claude", "tool calls 1"},
+		{"claude-stream-json-partial", "claude", "tool calls 1"},
+		{"gemini-stream-json", "gemini", "tool calls 1"},
+		{"qwen-stream-json", "qwen", "tool calls 1"},
+		{"codex-stream-json", "codex", "tool calls 1"},
+		{"opencode-json", "opencode", "tool calls 1"},
+		{"copilot-json", "copilot", "tool calls 1"},
+		{"cline-json", "cline", "tool calls 1"},
+		{"auggie-json", "auggie", "text 30 bytes"}, // its json is the answer alone
+	} {
+		name := rec.name
+		t.Run(rec.file, func(t *testing.T) {
+			tape := filepath.Join("testdata", "realagents", rec.file+".cassette")
 			if r := run(t, nil, "validate", tape); r.code != 0 {
 				t.Errorf("validate: %+v", r)
 			}
 			i := run(t, nil, "inspect", tape)
-			for _, want := range []string{"agent " + name, "tool calls 1", "result success"} {
+			for _, want := range []string{"agent " + name, rec.calls, "result success"} {
 				if !strings.Contains(squash(i.stdout), want) {
 					t.Errorf("inspect lacks %q:\n%s", want, i.stdout)
 				}
@@ -151,7 +164,7 @@ func TestRealAgentRecordings(t *testing.T) {
 			abs, _ := filepath.Abs(filepath.Dir(tape))
 			call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir())
 			r := runCmd(t, call, nil)
-			if r.code != 0 || r.stdout != string(rd.Stream('o')) {
+			if r.code != 0 || r.stdout != string(rd.Stream('o')) || r.stderr != string(rd.Stream('e')) {
 				t.Errorf("the stand-in as %s: %+v", name, r)
 			}
 		})
