@@ -129,3 +129,35 @@ func TestResponsesScript(t *testing.T) {
 		t.Errorf("second: %s", second)
 	}
 }
+
+// Augment's backend, as Auggie calls it: the models, an empty object for
+// the calls the fake has nothing to say to, and the chat stream: a
+// launch-process call, then the answer once a tool result node comes back.
+func TestAugmentScript(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	call := func(path, body string) string {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := call("/get-models", `{}`); !strings.Contains(got, `"default_model":"fake-model"`) {
+		t.Errorf("get-models: %s", got)
+	}
+	if got := call("/settings/get-mcp-user-configs", `{}`); got != `{}` {
+		t.Errorf("settings: %s", got)
+	}
+	tools := `"tool_definitions":[{"name":"view"},{"name":"launch-process"}]`
+	first := call("/chat-stream", `{"nodes":[{"type":0,"text_node":{"content":"list"}}],`+tools+`}`)
+	if !strings.Contains(first, `"tool_name":"launch-process"`) || !strings.Contains(first, `"stop_reason":3`) || strings.Count(first, "\n") != 1 {
+		t.Errorf("first: %s", first)
+	}
+	second := call("/chat-stream", `{"nodes":[{"type":1,"tool_result_node":{"content":"README.md"}}],`+tools+`}`)
+	if !strings.Contains(second, `"content":"The directory holds README.md."`) || !strings.Contains(second, `"stop_reason":1`) || strings.Count(second, "\n") != 2 {
+		t.Errorf("second: %s", second)
+	}
+}
