@@ -1,18 +1,23 @@
 // Package agent holds one profile per agent CLI (Cursor, Claude Code, Gemini
-// CLI, Codex, Qwen Code), behind one small interface, and the registry that
-// finds the profile of a run: from a binary name, from a cassette's argv, or
-// by the look of its output. Nothing outside the profile packages knows an
+// CLI, Codex, Qwen Code, OpenCode, Copilot CLI, Cline, Auggie), behind one
+// small interface, and the registry that finds the profile of a run: from a
+// binary name, from a cassette's argv, or by the look of its output (an agent
+// run as "node …/cli.js"). Nothing outside the profile packages knows an
 // agent by name.
 //
 // # Adding an agent
 //
 // Write a package agent/NAME with a type that implements [Profile] (look at
-// agent/gemini for a small one): the binary names, how argv asks for an
-// output format, how to read one line of its stream-json output into an
-// [Event] (session, model, tool start and end, text, terminal result), and
-// what its output looks like (Sniff). Then add it to the list in
-// agent/all. The stand-in answers under its names, validate checks its
-// streams, inspect and diff understand its events.
+// agent/auggie or agent/gemini for small ones): the binary names, how argv
+// asks for an output format, how to read one event of its output into an
+// [Event] (session, model, the tool calls it starts or ends and how long
+// they took, text, terminal result and answer), and what its output looks
+// like (Sniff). Optionally list the documented fields of its events
+// ([Documented]: validate --notes names the others) and the normalisation
+// rules its output needs for two runs to compare equal ([Normalizing]).
+// Then add it to the list in agent/all. The stand-in answers under its
+// names, validate checks its streams, inspect, diff and drift understand
+// its events, and normalize applies its rules ([NormalizeOptions]).
 package agent
 
 import (
@@ -58,13 +63,16 @@ type Documented interface {
 	Fields() Fields
 }
 
-// Fields lists the documented top-level fields of events, by event Kind;
-// those under "*" belong to every event.
+// Fields lists the documented top-level fields of events, by event Kind
+// or by its first word ("hook_event" for "hook_event/agent_start"); those
+// under "*" belong to every event.
 type Fields map[string][]string
 
 // Known reports whether name is a documented field of events of kind.
 func (f Fields) Known(kind, name string) bool {
-	return slices.Contains(f["*"], name) || slices.Contains(f[kind], name)
+	family, _, _ := strings.Cut(kind, "/")
+	family, _, _ = strings.Cut(family, " ")
+	return slices.Contains(f["*"], name) || slices.Contains(f[kind], name) || slices.Contains(f[family], name)
 }
 
 // Normalizing is implemented by profiles whose output needs more than the

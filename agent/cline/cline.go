@@ -51,10 +51,11 @@ var known = map[string]bool{"hook_event": true, "agent_event": true, "run_result
 // Fields are the documented top-level fields of its events.
 func (Profile) Fields() agent.Fields {
 	return agent.Fields{
-		"*":          {"ts", "type"},
-		"hook_event": {"hookEventName", "agentId", "taskId", "parentAgentId"},
-		"run_result": {"finishReason", "iterations", "usage", "aggregateUsage", "durationMs", "text", "model"},
-		"error":      {"message"},
+		"*":           {"ts", "type"},
+		"hook_event":  {"hookEventName", "agentId", "taskId", "parentAgentId"},
+		"agent_event": {"event"},
+		"run_result":  {"finishReason", "iterations", "usage", "aggregateUsage", "durationMs", "text", "model"},
+		"error":       {"message"},
 	}
 }
 

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,4 +84,47 @@ func TestAgentKnownFromOutput(t *testing.T) {
 	if r := run(t, nil, "diff", a, b); r.code != 0 {
 		t.Errorf("diff: %+v", r)
 	}
+}
+
+// validate --notes names the fields an agent's documentation does not list,
+// for every agent, and they are notes: the run still validates.
+func TestValidateNotesUnknownFields(t *testing.T) {
+	dir := t.TempDir()
+	for name, stream := range map[string]string{
+		"claude": `{"type":"system","subtype":"init","session_id":"s","tools":[],"permissionMode":"default","zz_new":1}
+{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"ok"}
+`,
+		"qwen": `{"type":"system","subtype":"init","session_id":"s","tools":[],"permission_mode":"default","qwen_code_version":"1","zz_new":1}
+{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"ok"}
+`,
+		"gemini": `{"type":"init","timestamp":"t","session_id":"s","model":"m","zz_new":1}
+{"type":"result","timestamp":"t","status":"success"}
+`,
+		"codex": `{"type":"thread.started","thread_id":"t","zz_new":1}
+{"type":"turn.completed","usage":{}}
+`,
+		"opencode": `{"type":"step_start","timestamp":1,"sessionID":"ses_x","part":{},"zz_new":1}
+{"type":"step_finish","timestamp":2,"sessionID":"ses_x","part":{"reason":"stop"}}
+`,
+		"copilot": `{"type":"user.message","data":{},"id":"a","timestamp":"t","parentId":"b","zz_new":1}
+{"type":"result","timestamp":"t","sessionId":"s","exitCode":0,"usage":{}}
+`,
+		"cline": `{"ts":"t","type":"hook_event","hookEventName":"agent_start","agentId":"a","taskId":"c","parentAgentId":null,"zz_new":1}
+{"ts":"t","type":"run_result","finishReason":"completed","text":"ok"}
+`,
+		"auggie": `{"type":"result","result":"ok","is_error":false,"subtype":"success","session_id":"s","num_turns":0,"request_id":"r","zz_new":1}
+`,
+	} {
+		f := filepath.Join(dir, name+".out")
+		os.WriteFile(f, []byte(stream), 0o644)
+		r := run(t, nil, "validate", "--notes", "--agent", name, f)
+		if r.code != 0 || r.stdout != f+`:1: note: undocumented field "zz_new" in "`+firstKind(name)+`" events`+"\n" {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+}
+
+func firstKind(agent string) string {
+	return map[string]string{"claude": "system/init", "qwen": "system/init", "gemini": "init", "codex": "thread.started",
+		"opencode": "step_start", "copilot": "user.message", "cline": "hook_event/agent_start", "auggie": "result"}[agent]
 }
