@@ -12,7 +12,7 @@
 // Non-goals: random access, compression, more than one run per file, and hand-editing
 // of the recorded bytes (frames carry byte counts; edit with the agentvcr tools).
 //
-// # Format (version 2; version 1 is the same without "f" frames)
+// # Format (version 3; version 2 is the same without takes, version 1 without "f" frames)
 //
 // A cassette is a sequence of lines and counted byte blocks:
 //
@@ -39,6 +39,14 @@
 // the end of the run: when each happened during the run is not known. A
 // [Reader] skips these frames unless its Effects field is set.
 //
+// Version 3 adds takes: a call made more than once within one test is
+// recorded once per call, each take a cassette file of its own whose header
+// says which it is ("take":2). Only a take after the first is written as
+// version 3, so that a build that cannot tell takes apart refuses it
+// ("upgrade agentvcr") instead of replaying it for the first call, whose
+// key it shares there; every other cassette stays version 2, readable by
+// older builds as it always was.
+//
 // The first line names the format and its version. The second is the [Header] as one
 // JSON object. Then come frames: "o" (stdout) or "e" (stderr), the time since the start
 // in milliseconds, and the number of bytes that follow the frame line. When those bytes
@@ -62,11 +70,16 @@ import (
 // Magic is the first line of every cassette, without its version number.
 const Magic = "agentvcr cassette"
 
-// Version is the format version this package writes. It reads every version
-// from MinVersion on: version 1 (output only) stays readable for ever.
+// Version is the newest format version this package reads and writes. It
+// reads every version from MinVersion on: version 1 (output only) stays
+// readable for ever. A cassette is written at the oldest version that holds
+// it: TakesVersion for a take after the first, else version 2.
 const (
-	Version    = 2
+	Version    = 3
 	MinVersion = 1
+	// TakesVersion is the first version whose header may name a take after
+	// the first.
+	TakesVersion = 3
 )
 
 // Ext is the file name extension cassettes are given.

@@ -368,7 +368,7 @@ func TestErrors(t *testing.T) {
 		{"empty file", "", cassette.ErrTruncated, 1, "empty file"},
 		{"not a cassette", "hello world\n", cassette.ErrFormat, 1, "not a cassette"},
 		{"json, not a cassette", `{"type":"result"}` + "\n", cassette.ErrFormat, 1, "not a cassette"},
-		{"unknown version", "agentvcr cassette v3\n" + hdr, cassette.ErrVersion, 1, "v3"},
+		{"unknown version", "agentvcr cassette v4\n" + hdr, cassette.ErrVersion, 1, "v4"},
 		{"bad version", "agentvcr cassette vX\n" + hdr, cassette.ErrFormat, 1, "bad version"},
 		{"magic without newline", "agentvcr cassette v1", cassette.ErrTruncated, 1, "no newline"},
 		{"missing header", magic, cassette.ErrTruncated, 2, "header"},
@@ -567,3 +567,48 @@ func TestReaderDoesNotHoldFrames(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A take after the first is written as version 3; a call made once, or the
+// first take of one made more often, stays version 2, readable by builds
+// from before takes. A take after the first in an older version, which such
+// a build would replay for the first call, is refused, as is a negative one.
+func TestTakesVersion(t *testing.T) {
+	write := func(take int) string {
+		var b strings.Builder
+		w, err := cassette.NewWriter(&b, cassette.Header{Argv: []string{"cursor-agent", "-p", "hi"}, Take: take})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteChunk(cassette.Stdout, 0, []byte("hi\n"))
+		w.Close(cassette.Footer{})
+		return b.String()
+	}
+	for _, tc := range []struct{ take, version int }{{0, 2}, {1, 2}, {2, 3}, {17, 3}} {
+		data := write(tc.take)
+		if !strings.HasPrefix(data, fmt.Sprintf("agentvcr cassette v%d\n", tc.version)) {
+			t.Errorf("take %d: written as %.40q, want v%d", tc.take, data, tc.version)
+		}
+		rd, err := cassette.NewReader(strings.NewReader(data), "t.cassette")
+		if err != nil {
+			t.Fatalf("take %d: %v", tc.take, err)
+		}
+		if rd.Version() != tc.version || rd.Header().Take != tc.take {
+			t.Errorf("take %d: read v%d take %d", tc.take, rd.Version(), rd.Header().Take)
+		}
+	}
+	take2 := write(2)
+	for name, tc := range map[string]struct{ data, msg string }{
+		"a take in v2":    {strings.Replace(take2, "cassette v3", "cassette v2", 1), "take 2 in a v2 cassette; takes after the first are v3"},
+		"a take in v1":    {strings.Replace(take2, "cassette v3", "cassette v1", 1), "take 2 in a v1 cassette"},
+		"a negative take": {strings.Replace(take2, `"take":2`, `"take":-1`, 1), "take -1, want 1 or more"},
+	} {
+		_, err := cassette.NewReader(strings.NewReader(tc.data), "t.cassette")
+		var ce *cassette.Error
+		if !errors.As(err, &ce) || !errors.Is(err, cassette.ErrFormat) || ce.Line != 2 || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want line 2: %s", name, err, tc.msg)
+		}
+	}
+	if _, err := cassette.NewWriter(io.Discard, cassette.Header{Take: -2}); err == nil {
+		t.Error("a negative take was written")
+	}
+}

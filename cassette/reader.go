@@ -76,8 +76,12 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if err := json.Unmarshal(hdr, &rd.header); err != nil {
 		return nil, rd.errf(ErrFormat, "bad header: %v", err)
 	}
-	if rd.header.Take < 0 {
-		return nil, rd.errf(ErrFormat, "bad header: take %d, want 1 or more", rd.header.Take)
+	switch take := rd.header.Take; {
+	case take < 0:
+		return nil, rd.errf(ErrFormat, "bad header: take %d, want 1 or more", take)
+	case take > 1 && rd.version < TakesVersion:
+		// A build of that version would replay it for the call's first take.
+		return nil, rd.errf(ErrFormat, "bad header: take %d in a v%d cassette; takes after the first are v%d", take, rd.version, TakesVersion)
 	}
 	return rd, nil
 }

@@ -19,13 +19,22 @@ type Writer struct {
 	closed bool
 }
 
-// NewWriter writes the format line and h, and returns a Writer for the frames.
+// NewWriter writes the format line and h, and returns a Writer for the
+// frames. The format line says the oldest version that holds the recording:
+// TakesVersion for a take after the first (h.Take > 1), else version 2.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if h.Take < 0 {
+		return nil, fmt.Errorf("cassette header: take %d, want 1 or more", h.Take)
+	}
 	hdr, err := marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("cassette header: %w", err)
 	}
-	buf := fmt.Appendf(nil, "%s v%d\n", Magic, Version)
+	version := TakesVersion - 1
+	if h.Take > 1 {
+		version = TakesVersion
+	}
+	buf := fmt.Appendf(nil, "%s v%d\n", Magic, version)
 	buf = append(buf, hdr...)
 	if _, err := w.Write(buf); err != nil {
 		return nil, err

@@ -187,7 +187,11 @@ var ErrTooManyCalls = errors.New("called more times than recorded")
 // cassette of take 1.
 func (c *call) tooMany(inv index.Invocation, first string) int {
 	n := c.take - 1
-	return c.fail(fmt.Errorf("%w: %s was recorded %d times, called %d in this test (take 1 is %s)", ErrTooManyCalls, quoteArgs(inv.Args), n, c.take, first),
+	times := fmt.Sprintf("%d times", n)
+	if n == 1 {
+		times = "1 time"
+	}
+	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, quoteArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 

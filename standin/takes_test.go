@@ -143,6 +143,11 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 		if rd.Header().Take != i+1 {
 			t.Errorf("%s: take %d, want %d", c.Cassette, rd.Header().Take, i+1)
 		}
+		// The first take stays what builds from before takes read; a later
+		// one is of the version that has takes, which they refuse.
+		if want := min(i+2, cassette.TakesVersion); rd.Version() != want {
+			t.Errorf("%s: v%d, want v%d", c.Cassette, rd.Version(), want)
+		}
 	}
 	// Replayed offline: in order.
 	got, _ = record(standin.ModeReplay, 2)
