@@ -78,11 +78,11 @@ func TestInBrowser(t *testing.T) {
 	t.Run("rich", func(t *testing.T) {
 		page, _ := render(t, richRun(t, t.TempDir()), view.Options{Name: "rich.cassette"})
 		dom := open(t, "rich", page)
-		start := regexp.MustCompile(`(?s)id="e4".*?<span class="status ([a-z]+)" data-call-status="" data-paired="1">([^<]*)</span><a class="pair" href="#e6">`)
+		start := regexp.MustCompile(`(?s)id="e4".*?<span class="status ([a-z]+)" data-call-status="" data-call="call-1" data-paired="1">([^<]*)</span><a class="pair" href="#e6">`)
 		if m := start.FindStringSubmatch(dom); m == nil || m[1] != "done" || m[2] != "done in 250 ms" {
 			t.Errorf("the tool call's start is not given its end's outcome: %q", m)
 		}
-		if !regexp.MustCompile(`(?s)id="e7".*?<span class="status failed" data-call-status="">never completed</span>`).MatchString(dom) {
+		if !regexp.MustCompile(`(?s)id="e7".*?<span class="status failed" data-call-status="" data-call="call-2">never completed</span>`).MatchString(dom) {
 			t.Errorf("a call that never completed is not said so")
 		}
 	})

@@ -3,6 +3,7 @@ package view
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -347,10 +348,12 @@ func writeCell(o *out, p agent.Profile, line []byte, events bool) {
 				o.raw(`<span class="lbl">`)
 				o.text(e.label)
 				o.raw(`</span> `)
-				if e.ToolKind != "" && !strings.HasSuffix(e.label, e.ToolKind) {
-					o.raw(`<span class="tool-name">`)
-					o.text(e.ToolKind)
-					o.raw(`</span> `)
+				for _, tv := range e.tools {
+					if tv.Kind != "" && !strings.Contains(e.label, tv.Kind) {
+						o.raw(`<span class="tool-name">`)
+						o.text(tv.Kind)
+						o.raw(`</span> `)
+					}
 				}
 				say := e.Text
 				switch {
@@ -358,11 +361,18 @@ func writeCell(o *out, p agent.Profile, line []byte, events bool) {
 					say = e.thinking
 				case e.user != "":
 					say = e.user
-				case e.args != nil:
-					say = excerpt(e.args, 300)
-				case e.result != nil:
-					say = excerpt(e.result, 300)
-				case say == "":
+				case len(e.tools) > 0:
+					var parts []string
+					for _, tv := range e.tools {
+						for _, v := range []json.RawMessage{tv.args, tv.result} {
+							if v != nil {
+								parts = append(parts, excerpt(v, 300))
+							}
+						}
+					}
+					say = strings.Join(parts, " · ")
+				}
+				if say == "" {
 					say = excerpt(trim, 300)
 				}
 				o.raw(`<div class="exc">`)

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
@@ -63,6 +64,14 @@ func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage, []kv) b
 		}
 	}
 	return false
+}
+
+func int64Member(o obj, key string) (int64, bool) {
+	var n int64
+	if o == nil || o[key] == nil || json.Unmarshal(o[key], &n) != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 func str(o obj, key string) (string, bool) {
@@ -210,16 +219,29 @@ type parsed struct {
 	label    string
 	thinking string
 	user     string
-	args     json.RawMessage // tool arguments, at a start
-	argName  string
-	result   json.RawMessage // tool result, at an end
-	resName  string
-	stampMS  *int64 // the agent's own timestamp_ms, when the event has one
-	delta    string // text a partial-output event carries in a "delta"
-	// The first tool call the event starts and the first it ends (a row
-	// shows one).
-	ToolStart, ToolEnd, ToolKind string
-	ToolFailed                   bool
+	tools    []toolView // the tool calls the event starts or ends
+	stampMS  *int64     // the event's own clock, in ms, when it has one
+	delta    string     // text a partial-output event carries in a "delta"
+}
+
+// toolView is a tool call of an event with what the event says of it: its
+// arguments at a start, its result at an end (both for a call reported
+// once, when done).
+type toolView struct {
+	agent.Tool
+	argName, resName string
+	args, result     json.RawMessage
+}
+
+// starts, ends and failed say what the event does with its tool calls.
+func (e *parsed) starts() bool {
+	return slices.ContainsFunc(e.tools, func(t toolView) bool { return t.Start })
+}
+func (e *parsed) ends() bool {
+	return slices.ContainsFunc(e.tools, func(t toolView) bool { return t.End })
+}
+func (e *parsed) failed() bool {
+	return slices.ContainsFunc(e.tools, func(t toolView) bool { return t.Failed })
 }
 
 // parse reads one event through the profile (nil: type and subtype only).
@@ -237,33 +259,32 @@ func parse(p agent.Profile, line []byte) (parsed, bool) {
 	if e.Kind == "" {
 		e.Kind = "event"
 	}
-	for _, t := range e.Tools {
-		if t.Start && e.ToolStart == "" {
-			e.ToolStart, e.ToolKind = t.ID, t.Kind
-		}
-		if t.End && !t.Start && e.ToolEnd == "" {
-			e.ToolEnd, e.ToolFailed = t.ID, t.Failed
-			if e.ToolKind == "" {
-				e.ToolKind = t.Kind
-			}
-		}
-	}
 	if e.Terminal && e.Text == "" {
 		e.Text = e.Result // the answer the run ends with
 	}
 	e.label = e.Kind
-	var stamp int64
-	if json.Unmarshal(ev["timestamp_ms"], &stamp) == nil && ev["timestamp_ms"] != nil {
+	if !e.Stamp.IsZero() {
+		ms := e.Stamp.UnixMilli()
+		e.stampMS = &ms
+	} else if stamp, ok := int64Member(ev, "timestamp_ms"); ok {
 		e.stampMS = &stamp
 	}
 	raw := json.RawMessage(line)
-	switch {
-	case e.ToolStart != "":
-		e.argName, e.args = member(holder(raw, e.ToolStart), argNames)
-	case e.ToolEnd != "":
-		e.resName, e.result = member(holder(raw, e.ToolEnd), resultNames)
+	for _, t := range e.Tools {
+		tv := toolView{Tool: t}
+		h := raw
+		if t.ID != "" {
+			h = holder(raw, t.ID)
+		}
+		if t.Start {
+			tv.argName, tv.args = member(h, argNames)
+		}
+		if t.End {
+			tv.resName, tv.result = member(h, resultNames)
+		}
+		e.tools = append(e.tools, tv)
 	}
-	if e.ToolStart == "" && e.ToolEnd == "" {
+	if len(e.tools) == 0 {
 		e.thinking = thinking(raw, e.Kind)
 		if !e.Terminal && e.Text == "" && e.thinking == "" {
 			e.user = userText(raw, e.Kind)
@@ -280,12 +301,13 @@ func (e *parsed) class() string {
 	switch {
 	case e.Init:
 		return "init"
-	case e.ToolStart != "":
+	case e.starts() && e.failed():
+		return "tool failed"
+	case e.starts():
 		return "tool"
-	case e.ToolEnd != "":
-		if e.ToolFailed {
-			return "tool-end failed"
-		}
+	case e.ends() && e.failed():
+		return "tool-end failed"
+	case e.ends():
 		return "tool-end"
 	case e.Terminal && e.Failed:
 		return "result failed"

@@ -347,3 +347,54 @@ func BenchmarkViewLargeRun(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Events with several tool calls (Claude's assistant message with two
+// tool_use blocks, the user message with both results), and a call reported
+// once when done (OpenCode), are each shown with their arguments, result and
+// outcome.
+func TestToolCallsOfEveryShape(t *testing.T) {
+	claude := "agentvcr cassette v2\n{\"argv\":[\"claude\",\"-p\",\"--output-format\",\"stream-json\",\"go\"],\"start\":\"2026-11-25T08:00:00Z\"}\n"
+	lines := []string{
+		`{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[],"claude_code_version":"2.0"}`,
+		`{"type":"assistant","message":{"model":"m","content":[{"type":"tool_use","id":"tu_1","name":"Read","input":{"file_path":"a.go"}},{"type":"tool_use","id":"tu_2","name":"Bash","input":{"command":"go vet"}}]},"session_id":"s","parent_tool_use_id":null}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_2","content":"vet: bad","is_error":true},{"type":"tool_result","tool_use_id":"tu_1","content":"package a"}]},"session_id":"s","parent_tool_use_id":null}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s","total_cost_usd":0.01}`,
+	}
+	var body strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&body, "o %d %d\n%s\n", i*10, len(l)+1, l)
+	}
+	page, res := render(t, writeRaw(t, claude+body.String()+"exit {\"code\":0,\"duration_ms\":40}\n"), view.Options{})
+	page = page[:bytes.LastIndex(page, []byte("<script>"))] // the page's own script names the states too
+	if res.ToolCalls != 2 {
+		t.Errorf("%d tool calls, want 2", res.ToolCalls)
+	}
+	for _, s := range []string{
+		`<span class="tool-name">Read</span><span class="status pending" data-call-status data-call="tu_1">started</span>`,
+		`<span class="tool-name">Bash</span><span class="status pending" data-call-status data-call="tu_2">started</span>`,
+		`<span class="status failed" data-start="e2" data-took="10 ms" data-call="tu_2">failed in 10 ms</span>`,
+		`<span class="status done" data-start="e2" data-took="10 ms" data-call="tu_1">done in 10 ms</span>`,
+		`Read args <code>input</code>`, `&#34;command&#34;: &#34;go vet&#34;`, `Bash result <code>content</code>`, `vet: bad`,
+		`<div class="ev tool-end failed"`,
+	} {
+		if !bytes.Contains(page, []byte(s)) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if bytes.Contains(page, []byte("never completed")) {
+		t.Errorf("a paired call said never completed")
+	}
+
+	opencode := "agentvcr cassette v2\n{\"argv\":[\"opencode\",\"run\",\"--format\",\"json\",\"go\"],\"start\":\"2026-11-25T08:00:00Z\"}\n"
+	l := `{"type":"tool_use","timestamp":1795589432447,"sessionID":"ses_1","part":{"type":"tool","tool":"bash","callID":"call_1","state":{"status":"completed","input":{"command":"mkdir -p out"},"output":"(no output)","time":{"start":1795589431535,"end":1795589432200}},"id":"prt_1","sessionID":"ses_1","messageID":"msg_1"}}`
+	page, res = render(t, writeRaw(t, opencode+fmt.Sprintf("o 5 %d\n%s\nexit {\"code\":0,\"duration_ms\":9}\n", len(l)+1, l)), view.Options{})
+	page = page[:bytes.LastIndex(page, []byte("<script>"))]
+	if res.ToolCalls != 1 || bytes.Contains(page, []byte("never completed")) || bytes.Contains(page, []byte("data-call-status")) {
+		t.Errorf("a call reported once is shown as still running")
+	}
+	for _, s := range []string{`<span class="status done">done in 665 ms</span>`, `&#34;command&#34;: &#34;mkdir -p out&#34;`, `(no output)`} {
+		if !bytes.Contains(page, []byte(s)) {
+			t.Errorf("opencode page lacks %q", s)
+		}
+	}
+}

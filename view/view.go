@@ -572,10 +572,8 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 	}
 	id := p.startRow(class, e.label, t, n, fmt.Sprintf("stdout line %d", n))
 	switch {
-	case e.ToolStart != "":
-		p.toolStart(e, id, t)
-	case e.ToolEnd != "":
-		p.toolEnd(e, id, t)
+	case len(e.tools) > 0:
+		p.tools(e, id, t)
 	case e.Init:
 		p.o.raw(`<span class="meta">`)
 		if e.Model != "" {
@@ -697,62 +695,89 @@ func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
 	p.o.raw(`</details>`)
 }
 
-func (p *page) toolStart(e parsed, id string, t time.Duration) {
-	p.res.ToolCalls++
-	p.toolName(e)
-	p.o.raw(`<span class="status pending" data-call-status>`)
-	if _, dup := p.open[e.ToolStart]; !dup && len(p.open) < maxOpenCalls {
-		p.open[e.ToolStart] = openCall{row: id, t: t, stamp: e.stampMS, kind: e.ToolKind}
-		p.o.raw(`started`)
-	} else if !dup {
-		p.untracked++
-	}
-	p.o.raw(`</span></div><div class="body">`)
-	if e.args != nil {
-		p.value("args", e.argName, e.args)
-	}
-}
-
-func (p *page) toolEnd(e parsed, id string, t time.Duration) {
-	p.toolsDone++
-	if e.ToolFailed {
-		p.toolsFailed++
-	}
-	p.toolName(e)
-	start, ok := p.open[e.ToolEnd]
-	verdict := map[bool]string{true: "failed", false: "done"}[e.ToolFailed]
-	if ok {
-		delete(p.open, e.ToolEnd)
-		d := t - start.t
-		if start.stamp != nil && e.stampMS != nil {
-			d = time.Duration(*e.stampMS-*start.stamp) * time.Millisecond
+// tools shows the tool calls an event starts or ends: in the head each
+// call's state (started; done or failed and how long it took, paired with
+// its start), in the body the arguments and results the event carries.
+func (p *page) tools(e parsed, id string, t time.Duration) {
+	for i := range e.tools {
+		if tv := &e.tools[i]; tv.End && !tv.Start && tv.Kind == "" {
+			tv.Kind = p.open[tv.ID].kind // an end may not name its tool (Claude's tool_result)
 		}
-		p.o.rawf(`<span class="status %s" data-start="%s" data-took="%s">%s in %s</span><a class="pair" href="#%s">↑ started at %s</a>`,
-			verdict, start.row, took(d), verdict, took(d), start.row, clock(start.t))
-	} else {
-		p.o.rawf(`<span class="status %s">%s; its start was not recorded</span>`, verdict, verdict)
+	}
+	for _, tv := range e.tools {
+		if tv.Kind != "" && !strings.Contains(e.label, tv.Kind) {
+			p.o.raw(`<span class="tool-name">`)
+			p.o.text(tv.Kind)
+			p.o.raw(`</span>`)
+		}
+		verdict := map[bool]string{true: "failed", false: "done"}[tv.Failed]
+		if tv.Start {
+			p.res.ToolCalls++
+		}
+		if tv.End {
+			p.toolsDone++
+			if tv.Failed {
+				p.toolsFailed++
+			}
+		}
+		switch {
+		case tv.Start && tv.End: // a call reported once, when done
+			if tv.Took > 0 {
+				p.o.rawf(`<span class="status %s">%s in %s</span>`, verdict, verdict, took(tv.Took))
+			} else {
+				p.o.rawf(`<span class="status %s">%s</span>`, verdict, verdict)
+			}
+		case tv.Start:
+			p.o.raw(`<span class="status pending" data-call-status data-call="`)
+			p.o.text(tv.ID)
+			p.o.raw(`">`)
+			if _, dup := p.open[tv.ID]; !dup && len(p.open) < maxOpenCalls {
+				p.open[tv.ID] = openCall{row: id, t: t, stamp: e.stampMS, kind: tv.Kind}
+				p.o.raw(`started`)
+			} else if !dup {
+				p.untracked++
+			}
+			p.o.raw(`</span>`)
+		default:
+			start, ok := p.open[tv.ID]
+			if !ok {
+				p.o.rawf(`<span class="status %s">%s; its start was not recorded</span>`, verdict, verdict)
+				continue
+			}
+			delete(p.open, tv.ID)
+			d := t - start.t
+			switch {
+			case tv.Took > 0:
+				d = tv.Took
+			case start.stamp != nil && e.stampMS != nil:
+				d = time.Duration(*e.stampMS-*start.stamp) * time.Millisecond
+			}
+			p.o.rawf(`<span class="status %s" data-start="%s" data-took="%s" data-call="`, verdict, start.row, took(d))
+			p.o.text(tv.ID)
+			p.o.rawf(`">%s in %s</span><a class="pair" href="#%s">↑ started at %s</a>`, verdict, took(d), start.row, clock(start.t))
+		}
 	}
 	p.o.raw(`</div><div class="body">`)
-	if e.result != nil {
-		p.value("result", e.resName, e.result)
+	for _, tv := range e.tools {
+		name := ""
+		if len(e.tools) > 1 {
+			name = tv.Kind
+		}
+		if tv.args != nil {
+			p.value(strings.TrimSpace(name+" args"), tv.argName, tv.args)
+		}
+		if tv.result != nil {
+			p.value(strings.TrimSpace(name+" result"), tv.resName, tv.result)
+		}
 	}
-}
-
-// toolName names the tool, unless the event's label already does.
-func (p *page) toolName(e parsed) {
-	if e.ToolKind == "" || strings.HasSuffix(e.label, e.ToolKind) {
-		return
-	}
-	p.o.raw(`<span class="tool-name">`)
-	p.o.text(e.ToolKind)
-	p.o.raw(`</span>`)
 }
 
 // value writes a tool's arguments or result: a string as text, anything
 // else as indented JSON.
 func (p *page) value(what, name string, v json.RawMessage) {
-	p.o.raw(`<div class="val"><div class="vname">` + what)
-	if name != what {
+	p.o.raw(`<div class="val"><div class="vname">`)
+	p.o.text(what)
+	if !strings.HasSuffix(what, name) {
 		p.o.raw(` <code>`)
 		p.o.text(name)
 		p.o.raw(`</code>`)
@@ -964,15 +989,17 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	}
 	p.o.raw(` · <a href="#redactions">redaction</a></nav>`)
 	if len(p.open) > 0 {
-		p.o.raw(`<div hidden id="unfinished">`)
+		p.o.raw(`<template id="unfinished">`)
 		n := 0
-		for _, c := range p.open {
+		for callID, c := range p.open {
 			if n++; n > 1000 {
 				break
 			}
-			p.o.raw(c.row + " ")
+			p.o.raw(`<i data-row="` + c.row + `" data-call="`)
+			p.o.text(callID)
+			p.o.raw(`"></i>`)
 		}
-		p.o.raw(`</div>`)
+		p.o.raw(`</template>`)
 	}
 	p.o.raw("</section>\n")
 }

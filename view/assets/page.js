@@ -13,11 +13,14 @@
   }
   // Tool calls: give each start the duration and outcome its end reports.
   function starts() {
-    var m = {};
+    var m = {}; // row id → its start status spans, by call id ("" for the first)
     function add(root) {
       root.querySelectorAll("[data-call-status]").forEach(function (s) {
         var ev = s.closest(".ev");
-        if (ev) m[ev.id] = s;
+        if (!ev) return;
+        var row = m[ev.id] || (m[ev.id] = {});
+        if (!row[""]) row[""] = s;
+        row["c:" + (s.getAttribute("data-call") || "")] = s;
       });
     }
     add(doc);
@@ -28,7 +31,9 @@
     var m = starts();
     function each(root) {
       root.querySelectorAll("[data-start]").forEach(function (end) {
-        var s = m[end.getAttribute("data-start")];
+        var row = m[end.getAttribute("data-start")];
+        if (!row) return;
+        var s = row["c:" + (end.getAttribute("data-call") || "")] || row[""];
         if (!s || s.getAttribute("data-paired")) return;
         s.setAttribute("data-paired", "1");
         s.textContent = end.textContent;
@@ -46,8 +51,8 @@
     each(doc);
     doc.querySelectorAll("template.batch").forEach(function (t) { each(t.content); });
     var u = doc.getElementById("unfinished");
-    if (u) u.textContent.trim().split(/\s+/).forEach(function (id) {
-      var s = m[id];
+    if (u) u.content.querySelectorAll("i").forEach(function (i) {
+      var s = (m[i.getAttribute("data-row")] || {})["c:" + i.getAttribute("data-call")];
       if (s && !s.getAttribute("data-paired")) { s.textContent = "never completed"; s.className = "status failed"; }
     });
   }
