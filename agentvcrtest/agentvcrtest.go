@@ -41,6 +41,12 @@
 // Fault breaks the replays of one test on purpose (a stream cut after N
 // events, another exit status, a hang), to test how code copes with an agent
 // that fails.
+//
+// Code that retries or polls makes the same call more than once: StandIn
+// gives each test a run log of its own, and within it the stand-in answers
+// the n-th call with take n of the call, recorded as such with
+// AGENTVCR_MODE=once or record. A call made once more than recorded fails
+// the test with the stand-in's "recorded N times, called N+1".
 package agentvcrtest
 
 import (

@@ -32,6 +32,19 @@
 // stop-after-bytes=N, exit-code=N, stall, pace=X), so that code can be
 // tested against an agent whose stream breaks off, that fails or that hangs,
 // from the cassettes it already has.
+//
+// The same call made more than once within one test is answered in takes.
+// A call's take is one more than the calls of its invocation the run log
+// already holds as answered (a lock beside the log makes calls of it at
+// once take turns); without a run log every call is the first. In record
+// and once mode take N is saved as a cassette of its own, its header
+// saying "take":N (format version 3 after the first, see package
+// cassette), its key and file name ("-takeN-") its own; replay serves take
+// 1, then 2, ..., and a call made more often than recorded fails with
+// [ErrTooManyCalls], "recorded N times, called N+1", never the last take
+// again. A cassette from before takes (no take in its header) answers every
+// call of it, as it always did. A test re-recorded in record mode that now
+// makes a call less often leaves no later takes behind.
 package standin
 
 import (
