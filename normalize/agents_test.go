@@ -140,3 +140,17 @@ func TestJoinRules(t *testing.T) {
 		t.Errorf("got  %swant %s", got, want)
 	}
 }
+
+// The cwd written as a path from the root, as OpenCode's tool titles and
+// git's a/ and b/ paths write it, is the cwd too; a shorter directory, or
+// the same words inside a longer path, are not.
+func TestCwdRootRelative(t *testing.T) {
+	in := `{"title":"home/u/proj/notes.txt","diff":"a/home/u/proj/x b/home/u/proj/x","other":"data/home/u/project/y","n":"srv/home/u/proj"}` + "\n"
+	want := `{"title":"$CWD/notes.txt","diff":"a/$CWD/x b/$CWD/x","other":"data/home/u/project/y","n":"srv/home/u/proj"}` + "\n"
+	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON, Cwd: "/home/u/proj"}); got != want {
+		t.Errorf("got  %swant %s", got, want)
+	}
+	if got := normalize.String(`{"t":"tmp/x/y"}`+"\n", normalize.Options{Format: contract.StreamJSON, Cwd: "/tmp/x"}); got != `{"t":"tmp/x/y"}`+"\n" {
+		t.Errorf("a two-level cwd: %s", got)
+	}
+}

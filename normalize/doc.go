@@ -55,6 +55,7 @@
 //	a date (2026-05-10), a time (14:03:59) in text   <DATE>, <TIME>
 //	a duration in text: 350ms, 1.2s, 2m30s           <DURATION>
 //	the working, home and temp directories           $CWD, $HOME, $TMP
+//	the cwd as a path from the root (home/u/proj)    $CWD (3 levels or more)
 //	the cwd as ~/.cursor/projects/<name> spells it   $CWD_MANGLED
 //
 // Numbers stay numbers (0) so that the output keeps its types and stays valid

@@ -275,6 +275,12 @@ func (n *Normalizer) addCwd(dir string) {
 	n.ownRoots()
 	if !n.off[RuleCwd] {
 		n.addRoot(dir, placeCwd)
+		if rel := rootRelative(dir); rel != "" && len(dir) <= maxRoot {
+			// OpenCode's tool titles, git's a/ and b/ paths: the cwd as a
+			// path from the root.
+			n.roots.add(spelling{text: rel, repl: placeCwd, inText: true, inJSON: jsonEscape(rel) == rel, relative: true})
+			n.indexRoots()
+		}
 	}
 	if !n.off[RuleCwdMangled] && len(dir) <= maxRoot {
 		n.roots.addMangled(dir)

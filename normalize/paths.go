@@ -21,6 +21,9 @@ type spelling struct {
 	inJSON  bool // usable inside a JSON string (escapes complete)
 	inText  bool // usable in plain text
 	mangled bool // the ~/.cursor/projects/<name> form: only after "projects/"
+	// relative is the cwd as a path from the root: not after another
+	// path's separator, but after git's "a/" and "b/"
+	relative bool
 }
 
 // rootSet holds every spelling of the roots, longest first, indexed by first byte.
@@ -131,6 +134,21 @@ func (rs *rootSet) addMangled(dir string) {
 			rs.add(spelling{text: esc, repl: placeCwdMangled, fold: win, inJSON: true, mangled: true})
 		}
 	}
+}
+
+// rootRelative is a Unix directory as a path from the root, without its
+// leading "/" ("home/u/proj"), when it has three components or more: fewer
+// would match words of prose.
+func rootRelative(dir string) string {
+	dir = cleanRoot(dir)
+	if !strings.HasPrefix(dir, "/") || isWindowsPath(dir) {
+		return ""
+	}
+	rel := strings.TrimLeft(dir, "/")
+	if strings.Count(rel, "/") < 2 {
+		return ""
+	}
+	return rel
 }
 
 // cleanRoot drops trailing separators and refuses roots that would match too much.

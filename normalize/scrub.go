@@ -183,7 +183,7 @@ func (n *Normalizer) matchRoot(s []byte, i int, esc bool) (int, string) {
 		if !hasPrefixFold(s[i:], sp.text, sp.fold) || !pathEnd(s, i+len(sp.text)) {
 			continue
 		}
-		if sp.mangled && !afterProjects(s[:i]) {
+		if sp.mangled && !afterProjects(s[:i]) || sp.relative && !relativeStart(s[:i]) {
 			continue
 		}
 		return len(sp.text), sp.repl
@@ -204,6 +204,16 @@ func pathEnd(s []byte, j int) bool {
 		return s[j] == '.' && (j+1 >= len(s) || byteClass[s[j+1]] == clsOther)
 	}
 	return true
+}
+
+// relativeStart reports whether a path from the root may start after s:
+// not inside another path, but after git's "a/" or "b/".
+func relativeStart(s []byte) bool {
+	n := len(s)
+	if n == 0 || s[n-1] != '/' && s[n-1] != '\\' {
+		return true
+	}
+	return n >= 2 && (s[n-2] == 'a' || s[n-2] == 'b') && (n == 2 || byteClass[s[n-3]] == clsOther && s[n-3] != '/')
 }
 
 // afterProjects reports whether s ends in a "projects" directory separator,
