@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
-	"github.com/agentvcr/agentvcr/internal/asyncio"
+	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -48,7 +49,7 @@ func runNormalize(env *Env, args []string) int {
 	}
 
 	if pos[0] == "-" {
-		asyncio.GrowPipe(env.Stdin)
+		pipebuf.Grow(env.Stdin)
 	}
 	in, err := openInput(env, pos[0])
 	if err != nil {
@@ -75,8 +76,8 @@ func runNormalize(env *Env, args []string) int {
 	}
 	n := normalize.New(opts)
 
-	asyncio.GrowPipe(env.Stdout)
-	out := asyncio.NewWriter(env.Stdout) // written behind, on another core
+	pipebuf.Grow(env.Stdout)
+	out := bufio.NewWriterSize(env.Stdout, 64<<10) // the normaliser's larger writes pass through
 	if *stderr {
 		// Identity spans both streams: stdout numbers the placeholders first,
 		// as it does when stdout is printed.
@@ -102,13 +103,7 @@ func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.
 		return err
 	}
 	defer s.Close()
-	var src io.Reader = s
-	if !in.Cassette { // a file or a pipe: read ahead, on another core
-		ra := asyncio.NewReader(s)
-		defer ra.Close()
-		src = ra
-	}
-	if err := n.Copy(w, src, which); err != nil {
+	if err := n.Copy(w, s, which); err != nil {
 		if in.Cassette {
 			return err // cassette errors name the file and line
 		}
