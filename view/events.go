@@ -193,6 +193,13 @@ func userText(ev json.RawMessage, kind string) string {
 		}
 		return false
 	})
+	if b.Len() == 0 { // the prompt as a string deeper in: {"data":{"content":"..."}}
+		if _, v := member(ev, []string{"content", "prompt"}); v != nil {
+			var s string
+			json.Unmarshal(v, &s)
+			return s
+		}
+	}
 	return b.String()
 }
 

@@ -587,6 +587,9 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 			p.o.raw(`</code>`)
 		}
 		p.o.raw(`</span></div><div class="body">`)
+		if e.user != "" { // a session that opens with the prompt
+			p.texts("txt prompt", e.user)
+		}
 	case e.Terminal:
 		ep := e
 		p.result = &ep
