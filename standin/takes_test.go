@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -164,5 +166,41 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 	record(standin.ModeRecord, 1)
 	if tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(tapes) != 1 {
 		t.Fatalf("after re-recording one call: %q", tapes)
+	}
+}
+
+// Calls of one invocation made at once within one test take turns for
+// their takes: each take answers exactly one of them.
+func TestTakesOfCallsAtOnce(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	dir := t.TempDir()
+	args := []string{"--print", "fan out"}
+	const n = 6
+	var want []string
+	for i := 1; i <= n; i++ {
+		out := strings.Repeat("x", i) + "\n"
+		writeTake(t, dir, i, args, out, 0)
+		want = append(want, out)
+	}
+	env := map[string]string{standin.EnvCassettes: dir, standin.EnvRunLog: filepath.Join(t.TempDir(), "runs.jsonl")}
+	got := make([]string, n+1)
+	var wg sync.WaitGroup
+	for i := range n + 1 {
+		wg.Go(func() {
+			var out, errb bytes.Buffer
+			standin.Run(standin.Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }},
+				append([]string{"cursor-agent"}, args...))
+			got[i] = out.String()
+			if strings.Contains(errb.String(), "recorded 6 times, called 7") {
+				got[i] = "one too many"
+			}
+		})
+	}
+	wg.Wait()
+	slices.Sort(got)
+	want = append(want, "one too many")
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("answers %q, want each take once and one refusal: %q", got, want)
 	}
 }
