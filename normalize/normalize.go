@@ -51,7 +51,8 @@ func ForHeader(h cassette.Header) Options {
 // one for each recording. A Normalizer is not safe for concurrent use.
 type Normalizer struct {
 	opts   Options
-	rules  *Rules
+	rules  *Rules     // nil when no rule changes how values are scrubbed
+	drops  []dropRule // events left out
 	off    map[string]bool
 	flags  flags
 	userRE *regexp.Regexp // all regex and literal rules, one group each
@@ -191,9 +192,18 @@ type flags struct {
 
 // New returns a Normalizer for one recording.
 func New(opts Options) *Normalizer {
-	opts.Rules = JoinRules(opts.Rules, opts.AgentRules)
+	var drops []dropRule
+	if rules := JoinRules(opts.Rules, opts.AgentRules); rules != nil {
+		opts.Sets = append(slices.Clip(opts.Sets), rules.sets...)
+		drops = rules.drops
+		opts.Rules = rules
+		if !rules.scrubs() { // sets and drops only: the fast paths stay open
+			opts.Rules = nil
+		}
+	}
 	opts.AgentRules = nil
 	n := &Normalizer{
+		drops:   drops,
 		opts:    opts,
 		rules:   opts.Rules,
 		ruleIDs: map[string]string{},
@@ -377,12 +387,7 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	if stream == cassette.Stderr {
 		f = contract.Text
 	}
-	sets := n.opts.Sets
-	var drops []dropRule
-	if n.rules != nil {
-		sets = append(slices.Clone(sets), n.rules.sets...)
-		drops = n.rules.drops
-	}
+	sets, drops := n.opts.Sets, n.drops
 	if !n.plain {
 		n.acquireCaches()
 		defer n.releaseCaches()

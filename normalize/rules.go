@@ -65,6 +65,12 @@ type dropRule struct {
 	value string
 }
 
+// scrubs reports whether the rules change how values are scrubbed: rules
+// that only sort sets and drop events leave the normaliser's fast paths on.
+func (r *Rules) scrubs() bool {
+	return len(r.keys)+len(r.paths)+len(r.texts)+len(r.off) > 0
+}
+
 // JoinRules returns the rules of a followed by those of b (either may be
 // nil): a's text, key and path rules are tried first, and a default rule is
 // off when either switches it off.
