@@ -181,7 +181,6 @@ func TestUserModule(t *testing.T) {
 	os.Remove(filepath.Join(mod, "testdata/cassettes/leftover.cassette"))
 
 	userModuleFailures(t, mod, gorun, path, withAgent)
-	userModuleFaults(t, mod, gorun, path)
 
 	// 9. Recording with the stand-in first on PATH under the agent's name
 	// (the README's own set-up) is refused, naming the real agent.
@@ -330,86 +329,6 @@ func TestSummarizeReadme(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(mod, "summary.txt")); string(got) != "my own notes\n" {
 		t.Errorf("the stand-in wrote over summary.txt: %q", got)
-	}
-}
-
-// userModuleFaults: the code's handling of an agent that breaks (a stream
-// cut short, a failure status, a hang) is tested by agentvcrtest.Fault on
-// the cassette the module recorded, unedited; a word the stand-in does not
-// know fails the test with its line.
-func userModuleFaults(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path string) {
-	test := filepath.Join(mod, "faults_test.go")
-	os.WriteFile(test, []byte(`package myproject
-
-import (
-	"bytes"
-	"context"
-	"errors"
-	"os"
-	"os/exec"
-	"testing"
-	"time"
-
-	"github.com/agentvcr/agentvcr/agentvcrtest"
-)
-
-const prompt = "Reply with exactly: hello"
-
-func TestFaultStreamCut(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	agentvcrtest.Fault(t, "stop-after-events=2")
-	got, err := Summarize(agentvcrtest.Workspace(t, ""), prompt)
-	if err != nil || got != "2 events\n" { // Summarize as step 3 left it
-		t.Fatalf("got %q, %v", got, err)
-	}
-}
-
-func TestFaultExitCode(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	agentvcrtest.Fault(t, "stop-after-bytes=10,exit-code=143")
-	_, err := Summarize(agentvcrtest.Workspace(t, ""), prompt)
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 143 {
-		t.Fatalf("err %v, want exit status 143", err)
-	}
-}
-
-func TestFaultStall(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	agentvcrtest.Fault(t, "stall")
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "cursor-agent", "--print", "--output-format", "stream-json", prompt)
-	cmd.Dir = agentvcrtest.Workspace(t, "")
-	out, err := cmd.Output()
-	if ctx.Err() == nil || err == nil {
-		t.Fatalf("the agent did not hang: %v", err)
-	}
-	if !bytes.Contains(out, []byte(`+"`"+`"type":"result"`+"`"+`)) {
-		t.Fatalf("the output before the hang is missing: %q", out)
-	}
-}
-
-func TestFaultUndone(t *testing.T) {
-	if os.Getenv("AGENTVCR_FAULT") != "" {
-		t.Fatal("a fault outlived its test")
-	}
-}
-
-func TestFaultUnknownWord(t *testing.T) {
-	agentvcrtest.StandIn(t, "testdata/cassettes")
-	t.Setenv("AGENTVCR_FAULT", "stop-after-events=2,explode")
-	Summarize(agentvcrtest.Workspace(t, ""), prompt)
-}
-`), 0o644)
-	defer os.Remove(test)
-	out, err := gorun(mod, []string{path}, "test", "-count=1", "-v", "-run", "^TestFault(StreamCut|ExitCode|Stall|Undone)$", ".")
-	if err != nil || strings.Count(out, "--- PASS: TestFault") != 4 {
-		t.Fatalf("faults: %v\n%s", err, out)
-	}
-	out, err = gorun(mod, []string{path}, "test", "-count=1", "-run", "^TestFaultUnknownWord$", ".")
-	if err == nil || !strings.Contains(out, `cursor-agent (agentvcr stand-in): $AGENTVCR_FAULT: unknown word "explode"`) {
-		t.Errorf("an unknown fault word: %v\n%s", err, out)
 	}
 }
 
