@@ -19,7 +19,10 @@
 // Order between the two streams is the order in which reads completed. Writes to
 // stdout and stderr closer together than the scheduler can tell apart may be
 // recorded in either order, as with any capture on two pipes; the replayer then
-// reproduces exactly the recorded order.
+// reproduces exactly the recorded order. Bytes at the end of a read that may
+// begin a secret are held back until the next read on their stream tells; they
+// keep their place all the same: reads of the other stream wait behind them
+// (up to 1 MiB, see maxWaiting, then the held bytes go after what waited).
 //
 // Secrets (see [Redactor]: [Options.Secrets], secret-looking environment
 // variables, the --api-key flag, URL passwords and token shapes) are replaced by
@@ -153,9 +156,12 @@ type run struct {
 	res     Result
 	started time.Time
 
-	mu  sync.Mutex // orders chunks: live write and cassette frame together
-	cw  *cassette.Writer
-	err error // first cassette write error
+	mu      sync.Mutex // orders chunks: live write and cassette frame together
+	cw      *cassette.Writer
+	err     error    // first cassette write error
+	queue   []*frame // reads not yet stored, in arrival order; the first is open
+	waiting int      // bytes of redacted output in the queue
+	free    []*frame // stored frames, for reuse
 }
 
 func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
@@ -338,34 +344,40 @@ func (r *run) drain(wg *sync.WaitGroup, pipes ...*os.File) {
 
 // pump copies one stream to the live writer and the cassette, chunk by chunk.
 func (r *run) pump(f *os.File, s cassette.Stream, w io.Writer) {
-	red := r.red.Writer(s.String(), nil)
-	var live io.Writer
+	t := &tee{s: s, red: r.red.Writer(s.String(), nil)}
 	if w != nil {
-		live = &liveWriter{w: w}
+		t.live = &liveWriter{w: w}
 	}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)
 		if n > 0 {
-			r.chunk(s, live, buf[:n], red)
+			r.chunk(t, buf[:n])
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				r.leftover(f, s, live, buf, red)
+				r.leftover(f, t, buf)
 			}
 			break
 		}
 	}
+	r.end(t)
+}
+
+// end resolves what t's redactor holds back at the end of its stream.
+func (r *run) end(t *tee) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.store(s, red.Flush())
+	if t.red.Held() > 0 {
+		r.resolve(t, nil, true, 0)
+	}
 }
 
 // leftover takes what is already in the pipe when the grace period ends: a
 // deadline fails a read without looking at the pipe, and the agent's last
 // bytes may be waiting there. It reads without blocking, and at most a few
 // pipe buffers, as a process left behind may be writing still.
-func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte, red *RedactWriter) {
+func (r *run) leftover(f *os.File, t *tee, buf []byte) {
 	rc, err := f.SyscallConn()
 	if err != nil || f.SetReadDeadline(time.Time{}) != nil {
 		return
@@ -379,23 +391,185 @@ func (r *run) leftover(f *os.File, s cassette.Stream, live io.Writer, buf []byte
 		if n <= 0 {
 			return
 		}
-		r.chunk(s, live, buf[:n], red)
+		r.chunk(t, buf[:n])
 	}
 }
 
-func (r *run) chunk(s cassette.Stream, live io.Writer, p []byte, red *RedactWriter) {
+// tee is one stream on its way to the live writer and the cassette.
+type tee struct {
+	s    cassette.Stream
+	live io.Writer // nil: not shown
+	red  *RedactWriter
+	// held are the frames whose input red holds back, oldest first; their
+	// sizes add up to red.Held().
+	held     []heldInput
+	cuts, at []int       // scratch for resolve
+	still    []heldInput // scratch for resolve
+}
+
+type heldInput struct {
+	f *frame
+	n int
+}
+
+// A frame is a read on its way to the cassette, in the run's queue. It stays
+// open while its stream's redactor holds back some of its bytes (they may
+// begin a secret that the next read on the stream completes); the frames
+// after it, of either stream, wait behind it so that the cassette keeps the
+// order in which the reads arrived.
+type frame struct {
+	t    *tee
+	at   time.Duration
+	data []byte // redacted, not yet stored
+	open bool
+}
+
+// maxWaiting bounds the bytes that wait behind an open frame. An agent that
+// writes the start of what may be a secret on one stream and then more than
+// this on the other gets the held bytes stored after that output: a secret
+// cut in two must still be found, and memory must stay bounded.
+const maxWaiting = 1 << 20
+
+func (r *run) chunk(t *tee, p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if live != nil {
-		live.Write(p) // errors end the live view only: see liveWriter
+	if t.live != nil {
+		t.live.Write(p) // errors end the live view only: see liveWriter
 	}
-	r.res.Bytes[s] += int64(len(p))
+	r.res.Bytes[t.s] += int64(len(p))
 	r.res.Chunks++
-	if s == cassette.Stdout {
+	if t.s == cassette.Stdout {
 		r.res.Lines += int64(bytes.Count(p, []byte{'\n'}))
 	}
-	out, _ := red.Redact(p)
-	r.store(s, out)
+	at := time.Since(r.started)
+	r.resolve(t, p, false, at)
+	for range 2 { // each stream's held bytes at most once
+		if r.waiting <= maxWaiting || len(r.queue) == 0 || !r.queue[0].open {
+			break
+		}
+		r.release(r.queue[0].t, at)
+		r.storeReady()
+	}
+}
+
+// resolve redacts p, the next read on t's stream (or, at eof, the stream's
+// end), and gives each read the output that came from its input: the frames
+// that were held get what their held bytes turned into, and p gets a frame
+// at the end of the queue, open while some of p is held back. What nothing
+// waits for is stored at once.
+func (r *run) resolve(t *tee, p []byte, eof bool, at time.Duration) {
+	held := t.held
+	var f *frame
+	if !eof {
+		f = r.newFrame(t, at)
+		held = append(held, heldInput{f, len(p)})
+	}
+	t.cuts = t.cuts[:0]
+	total := 0
+	for _, h := range held {
+		total += h.n
+		t.cuts = append(t.cuts, total)
+	}
+	var out []byte
+	if eof {
+		out, t.at = t.red.FlushCuts(t.cuts, t.at[:0])
+	} else {
+		out, t.at = t.red.RedactCuts(p, t.cuts, t.at[:0])
+	}
+	stop := total - t.red.Held()
+	still := t.still[:0]
+	var own []byte // p's output
+	from, in := 0, 0
+	for j, h := range held {
+		end := in + h.n
+		if in >= stop {
+			still = append(still, h)
+			in = end
+			continue
+		}
+		to := len(out) // the cut at end lies beyond stop: h.f keeps the rest held
+		if j < len(t.at) {
+			to = t.at[j]
+		}
+		if h.f == f {
+			own = out[from:to]
+		} else {
+			h.f.data = append(h.f.data, out[from:to]...)
+			r.waiting += to - from
+		}
+		if end <= stop {
+			h.f.open = false
+		} else {
+			still = append(still, heldInput{h.f, end - stop})
+		}
+		from, in = to, end
+	}
+	t.held, t.still = append(t.held[:0], still...), still
+	r.storeReady()
+	if f == nil {
+		return
+	}
+	if len(r.queue) == 0 { // the common case: no copy
+		r.store(t.s, at, own)
+	} else {
+		f.data = append(f.data, own...)
+		r.waiting += len(own)
+	}
+	if f.open || len(f.data) > 0 {
+		r.queue = append(r.queue, f)
+	} else {
+		r.recycle(f)
+	}
+}
+
+// recycle keeps a few stored frames for newFrame: once off the queue, a
+// frame is closed for good, and no tee holds it.
+func (r *run) recycle(f *frame) {
+	if len(r.free) < 8 && cap(f.data) <= 64<<10 {
+		r.free = append(r.free, f)
+	}
+}
+
+// newFrame is a frame for a read at at, open, reusing one stored before.
+func (r *run) newFrame(t *tee, at time.Duration) *frame {
+	if n := len(r.free); n > 0 {
+		f := r.free[n-1]
+		r.free = r.free[:n-1]
+		*f = frame{t: t, at: at, data: f.data[:0], open: true}
+		return f
+	}
+	return &frame{t: t, at: at, open: true}
+}
+
+// release stops waiting for t's held bytes: they go to a new frame at the
+// end of the queue, and the frames that held them close with what they have.
+func (r *run) release(t *tee, at time.Duration) {
+	f := r.newFrame(t, at)
+	for _, h := range t.held {
+		h.f.open = false
+	}
+	t.held = append(t.held[:0], heldInput{f, t.red.Held()})
+	r.queue = append(r.queue, f)
+}
+
+// storeReady stores the frames at the head of the queue up to the first open one,
+// and what the open one has so far: nothing is before it.
+func (r *run) storeReady() {
+	for len(r.queue) > 0 {
+		f := r.queue[0]
+		if len(f.data) > 0 {
+			r.store(f.t.s, f.at, f.data)
+			r.waiting -= len(f.data)
+			f.data = f.data[:0]
+		}
+		if f.open {
+			return
+		}
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.recycle(f)
+	}
+	r.queue = r.queue[:0]
 }
 
 // liveWriter shows the agent's output until the first write error: a
@@ -415,11 +589,11 @@ func (l *liveWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *run) store(s cassette.Stream, p []byte) {
+func (r *run) store(s cassette.Stream, at time.Duration, p []byte) {
 	if len(p) == 0 || r.err != nil {
 		return
 	}
-	r.err = r.cw.WriteChunk(s, time.Since(r.started), p)
+	r.err = r.cw.WriteChunk(s, at, p)
 }
 
 // writeEffects records what the agent changed under its working directory,

@@ -425,3 +425,51 @@ func TestRecordChunksUntouchedWithoutSecrets(t *testing.T) {
 		t.Errorf("stdout %q, redacted %q", tp.Stream(cassette.Stdout), tp.Header.Redacted)
 	}
 }
+
+// Bytes held back because they may begin a secret keep their place between
+// the streams: the cassette interleaves stdout and stderr as the agent wrote
+// them, and a secret cut in two by a write to the other stream is still
+// redacted, wholly in the frame where it began.
+func TestRecordKeepsOrderAcrossHeldBytes(t *testing.T) {
+	const rest = "p_0123456789abcdefghijABCD" // with "gh": a GitHub token
+	gate := vcrtest.NewGate(t)
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `
+printf 'token gh'
+read _ < "$GATE"
+printf 'x' >&2
+read _ < "$GATE"
+printf '%s\nsay gh' "$REST"
+read _ < "$GATE"
+printf 'y' >&2
+read _ < "$GATE"
+printf 'ost\n'`)
+	// Each gate opens once the recorder has read the write before it, so the
+	// reads arrive in the order written.
+	stdout := &vcrtest.Tap{OnWrite: func(total []byte) {
+		if bytes.HasSuffix(total, []byte(" gh")) {
+			gate.Open()
+		}
+	}}
+	stderr := &vcrtest.Tap{OnWrite: func([]byte) { gate.Open() }}
+	_, tp, raw := record(t, recorder.Options{Argv: []string{agent}, Stdout: stdout, Stderr: stderr,
+		Env: vcrtest.Env(t, "GATE="+gate.Path, "REST="+rest)})
+	if bytes.Contains(raw, []byte(rest[:8])) {
+		t.Errorf("cassette holds the token:\n%s", raw)
+	}
+	if got, want := string(stdout.Bytes()), "token gh"+rest+"\nsay ghost\n"; got != want {
+		t.Errorf("live stdout %q, want %q", got, want)
+	}
+	var got []string
+	for _, c := range tp.Chunks {
+		tag := string(rune(c.Stream)) + ":"
+		if n := len(got); n > 0 && strings.HasPrefix(got[n-1], tag) {
+			got[n-1] += string(c.Data)
+			continue
+		}
+		got = append(got, tag+string(c.Data))
+	}
+	want := []string{"o:token <REDACTED>", "e:x", "o:\nsay gh", "e:y", "o:ost\n"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded frames, adjacent ones of a stream joined:\n%q\nwant\n%q", got, want)
+	}
+}

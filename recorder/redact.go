@@ -230,7 +230,7 @@ func (r *Redactor) String(field, s string) string {
 	if !r.Active() {
 		return s
 	}
-	out, _ := r.process(nil, []byte(s), 0, true, field, [2]byte{})
+	out, _ := r.process(nil, []byte(s), 0, true, field, [2]byte{}, nil)
 	return string(out)
 }
 
@@ -269,10 +269,12 @@ type match struct {
 // process appends p[from:] to dst redacted. Unless atEOF, it stops where a
 // match may continue past the end of p and returns that position; otherwise it
 // returns len(p). prev holds the two bytes before p[0], for word boundaries.
+// When cut is not nil, process places its cuts up to the returned position
+// (see [cuts]).
 //
 // Only positions holding a pair of bytes that can start a match are looked
 // at: most of a stream is copied as it is.
-func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, prev [2]byte) ([]byte, int) {
+func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, prev [2]byte, cut *cuts) ([]byte, int) {
 	last := from
 	for i := from; i < len(p); i++ {
 		c := p[i]
@@ -286,20 +288,55 @@ func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, pr
 		}
 		m := r.matchAt(p, i, atEOF, prev)
 		if m.partial {
+			cut.copied(i, last, len(dst))
 			return append(dst, p[last:i]...), i
 		}
 		if m.n == 0 {
 			continue
 		}
+		cut.copied(i+m.keep, last, len(dst))
 		dst = append(dst, p[last:i+m.keep]...)
 		dst = append(dst, Placeholder...)
+		cut.replaced(i+m.n, len(dst))
 		if r.counts != nil {
 			r.counts[[2]string{m.rule, field}]++
 		}
 		i += m.n - 1
 		last = i + 1
 	}
+	cut.copied(len(p), last, len(dst))
 	return append(dst, p[last:]...), len(p)
+}
+
+// cuts are offsets into the input of [Redactor.process], ascending, that it
+// maps to offsets in its output (appended to at), so that a caller knows
+// which output came from which piece of input. A cut inside a redacted
+// secret falls after its placeholder: the secret goes wholly to the piece
+// where it began.
+type cuts struct {
+	in, at []int
+}
+
+// copied places the cuts up to end, in input copied as it is from last on,
+// whose first byte is at out in the output.
+func (c *cuts) copied(end, last, out int) {
+	if c == nil {
+		return
+	}
+	for len(c.at) < len(c.in) && c.in[len(c.at)] <= end {
+		c.at = append(c.at, out+c.in[len(c.at)]-last)
+	}
+}
+
+// replaced places the cuts before end, inside a secret whose placeholder ends
+// at out in the output.
+func (c *cuts) replaced(end, out int) {
+	if c == nil {
+		return
+	}
+	for len(c.at) < len(c.in) && c.in[len(c.at)] < end {
+		c.at = append(c.at, out)
+	}
 }
 
 // matchAt picks the longest match at p[i]; partial when any rule needs more bytes.
@@ -491,10 +528,35 @@ func (rw *RedactWriter) Redact(p []byte) ([]byte, error) {
 		buf = append(rw.pending, p...)
 	}
 	var stop int
-	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev)
+	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev, nil)
 	rw.advance(buf, stop)
 	return rw.out, nil
 }
+
+// RedactCuts is [RedactWriter.Redact] for a caller that must know which
+// output came from which input, such as a recorder that keeps the order of
+// two streams: cuts are ascending offsets into the bytes held back followed
+// by p. For each cut up to the end of the input resolved now, it appends to
+// at the offset in out where the cut falls; a secret across a cut falls
+// wholly before it. The other cuts are beyond: in what is held back now.
+func (rw *RedactWriter) RedactCuts(p []byte, in, at []int) ([]byte, []int) {
+	if !rw.r.Active() {
+		return p, append(at, in...)
+	}
+	buf := p
+	if len(rw.pending) > 0 {
+		buf = append(rw.pending, p...)
+	}
+	c := cuts{in: in, at: at}
+	var stop int
+	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev, &c)
+	rw.advance(buf, stop)
+	return rw.out, c.at
+}
+
+// Held is how many bytes of input are held back: the end of what was given
+// that may begin a secret.
+func (rw *RedactWriter) Held() int { return len(rw.pending) }
 
 // advance keeps buf[stop:] for the next call.
 func (rw *RedactWriter) advance(buf []byte, stop int) {
@@ -512,9 +574,21 @@ func (rw *RedactWriter) Flush() []byte {
 	if len(rw.pending) == 0 {
 		return nil
 	}
-	out, _ := rw.r.process(nil, rw.pending, 0, true, rw.field, rw.prev)
+	out, _ := rw.r.process(nil, rw.pending, 0, true, rw.field, rw.prev, nil)
 	rw.pending = nil
 	return out
+}
+
+// FlushCuts is [RedactWriter.Flush] placing cuts, offsets into what was held
+// back, as [RedactWriter.RedactCuts] does; all of them, as this is the end.
+func (rw *RedactWriter) FlushCuts(in, at []int) ([]byte, []int) {
+	if len(rw.pending) == 0 {
+		return nil, append(at, in...)
+	}
+	c := cuts{in: in, at: at}
+	out, _ := rw.r.process(nil, rw.pending, 0, true, rw.field, rw.prev, &c)
+	rw.pending = nil
+	return out, c.at
 }
 
 // Close writes out what was held back.

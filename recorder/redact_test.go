@@ -388,3 +388,35 @@ func TestRedactsMoreTokenShapes(t *testing.T) {
 		t.Errorf("a 1 MiB run was redacted")
 	}
 }
+
+// RedactCuts says where in its output each cut in its input falls: in text
+// copied as it is, at the same place; inside a secret, after the placeholder;
+// inside a label a shape keeps, before the placeholder; beyond what is held
+// back now, nowhere yet.
+func TestRedactCuts(t *testing.T) {
+	for _, tc := range []struct {
+		first, then string
+		cuts, at    []int
+		out         string
+		held        int
+	}{
+		{"pass hun", "ter2 ok", []int{3, 10}, []int{10, 13}, Placeholder + " ok", 0},
+		{`{"p":"hun`, `ter\u0032"}`, []int{3, 14}, []int{10, 12}, Placeholder + `"}`, 0},
+		{"x AccountK", "ey=abcdefghijABCDEFGHIJ0123;", []int{8, 36}, []int{8, 22}, "AccountKey=" + Placeholder + ";", 0},
+		{"a h", "x h", []int{1, 4}, []int{1}, "hx ", 1},
+		{"plain", " text", []int{0, 5}, []int{0, 5}, " text", 0},
+	} {
+		w := NewRedactor(RedactOptions{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
+		w.Redact([]byte(tc.first))
+		out, at := w.RedactCuts([]byte(tc.then), tc.cuts, nil)
+		if string(out) != tc.out || !slices.Equal(at, tc.at) || w.Held() != tc.held {
+			t.Errorf("%q then %q, cuts %v: %q, at %v, %d held; want %q, at %v, %d held",
+				tc.first, tc.then, tc.cuts, out, at, w.Held(), tc.out, tc.at, tc.held)
+		}
+	}
+	w := NewRedactor(RedactOptions{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
+	w.Redact([]byte("a hu"))
+	if out, at := w.FlushCuts([]int{1, 2}, nil); string(out) != "hu" || !slices.Equal(at, []int{1, 2}) {
+		t.Errorf("flush: %q, at %v", out, at)
+	}
+}
