@@ -458,12 +458,12 @@ func (r *run) chunk(t *tee, p []byte) {
 // at the end of the queue, open while some of p is held back. What nothing
 // waits for is stored at once.
 func (r *run) resolve(t *tee, p []byte, eof bool, at time.Duration) {
-	held := t.held
 	var f *frame
 	if !eof {
 		f = r.newFrame(t, at)
-		held = append(held, heldInput{f, len(p)})
+		t.held = append(t.held, heldInput{f, len(p)})
 	}
+	held := t.held
 	t.cuts = t.cuts[:0]
 	total := 0
 	for _, h := range held {
@@ -555,21 +555,22 @@ func (r *run) release(t *tee, at time.Duration) {
 // storeReady stores the frames at the head of the queue up to the first open one,
 // and what the open one has so far: nothing is before it.
 func (r *run) storeReady() {
-	for len(r.queue) > 0 {
-		f := r.queue[0]
+	k := 0
+	for ; k < len(r.queue); k++ {
+		f := r.queue[k]
 		if len(f.data) > 0 {
 			r.store(f.t.s, f.at, f.data)
 			r.waiting -= len(f.data)
 			f.data = f.data[:0]
 		}
 		if f.open {
-			return
+			break
 		}
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
 		r.recycle(f)
 	}
-	r.queue = r.queue[:0]
+	n := copy(r.queue, r.queue[k:])
+	clear(r.queue[n:])
+	r.queue = r.queue[:n]
 }
 
 // liveWriter shows the agent's output until the first write error: a

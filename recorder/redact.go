@@ -504,6 +504,7 @@ type RedactWriter struct {
 	field   string
 	w       io.Writer
 	pending []byte
+	joined  []byte // pending and the next write, reused
 	out     []byte
 	prev    [2]byte // the two raw bytes before pending
 }
@@ -523,10 +524,7 @@ func (rw *RedactWriter) Redact(p []byte) ([]byte, error) {
 	if !rw.r.Active() {
 		return p, nil
 	}
-	buf := p
-	if len(rw.pending) > 0 {
-		buf = append(rw.pending, p...)
-	}
+	buf := rw.join(p)
 	var stop int
 	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev, nil)
 	rw.advance(buf, stop)
@@ -543,10 +541,7 @@ func (rw *RedactWriter) RedactCuts(p []byte, in, at []int) ([]byte, []int) {
 	if !rw.r.Active() {
 		return p, append(at, in...)
 	}
-	buf := p
-	if len(rw.pending) > 0 {
-		buf = append(rw.pending, p...)
-	}
+	buf := rw.join(p)
 	c := cuts{in: in, at: at}
 	var stop int
 	rw.out, stop = rw.r.process(rw.out[:0], buf, 0, false, rw.field, rw.prev, &c)
@@ -566,7 +561,19 @@ func (rw *RedactWriter) advance(buf []byte, stop int) {
 	case stop == 1:
 		rw.prev = [2]byte{rw.prev[1], buf[0]}
 	}
-	rw.pending = append(rw.pending[:0:0], buf[stop:]...)
+	rw.pending = append(rw.pending[:0], buf[stop:]...) // buf is never pending's array: see join
+}
+
+// join returns p after what is held back, in a buffer of its own.
+func (rw *RedactWriter) join(p []byte) []byte {
+	if len(rw.pending) == 0 {
+		return p
+	}
+	if cap(rw.joined) > 1<<20 { // don't keep a huge buffer after one huge write
+		rw.joined = nil
+	}
+	rw.joined = append(append(rw.joined[:0], rw.pending...), p...)
+	return rw.joined
 }
 
 // Flush returns what was held back, redacted: the end of the stream.
