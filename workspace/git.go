@@ -350,6 +350,29 @@ func (g *gitRepo) readBlobs(blobs []string, redact func(io.Writer) io.WriteClose
 	return out, rerr
 }
 
+// readBufs recycles the buffers small files are read into.
+var readBufs = sync.Pool{New: func() any { return []byte(nil) }}
+
+// readSized reads r, expected to hold size bytes, to its end in as few
+// reads as it takes (one for a file that did not grow), into a recycled
+// buffer the caller gives back to readBufs.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	buf := readBufs.Get().([]byte)
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, 0, max(size+1, 4096))
+	}
+	buf = buf[:size+1]
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	rest, err := io.ReadAll(r) // it grew while being read
+	return append(buf[:n], rest...), err
+}
+
 // digest reads r to its end: its SHA-256 (of the content as redact passes
 // it on, when set) and, when lines is set and the content is small text, the
 // digests of its lines.
@@ -376,8 +399,12 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		sha, err := sum()
 		return blobFacts{sha: sha}, err
 	}
-	data, err := io.ReadAll(io.TeeReader(r, w))
+	data, err := readSized(r, size)
 	if err != nil {
+		return blobFacts{}, err
+	}
+	defer readBufs.Put(data[:0])
+	if _, err := w.Write(data); err != nil {
 		return blobFacts{}, err
 	}
 	sha, err := sum()
