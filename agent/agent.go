@@ -57,6 +57,40 @@ type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }
 
+// TextTools is implemented by profiles whose text output shows each tool
+// call on a line of its own: inspect counts them in text runs too.
+type TextTools interface {
+	// TextTool reads one line of stdout (or of stderr, when stderr is
+	// set), its terminal escapes removed: the kind of the tool call the
+	// line shows, if it shows one.
+	TextTool(line string, stderr bool) (kind string, ok bool)
+}
+
+// StripANSI removes terminal escape sequences (colours, cursor moves)
+// from a line of text output.
+func StripANSI(line string) string {
+	if !strings.Contains(line, "\x1b") {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] != 0x1b {
+			b.WriteByte(line[i])
+			continue
+		}
+		if i+1 < len(line) && line[i+1] == '[' { // CSI: parameters, then a final letter
+			j := i + 2
+			for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
+				j++
+			}
+			i = j
+		} else {
+			i++ // a two-byte escape
+		}
+	}
+	return b.String()
+}
+
 // Documented is implemented by profiles that know the top-level fields of
 // their documented events: validate lists the others as notes.
 type Documented interface {

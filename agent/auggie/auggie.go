@@ -7,6 +7,7 @@ package auggie
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/contract"
@@ -42,6 +43,13 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 // Fields are the documented fields of its result.
 func (Profile) Fields() agent.Fields {
 	return agent.Fields{"result": {"type", "subtype", "result", "is_error", "session_id", "num_turns", "request_id"}}
+}
+
+// TextTool: text output shows a tool call as "🔧 Tool call: NAME".
+func (Profile) TextTool(line string, stderr bool) (string, bool) {
+	_, kind, ok := strings.Cut(line, "Tool call: ")
+	kind = strings.TrimSpace(kind)
+	return kind, ok && !stderr && kind != "" && !strings.Contains(kind, " ")
 }
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {

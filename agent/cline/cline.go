@@ -13,6 +13,7 @@ package cline
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/contract"
@@ -60,13 +61,24 @@ func (Profile) Fields() agent.Fields {
 }
 
 // NormalizeRules: agent and task ids hold the clock they were made at and
-// random letters.
+// random letters; a running command's output comes in content_update
+// events in varying numbers and pieces (content_end holds it whole).
 func (Profile) NormalizeRules() *normalize.Rules { return rules }
 
 var rules = agent.MustRules("cline", `
 regex  \bagent_[0-9]{13}_[0-9a-z]+\b  <AGENT-#>
 regex  \bconv_[0-9]{13}_[0-9a-z]+\b   <TASK-#>
+drop   $.event.type                   content_update
 `)
+
+// TextTool: text output shows a tool call as "[read_files] {args}".
+func (Profile) TextTool(line string, stderr bool) (string, bool) {
+	if stderr || !strings.HasPrefix(line, "[") {
+		return "", false
+	}
+	kind, _, ok := strings.Cut(line[1:], "] ")
+	return kind, ok && kind != "" && !strings.ContainsAny(kind, " \"")
+}
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	typ := agent.Str(ev, "type")

@@ -86,6 +86,20 @@ path   $.data.toolTelemetry.metrics.*    0
 regex  "↑ [0-9.]+[kKmM]? • ↓ [0-9.]+[kKmM]?"  "↑ <COUNT> • ↓ <COUNT>"
 `)
 
+// TextTool: text output shows a tool call as "● Read notes.txt", or
+// "● COMMAND (shell)" for a shell command.
+func (Profile) TextTool(line string, stderr bool) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "● ")
+	if !ok || stderr {
+		return "", false
+	}
+	if i := strings.LastIndex(rest, " ("); i >= 0 && strings.HasSuffix(rest, ")") {
+		return rest[i+2 : len(rest)-1], true
+	}
+	kind, _, _ := strings.Cut(rest, " ")
+	return kind, kind != ""
+}
+
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	typ := agent.Str(ev, "type")
 	e := agent.Event{Kind: typ, Known: known[typ], Stamp: agent.ISOStamp(ev, "timestamp")}

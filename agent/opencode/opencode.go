@@ -13,6 +13,7 @@ package opencode
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/contract"
@@ -72,6 +73,22 @@ regex  \bses_[0-9a-zA-Z]{26}\b  <SESSION-#>
 regex  \bmsg_[0-9a-zA-Z]{26}\b  <MESSAGE-#>
 regex  \bprt_[0-9a-zA-Z]{26}\b  <PART-#>
 `)
+
+// TextTool: text output shows tool calls on stderr, "→ Read notes.txt"
+// for a file tool, "$ COMMAND" for a shell command.
+func (Profile) TextTool(line string, stderr bool) (string, bool) {
+	if !stderr {
+		return "", false
+	}
+	if strings.HasPrefix(line, "$ ") {
+		return "bash", true
+	}
+	if rest, ok := strings.CutPrefix(line, "→ "); ok {
+		kind, _, _ := strings.Cut(rest, " ")
+		return strings.ToLower(kind), kind != ""
+	}
+	return "", false
+}
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	typ := agent.Str(ev, "type")

@@ -140,7 +140,11 @@ func TestAgentCaptures2026(t *testing.T) {
 				if !strings.Contains(squash(i.stdout), "agent "+name) {
 					t.Errorf("inspect does not name the agent:\n%s", i.stdout)
 				}
-				if want := wantToolCalls(t, c.stdout); want > 0 && !strings.Contains(squash(i.stdout), "tool calls "+strconv.Itoa(want)) {
+				want := wantToolCalls(t, c.stdout)
+				if strings.Contains(c.stem, ".text.") && !strings.HasPrefix(c.stem, "hello") && name != "claude" {
+					want = 1 // the text runs of read and shell show their one call
+				}
+				if want > 0 && !strings.Contains(squash(i.stdout), "tool calls "+strconv.Itoa(want)) {
 					t.Errorf("inspect does not show the %d tool calls:\n%s", want, i.stdout)
 				}
 				if strings.Contains(i.stdout, "never completed") {

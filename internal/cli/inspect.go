@@ -68,6 +68,7 @@ func runInspect(env *Env, args []string) int {
 		s.add(c)
 	}
 	s.flushLine()
+	s.flushStderr()
 	if s.profile == nil { // a json document spread over lines: sniff it whole
 		if p, ok := agent.Sniff(s.head); ok {
 			s.setProfile(p)
@@ -95,6 +96,7 @@ type summary struct {
 	profile       agent.Profile
 	agentSum      *agentSummary // for agents other than Cursor, whose events peekEvent reads
 	head          []byte        // the start of stdout, until the agent is known
+	errLine       []byte        // prefix of the stderr line being read
 }
 
 // maxAgentDoc bounds what inspect reads whole of another agent's events: a
@@ -144,11 +146,12 @@ type agentSummary struct {
 // agentCall is one tool call: its kind, and when it started and ended on
 // two clocks, the events' own and the recording's.
 type agentCall struct {
-	id, kind            string
-	start, end          time.Time
-	startRead, endRead  time.Duration
-	took                time.Duration
-	done, failed, timed bool
+	id, kind           string
+	start, end         time.Time
+	startRead, endRead time.Duration
+	took               time.Duration
+	done, failed       bool
+	untimed            bool // a call text output shows: no clock
 }
 
 func (c *agentCall) duration() time.Duration {
@@ -164,6 +167,7 @@ func (c *agentCall) duration() time.Duration {
 func (a *agentSummary) line(line []byte, read time.Duration) {
 	var ev map[string]json.RawMessage
 	if json.Unmarshal(line, &ev) != nil || ev == nil {
+		a.textLine(line, false)
 		return
 	}
 	a.jsonEvents++
@@ -215,6 +219,18 @@ func (a *agentSummary) add(e agent.Event, read time.Duration) {
 	}
 }
 
+// textLine counts the tool call a line of text output shows, for a
+// profile that knows how its text output shows them.
+func (a *agentSummary) textLine(line []byte, stderr bool) {
+	tt, ok := a.p.(agent.TextTools)
+	if !ok || a.jsonEvents > 0 {
+		return
+	}
+	if kind, ok := tt.TextTool(agent.StripANSI(string(line)), stderr); ok {
+		a.calls = append(a.calls, &agentCall{kind: kind, done: true, untimed: true})
+	}
+}
+
 // document reads a json document (an object, or an array of events), or
 // else text output, whose length it counts.
 func (a *agentSummary) document(data []byte, stdoutBytes int64) {
@@ -251,7 +267,9 @@ func (a *agentSummary) print(w io.Writer) {
 		fmt.Fprintf(w, "tool calls\t%d\n", len(a.calls))
 		for _, c := range a.calls {
 			took := "never completed"
-			if c.done {
+			if c.untimed {
+				took = "(text output: not timed)"
+			} else if c.done {
 				took = c.duration().String()
 				if c.failed {
 					took += ", failed"
@@ -360,6 +378,10 @@ func newSummary() *summary {
 func (s *summary) add(c cassette.Chunk) {
 	s.bytes[c.Stream] += int64(len(c.Data))
 	s.chunks[c.Stream]++
+	if c.Stream == cassette.Stderr {
+		s.addStderr(c.Data)
+		return
+	}
 	if c.Stream != cassette.Stdout {
 		return
 	}
@@ -388,6 +410,33 @@ func (s *summary) add(c cassette.Chunk) {
 		s.flushLine()
 		data = data[i+1:]
 	}
+}
+
+// addStderr reads stderr line by line for the tool calls a text run shows
+// there (OpenCode's), holding a prefix of each line.
+func (s *summary) addStderr(data []byte) {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		part := data
+		if i >= 0 {
+			part = data[:i]
+		}
+		if room := maxEventPrefix - len(s.errLine); room > 0 {
+			s.errLine = append(s.errLine, part[:min(room, len(part))]...)
+		}
+		if i < 0 {
+			return
+		}
+		s.flushStderr()
+		data = data[i+1:]
+	}
+}
+
+func (s *summary) flushStderr() {
+	if s.agentSum != nil && len(s.errLine) > 0 {
+		s.agentSum.textLine(s.errLine, true)
+	}
+	s.errLine = s.errLine[:0]
 }
 
 // flushLine counts the finished stdout line and, if it is a JSON event, its type.
