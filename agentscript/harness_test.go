@@ -73,6 +73,9 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
+	// The fixtures are a developer's machine, where goldens are written;
+	// a CI runner's own CI=true would refuse them. The CI test sets it back.
+	t.Setenv("CI", "")
 	dir := t.TempDir()
 	f := &fixture{t: t, cassettes: filepath.Join(dir, "cassettes"), golden: filepath.Join(dir, "golden")}
 	for _, d := range []string{f.cassettes, f.golden} {
@@ -441,7 +444,6 @@ func TestGoldensOfAScriptInOneRound(t *testing.T) {
 	jsonArgs := []string{"--print", "--output-format", "json", "hi"}
 	f.cassette(jsonArgs, strings.SplitAfter(streamRun, "\n")[3], "", 0)
 	script := execStream + "golden stdout first\nexec cursor-agent --print --output-format json hi\ngolden stdout second\n"
-	t.Setenv("CI", "")
 	withUpdate(t, false, func() {
 		f.mustFail(script,
 			"no golden "+filepath.Join(f.golden, "first.golden")+" yet",
