@@ -350,14 +350,15 @@ func (g *gitRepo) readBlobs(blobs []string, redact func(io.Writer) io.WriteClose
 	return out, rerr
 }
 
-// readBufs recycles the buffers small files are read into.
-var readBufs = sync.Pool{New: func() any { return []byte(nil) }}
+// readBufs recycles the buffers small files are read into (pointers, so
+// that giving one back does not allocate).
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // readSized reads r, expected to hold size bytes, to its end in as few
 // reads as it takes (one for a file that did not grow), into a recycled
-// buffer the caller gives back to readBufs.
-func readSized(r io.Reader, size int64) ([]byte, error) {
-	buf := readBufs.Get().([]byte)
+// buffer, *bp from readBufs, that the caller gives back.
+func readSized(r io.Reader, size int64, bp *[]byte) ([]byte, error) {
+	buf := *bp
 	if int64(cap(buf)) < size+1 {
 		buf = make([]byte, 0, max(size+1, 4096))
 	}
@@ -399,11 +400,13 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		sha, err := sum()
 		return blobFacts{sha: sha}, err
 	}
-	data, err := readSized(r, size)
+	bp := readBufs.Get().(*[]byte)
+	data, err := readSized(r, size, bp)
 	if err != nil {
+		readBufs.Put(bp)
 		return blobFacts{}, err
 	}
-	defer readBufs.Put(data[:0])
+	defer func() { *bp = data[:0]; readBufs.Put(bp) }()
 	if _, err := w.Write(data); err != nil {
 		return blobFacts{}, err
 	}
