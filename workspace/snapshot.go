@@ -2,13 +2,22 @@
 // under its working directory.
 //
 // Recording takes a [Snapshot] of the tree before the agent starts (paths,
-// modes, sizes, modification times and SHA-256 digests, streamed; symbolic
-// links as links, never followed) and compares the tree with it after the
-// agent has ended: files created, modified (content or mode) and deleted,
-// directories created and removed, links created or changed. Changes are thus
-// known at the end of the run, not when each happened. .git is always
-// ignored, and so is whatever matches Options.Ignore; a file larger than
-// Options.MaxFileSize is noted as skipped rather than recorded.
+// modes, sizes, times, inodes and SHA-256 digests, streamed; symbolic links
+// as links, never followed) and compares the tree with it after the agent
+// has ended: files created, modified (content or mode), rewritten with the
+// same bytes, and deleted, directories created and removed, links created or
+// changed. Changes are thus known at the end of the run, not when each
+// happened.
+//
+// In a git work tree the snapshot sees what git sees: git lists the tracked
+// files (with the stat data of its index, which says which are as committed,
+// so those are not read) and the untracked ones it does not ignore; the
+// content a clean tracked file had is read from git only if the agent
+// changed it (see git.go). Elsewhere the tree is walked, with the .gitignore
+// rules applied by a matcher of git's rules. .git is always ignored, and so
+// is whatever matches Options.Ignore; a file larger than Options.MaxFileSize
+// is noted as skipped, an unreadable file or one that is not a regular file
+// (a pipe, a socket, a device) as a note, never read.
 //
 // Applying ([Apply]) re-creates recorded changes under another directory,
 // from a [Plan] (the cassette read once, checked, its content spooled):
