@@ -436,6 +436,12 @@ func (c *call) realAgent() (string, error) {
 	if strings.ContainsRune(real, os.PathSeparator) {
 		path, err := exec.LookPath(real)
 		if err != nil {
+			if !filepath.IsAbs(real) {
+				// The agent runs where the code under test runs it (a
+				// test's temporary workspace), not where the path was set.
+				wd, _ := os.Getwd()
+				return "", fmt.Errorf("$%s: %w (a relative path is taken from the directory the agent runs in, %s: give an absolute path)", EnvRealAgent, err, wd)
+			}
 			return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
 		}
 		if isSelf(path) {

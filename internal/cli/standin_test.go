@@ -281,6 +281,7 @@ func TestStandinBadEnvironment(t *testing.T) {
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=passthrough", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=/no/such/agent"}, "$AGENTVCR_REAL_AGENT"},
+		{[]string{"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=bin/no-such-agent"}, "a relative path is taken from the directory the agent runs in"},
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=" + k.agent}, "is this stand-in itself"},
 		{[]string{standin.EnvCassettes + "=" + filepath.Join(k.tapes, "missing")}, "no such file or directory"},
 	}
