@@ -260,8 +260,9 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  agentvcr help COMMAND, agentvcr COMMAND --help\n      every flag of a command explained")
 	fmt.Fprintln(w, "  agentvcr version\n      the version of this build")
-	fmt.Fprintln(w, "\nUnder the name cursor-agent it replays the cassette in $AGENTVCR_CASSETTES")
-	fmt.Fprintln(w, "that matches its arguments; AGENTVCR_MODE=replay|record|once|passthrough.")
+	fmt.Fprintln(w, "\nUnder an agent's name it is the stand-in: it replays the cassette in")
+	fmt.Fprintln(w, "$AGENTVCR_CASSETTES that matches its arguments; AGENTVCR_MODE=replay|record|once|passthrough.")
+	fmt.Fprintf(w, "Names: %s.\n", strings.Join(standin.Names(), ", "))
 }
 
 // usageErr prints one line naming the command and its usage, and returns ExitUsage.
