@@ -108,7 +108,7 @@ func (r *Reader) checkMagic(line []byte) error {
 	s := string(line)
 	rest, ok := strings.CutPrefix(s, Magic+" v")
 	if !ok {
-		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want %q", s, fmt.Sprintf("%s v%d", Magic, Version))
+		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want \"%s vN\" (N from %d to %d)", s, Magic, MinVersion, Version)
 	}
 	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)

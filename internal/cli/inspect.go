@@ -325,7 +325,11 @@ func printEffects(w io.Writer, effects []*effectSummary) {
 	if len(effects) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "files\t%d changes\n", len(effects))
+	noun := "changes"
+	if len(effects) == 1 {
+		noun = "change"
+	}
+	fmt.Fprintf(w, "files\t%d %s\n", len(effects), noun)
 	for _, e := range effects {
 		fmt.Fprintf(w, "  %s\t%s\n", e.Op, strings.TrimSpace(e.Path+"  "+effectNote(e)))
 	}
