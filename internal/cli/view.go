@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -80,7 +82,13 @@ func runView(env *Env, args []string) int {
 		return ExitOK
 	}
 	f, err := safefile.Create(target)
-	if err != nil {
+	var pathErr *os.PathError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fail(env, name, fmt.Errorf("cannot write the page %s: the directory %s does not exist", target, filepath.Dir(target)))
+	case errors.As(err, &pathErr): // it names the temporary file, not the page
+		return fail(env, name, fmt.Errorf("cannot write the page %s: %w", target, pathErr.Err))
+	case err != nil:
 		return fail(env, name, err)
 	}
 	defer f.Abort()

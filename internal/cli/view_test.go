@@ -71,7 +71,7 @@ func TestViewBadInput(t *testing.T) {
 		{[]string{"view", dir}, "is a directory; want a cassette file"},
 		{[]string{"view", "-o", out, notCassette}, "notes.txt:1: malformed cassette: not a cassette"},
 		{[]string{"view", "-o", out, corrupt}, "corrupt.cassette:"},
-		{[]string{"view", "-o", filepath.Join(dir, "no", "such", "p.html"), good}, "no such file or directory"},
+		{[]string{"view", "-o", filepath.Join(dir, "no", "such", "p.html"), good}, "cannot write the page " + filepath.Join(dir, "no", "such", "p.html") + ": the directory " + filepath.Join(dir, "no", "such") + " does not exist"},
 	} {
 		r := run(t, nil, tc.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.msg) || !strings.HasPrefix(r.stderr, "agentvcr view: ") || r.stdout != "" {
