@@ -32,6 +32,20 @@ type DiffOp struct {
 	Old, New string
 }
 
+// Continues reports whether b continues a run of added or removed events
+// of op's kind on consecutive lines: the reports fold such runs.
+func (op DiffOp) Continues(b DiffOp) bool {
+	switch {
+	case op.Op != b.Op:
+		return false
+	case op.Op == Added:
+		return b.LabelB == op.LabelB && b.LineB == op.LineB+1
+	case op.Op == Removed:
+		return b.LabelA == op.LabelA && b.LineA == op.LineA+1
+	}
+	return false
+}
+
 // FieldChange is one changed leaf of a changed event.
 type FieldChange struct {
 	Op ChangeOp // Added, Removed or Changed (value)

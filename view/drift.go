@@ -290,7 +290,7 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		}
 		first = false
 		j := i + 1 // a run of events of one kind added or removed: hundreds of deltas
-		for j < len(ops) && sameRun(ops[j-1], ops[j]) {
+		for j < len(ops) && ops[j-1].Continues(ops[j]) {
 			j++
 		}
 		one(op)
@@ -318,19 +318,6 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 // minFold is the length from which a run of added or removed events of one
 // kind is folded after its first.
 const minFold = 4
-
-// sameRun reports whether b continues a run of added or removed events of a's kind.
-func sameRun(a, b contract.DiffOp) bool {
-	switch {
-	case a.Op != b.Op:
-		return false
-	case a.Op == contract.Added:
-		return b.LabelB == a.LabelB && b.LineB == a.LineB+1
-	case a.Op == contract.Removed:
-		return b.LabelA == a.LabelA && b.LineA == a.LineA+1
-	}
-	return false
-}
 
 func orNone(s string) string {
 	if s == "" {

@@ -272,7 +272,7 @@ const minRun = 4
 func writeOps(w *bufio.Writer, ops []contract.DiffOp) {
 	for i := 0; i < len(ops); {
 		j := i + 1
-		for j < len(ops) && sameRun(ops[j-1], ops[j]) {
+		for j < len(ops) && ops[j-1].Continues(ops[j]) {
 			j++
 		}
 		if j-i < minRun {
@@ -289,19 +289,6 @@ func writeOps(w *bufio.Writer, ops []contract.DiffOp) {
 		}
 		i = j
 	}
-}
-
-// sameRun reports whether b continues a run of added or removed events of a's kind.
-func sameRun(a, b contract.DiffOp) bool {
-	switch {
-	case a.Op != b.Op:
-		return false
-	case a.Op == contract.Added:
-		return b.LabelB == a.LabelB && b.LineB == a.LineB+1
-	case a.Op == contract.Removed:
-		return b.LabelA == a.LabelA && b.LineA == a.LineA+1
-	}
-	return false
 }
 
 func writeOp(w *bufio.Writer, op contract.DiffOp) {
