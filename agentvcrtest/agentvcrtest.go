@@ -178,7 +178,7 @@ func Fault(t testing.TB, words string) {
 }
 
 // reportCalls fails the test for every call the stand-in could not answer,
-// and notes the cassettes it played.
+// logs the notes of those it answered, and notes the cassettes it played.
 func reportCalls(t testing.TB, runLog string) {
 	calls, err := standin.ReadLog(runLog)
 	if err != nil {
@@ -189,6 +189,9 @@ func reportCalls(t testing.TB, runLog string) {
 			state.Lock()
 			state.played[filepath.Clean(c.Cassette)] = true
 			state.Unlock()
+		}
+		for _, note := range c.Notes {
+			t.Log(note)
 		}
 		if c.Outcome == standin.Failed || c.Error != "" {
 			msg := c.Error

@@ -239,8 +239,10 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if mod := moduleRoot(cwd); len(applied) > 0 && mod != "" {
 		// A Go source tree (go test runs a package in its directory): the
 		// re-created files pile up there and meet the next run.
-		fmt.Fprintf(c.env.Stderr, "%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
-			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)\n", c.name, len(applied), cwd, mod)
+		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
+			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), cwd, mod)
+		fmt.Fprintln(c.env.Stderr, note)
+		c.log.Notes = append(c.log.Notes, note)
 	}
 	c.log.Outcome = Replayed
 	return code

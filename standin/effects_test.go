@@ -46,8 +46,8 @@ func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
 	tapes := t.TempDir()
 	writeEffectsCassette(t, tapes, []string{"--print", "write it"}, "")
-	env := map[string]string{standin.EnvCassettes: tapes}
 	for _, withGoMod := range []bool{true, false} {
+		env := map[string]string{standin.EnvCassettes: tapes}
 		module := t.TempDir()
 		work := filepath.Join(module, "pkg", "summary") // a package's directory, as go test runs it
 		os.MkdirAll(work, 0o755)
@@ -65,6 +65,11 @@ func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 		noted := strings.Contains(r.stderr, "inside the Go module at "+module) && strings.Contains(r.stderr, "agentvcrtest.Workspace(t, fixtureDir)")
 		if noted != withGoMod {
 			t.Errorf("go.mod %v: stderr %q", withGoMod, r.stderr)
+		}
+		// The run log keeps the note for the harness, which shows it.
+		notes := r.calls[0].Notes
+		if logged := len(notes) == 1 && strings.Contains(r.stderr, notes[0]); logged != withGoMod {
+			t.Errorf("go.mod %v: run log notes %q, stderr %q", withGoMod, notes, r.stderr)
 		}
 	}
 }

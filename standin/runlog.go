@@ -52,6 +52,10 @@ type Call struct {
 	// Missing is, for a call no cassette records, where a recording of it
 	// would be saved.
 	Missing string `json:"missing,omitempty"`
+	// Notes are the lines the stand-in printed about a call that did not
+	// fail it (file changes applied inside a Go module), for a harness to
+	// show: the code under test may keep the stand-in's stderr to itself.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // AppendLog appends c to the run log at path, in one write, so that calls
