@@ -30,7 +30,7 @@ func runNormalize(env *Env, args []string) int {
 	cwd := fs.String("cwd", "", "the agent's working directory (default: a cassette's, else learned from the output)")
 	home := fs.String("home", "", "the agent's home directory (default: a cassette's)")
 	tmp := fs.String("tmp", "", "the agent's temp directory (default: a cassette's)")
-	rulesFile := fs.String("rules", "", "a file of rules added to the default profile")
+	rulesFile := fs.String("rules", "", "a file of rules added to the default profile, one a line (key build_id <BUILD-#>, literal my-host <HOST>, off dates...: go doc github.com/agentvcr/agentvcr/normalize has the language)")
 	agentName := fs.String("agent", "auto", "whose output, for its own rules and format: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
