@@ -35,7 +35,8 @@ func Diff(wantName, gotName string, want, got []byte) string {
 		}
 		r.op(op)
 	}
-	if len(ops) == 0 || endsInNewline(want) != endsInNewline(got) {
+	// An empty side has no last line to end: the lines the other holds say it all.
+	if len(ops) == 0 || endsInNewline(want) != endsInNewline(got) && len(want) > 0 && len(got) > 0 {
 		fmt.Fprintf(&r.b, "%s\n", newlineNote(wantName, gotName, endsInNewline(want), endsInNewline(got)))
 	}
 	return r.b.String()

@@ -72,6 +72,12 @@ func TestRenderDiffCases(t *testing.T) {
 		want:     "a\nb",
 		got:      "a\nc\n",
 		contains: []string{"line 2: text line changed\n", "the golden does not end with a newline, the actual ends with a newline\n"},
+	}, {
+		name:     "an empty side has no final line to end",
+		want:     "",
+		got:      "a\nb\n",
+		contains: []string{"actual line 2: text line only in the actual: b\n"},
+		lacks:    []string{"newline"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Diff("golden", "actual", []byte(tc.want), []byte(tc.got))
