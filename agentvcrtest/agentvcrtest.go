@@ -152,7 +152,8 @@ func StandIn(t testing.TB, dir string) {
 	state.Lock()
 	state.cassettes[abs] = true
 	state.Unlock()
-	t.Cleanup(func() { reportCalls(t, runLog) })
+	// Helpers both, so that a failure names the test's StandIn line, not ours.
+	t.Cleanup(func() { t.Helper(); reportCalls(t, runLog) })
 }
 
 // Fault breaks every replay of the stand-in for the rest of the test, to
@@ -180,6 +181,7 @@ func Fault(t testing.TB, words string) {
 // reportCalls fails the test for every call the stand-in could not answer,
 // logs the notes of those it answered, and notes the cassettes it played.
 func reportCalls(t testing.TB, runLog string) {
+	t.Helper()
 	calls, err := standin.ReadLog(runLog)
 	if err != nil {
 		t.Errorf("agentvcrtest: %v", err)
