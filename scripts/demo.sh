@@ -39,8 +39,9 @@ section "4. the stand-in: code that shells out to cursor-agent, answered offline
 ln -sf "$bin/agentvcr" "$out/cursor-agent" # under this name agentvcr is the stand-in
 AGENTVCR_CASSETTES=$out/cassettes "$out/cursor-agent" --print --output-format stream-json "$prompt" | digest |
 	sed 's/^/stand-in stdout sha256 /'
-AGENTVCR_CASSETTES=$out/cassettes "$out/cursor-agent" --print --output-format json "Something else" 2>&1 | fold -w 110 |
-	head -n 2 || true
+# A call never recorded: the whole message, since its end says how to record it.
+AGENTVCR_CASSETTES=$out/cassettes "$out/cursor-agent" --print --output-format json "Something else" 2>&1 |
+	fold -s -w "${DEMO_WIDTH:-110}" || true
 
 section "5. a golden test in plain go test (examples/answer, package agentvcrtest)"
 (cd "$root" && go test -count=1 ./examples/answer)
