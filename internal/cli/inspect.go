@@ -325,11 +325,7 @@ func printEffects(w io.Writer, effects []*effectSummary) {
 	if len(effects) == 0 {
 		return
 	}
-	noun := "changes"
-	if len(effects) == 1 {
-		noun = "change"
-	}
-	fmt.Fprintf(w, "files\t%d %s\n", len(effects), noun)
+	fmt.Fprintf(w, "files\t%s\n", counted(len(effects), "change"))
 	for _, e := range effects {
 		fmt.Fprintf(w, "  %s\t%s\n", e.Op, strings.TrimSpace(e.Path+"  "+effectNote(e)))
 	}
@@ -338,7 +334,7 @@ func printEffects(w io.Writer, effects []*effectSummary) {
 func effectNote(e *effectSummary) string {
 	switch e.Op {
 	case cassette.OpCreate, cassette.OpModify:
-		what := fmt.Sprintf("%d lines", e.lines)
+		what := counted(e.lines, "line")
 		if e.Binary {
 			what = byteSize(e.Size) + ", binary"
 		} else if e.Lines != "" {
@@ -575,8 +571,8 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 		}
 		fmt.Fprintf(tw, "exit\t%s after %s\n", exit, foot.Duration)
 	}
-	fmt.Fprintf(tw, "stdout\t%s in %d chunks, %d lines\n", byteSize(s.bytes[cassette.Stdout]), s.chunks[cassette.Stdout], s.lines)
-	fmt.Fprintf(tw, "stderr\t%s in %d chunks\n", byteSize(s.bytes[cassette.Stderr]), s.chunks[cassette.Stderr])
+	fmt.Fprintf(tw, "stdout\t%s in %s, %s\n", byteSize(s.bytes[cassette.Stdout]), counted(s.chunks[cassette.Stdout], "chunk"), counted(s.lines, "line"))
+	fmt.Fprintf(tw, "stderr\t%s in %s\n", byteSize(s.bytes[cassette.Stderr]), counted(s.chunks[cassette.Stderr], "chunk"))
 	if len(h.Redacted) > 0 {
 		fmt.Fprintf(tw, "secrets\tlooked for: %s\n", strings.Join(h.Redacted, ", "))
 	}

@@ -135,8 +135,8 @@ func summaryLine(res recorder.Result, path string) string {
 	if res.Footer.Signal != "" {
 		status = fmt.Sprintf("killed by %s (%d)", res.Footer.Signal, res.Footer.Code)
 	}
-	return fmt.Sprintf("agentvcr: recorded %d lines, %s stdout, %s stderr, %s, %s -> %s",
-		res.Lines, byteSize(res.Bytes[cassette.Stdout]), byteSize(res.Bytes[cassette.Stderr]),
+	return fmt.Sprintf("agentvcr: recorded %s, %s stdout, %s stderr, %s, %s -> %s",
+		counted(res.Lines, "line"), byteSize(res.Bytes[cassette.Stdout]), byteSize(res.Bytes[cassette.Stderr]),
 		status, res.Footer.Duration.Round(time.Millisecond), path)
 }
 

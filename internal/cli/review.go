@@ -142,7 +142,7 @@ func describePending(pending string) string {
 	}
 	old, err := readNoFollow(goldenOf(pending))
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Sprintf("== %s (new golden, %d lines)\n%s", goldenOf(pending), strings.Count(string(newer), "\n"), indent(string(newer), 20))
+		return fmt.Sprintf("== %s (new golden, %s)\n%s", goldenOf(pending), counted(strings.Count(string(newer), "\n"), "line"), indent(string(newer), 20))
 	}
 	if err != nil {
 		return fmt.Sprintf("%s: %v\n", goldenOf(pending), err)

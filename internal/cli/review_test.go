@@ -28,7 +28,7 @@ func TestReviewFlags(t *testing.T) {
 	r := run(t, nil, "review", "--list", dir)
 	if r.code != 1 || !strings.Contains(r.stdout, "== "+filepath.Join(dir, "a.golden")) ||
 		!strings.Contains(r.stdout, `"old"`) || !strings.Contains(r.stdout, `"new"`) ||
-		!strings.Contains(r.stdout, "sub/b.golden (new golden, 1 lines)") || !strings.Contains(r.stdout, "2 pending") {
+		!strings.Contains(r.stdout, "sub/b.golden (new golden, 1 line)") || !strings.Contains(r.stdout, "2 pending") {
 		t.Errorf("--list: %+v", r)
 	}
 	if r := run(t, nil, "review", dir); r.code != 1 || !strings.Contains(r.stdout, "2 pending") {

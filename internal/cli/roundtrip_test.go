@@ -180,7 +180,7 @@ func TestRoundTripExitCode(t *testing.T) {
 	}
 	// Without --quiet, one summary line follows the agent's stderr.
 	summary := strings.TrimPrefix(errb.String(), "boom\n")
-	for _, part := range []string{"agentvcr: recorded 1 lines", "exit 3", "-> " + path} {
+	for _, part := range []string{"agentvcr: recorded 1 line", "exit 3", "-> " + path} {
 		if !strings.Contains(summary, part) {
 			t.Errorf("summary %q lacks %q", summary, part)
 		}
