@@ -339,6 +339,30 @@ echo run`)
 	}
 }
 
+// A $TMPDIR inside the working directory (as testscript sets it, in $WORK)
+// does not bring the probe's temporary directory into the recording: the
+// probe runs outside.
+func TestVersionProbeOutsideATmpdirInTheWorkingDirectory(t *testing.T) {
+	work := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(work, ".tmp"))
+	os.Mkdir(filepath.Join(work, ".tmp"), 0o755)
+	asked := filepath.Join(t.TempDir(), "asked")
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `
+if [ "$1" = --version ]; then pwd > "$ASKED"; echo "v1"; exit 0; fi
+echo run`)
+	opts := recorder.Options{Argv: []string{agent}, Dir: work, AskVersion: true,
+		Env: vcrtest.Env(t, "ASKED="+asked), Workspace: &workspace.Options{}}
+	res, tp, _ := record(t, opts)
+	if tp.Header.AgentVersion != "v1" || res.Effects != 0 {
+		t.Errorf("version %q, %d effects; want v1 and none", tp.Header.AgentVersion, res.Effects)
+	}
+	data, _ := os.ReadFile(asked)
+	probe := strings.TrimSpace(string(data))
+	if rel, err := filepath.Rel(work, probe); probe == "" || err != nil || !strings.HasPrefix(rel, "..") {
+		t.Errorf("--version ran in %q, inside the working directory %s", probe, work)
+	}
+}
+
 // Secrets from the environment, the --api-key flag and Options.Secrets are
 // nowhere in the file, also when one is split across two reads, and in argv,
 // env and stdin; the live output shows them as the agent wrote them.

@@ -31,13 +31,17 @@ func (r *run) probeVersion(env []string) <-chan string {
 		out <- ""
 		return out
 	}
-	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache) }()
+	workDir := r.opts.Dir
+	if workDir == "" {
+		workDir, _ = os.Getwd()
+	}
+	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache, workDir) }()
 	return out
 }
 
 // cachedVersion is the agent's answer to --version, from the cache when the
 // same binary answered before.
-func cachedVersion(agent string, env []string, cacheDir string) string {
+func cachedVersion(agent string, env []string, cacheDir, workDir string) string {
 	bin, err := exec.LookPath(agent)
 	if err != nil {
 		return ""
@@ -57,7 +61,7 @@ func cachedVersion(agent string, env []string, cacheDir string) string {
 			return strings.TrimSuffix(string(data), "\n")
 		}
 	}
-	answer, ok := askVersion(bin, env)
+	answer, ok := askVersion(bin, env, workDir)
 	if ok && cached != "" {
 		saveVersion(cached, answer)
 	}
@@ -82,11 +86,20 @@ func saveVersion(path, answer string) {
 	}
 }
 
-// askVersion runs "agent --version" in a temporary directory, briefly, and
-// keeps the first line of its answer. ok is false when the agent did not
-// answer in time (not worth caching: it may be a slow start).
-func askVersion(agent string, env []string) (answer string, ok bool) {
-	dir, err := os.MkdirTemp("", "agentvcr-version-*")
+// askVersion runs "agent --version" in a temporary directory outside
+// workDir, briefly, and keeps the first line of its answer. ok is false when
+// the agent did not answer in time (not worth caching: it may be a slow
+// start) or there was nowhere to ask it.
+func askVersion(agent string, env []string, workDir string) (answer string, ok bool) {
+	// $TMPDIR may lie inside the recorded directory (testscript puts it in
+	// $WORK): the probe's directory would be recorded as the agent's.
+	base := os.TempDir()
+	if workDir != "" && inside(base, workDir) {
+		if base = filepath.Dir(workDir); inside(base, workDir) {
+			return "", false
+		}
+	}
+	dir, err := os.MkdirTemp(base, "agentvcr-version-*")
 	if err != nil {
 		return "", false
 	}
@@ -108,4 +121,20 @@ func askVersion(agent string, env []string) (answer string, ok bool) {
 		line = line[:maxVersionAnswer]
 	}
 	return strings.TrimSpace(line), true
+}
+
+// inside says whether path is dir or lies under it, links resolved where
+// they can be.
+func inside(path, dir string) bool {
+	resolve := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		return p
+	}
+	rel, err := filepath.Rel(resolve(dir), resolve(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
