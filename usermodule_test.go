@@ -149,7 +149,7 @@ func TestUserModule(t *testing.T) {
 		t.Fatalf("re-record: the changed golden is not pending: %v\n%s", err, out)
 	}
 	out, err = agentvcrIn(mod, nil, "drift", before, "testdata/cassettes")
-	if err == nil || !strings.Contains(out, `apiKeySource: "login" → "env"`) || !strings.Contains(out, "1 calls drifted") {
+	if err == nil || !strings.Contains(out, `apiKeySource: "login" → "env"`) || !strings.Contains(out, "1 call drifted") {
 		t.Fatalf("drift: %v\n%s", err, out)
 	}
 	agentvcr("review", "--accept")

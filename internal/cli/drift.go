@@ -132,8 +132,8 @@ func runDrift(env *Env, args []string) int {
 	for _, s := range skipped {
 		fmt.Fprintf(out, "skipped %s\n", s)
 	}
-	fmt.Fprintf(out, "%d calls drifted, %d unchanged after normalisation, %d new, %d no longer recorded, %d files skipped\n",
-		drifted, same, added, len(gone), len(skipped))
+	fmt.Fprintf(out, "%s drifted, %d unchanged after normalisation, %d new, %d no longer recorded, %s skipped\n",
+		counted(drifted, "call"), same, added, len(gone), counted(len(skipped), "file"))
 	if drifted+added+len(gone) > 0 {
 		return ExitFinding
 	}

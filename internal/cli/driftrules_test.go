@@ -27,7 +27,7 @@ func TestDriftEveryFileAndRules(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "== "+filepath.Join("sub", "run.jsonl")+" (old ") ||
 		!strings.Contains(r.stdout, "skipped "+filepath.Join(newDir, "notes.txt")+": not a cassette") ||
 		strings.Contains(r.stdout, ".agentvcr-index") ||
-		!strings.HasSuffix(r.stdout, "1 calls drifted, 0 unchanged after normalisation, 0 new, 0 no longer recorded, 1 files skipped\n") {
+		!strings.HasSuffix(r.stdout, "1 call drifted, 0 unchanged after normalisation, 0 new, 0 no longer recorded, 1 file skipped\n") {
 		t.Errorf("drift: %+v", r)
 	}
 	rules := filepath.Join(t.TempDir(), "rules")

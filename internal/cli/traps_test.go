@@ -114,7 +114,7 @@ func TestDrift(t *testing.T) {
 	old.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "gone")
 	cur.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "new")
 	r := run(t, nil, "drift", old.tapes, cur.tapes)
-	if r.code != 1 || !strings.Contains(r.stdout, "1 calls drifted, 1 unchanged after normalisation, 1 new, 1 no longer recorded") ||
+	if r.code != 1 || !strings.Contains(r.stdout, "1 call drifted, 1 unchanged after normalisation, 1 new, 1 no longer recorded") ||
 		!strings.Contains(r.stdout, "changes") || !strings.Contains(r.stdout, "exit") {
 		t.Errorf("%+v", r)
 	}
