@@ -80,6 +80,14 @@ func Run(env *Env, args []string) int {
 		if c, ok := commands[args[2]]; ok {
 			return c.run(env, []string{"--help"})
 		}
+		switch args[2] {
+		case "help":
+			fmt.Fprintln(env.Stdout, "usage: agentvcr help [COMMAND]\n\nlist the commands, or explain every flag of COMMAND (as agentvcr COMMAND --help does).")
+			return ExitOK
+		case "version":
+			fmt.Fprintln(env.Stdout, "usage: agentvcr version\n\nprint the version of this build: the module version, or (devel) and the commit for a build from a checkout.")
+			return ExitOK
+		}
 		return usageErr(env, "agentvcr help", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", args[2]))
 	case "version", "-version", "--version":
 		fmt.Fprintln(env.Stdout, "agentvcr", Version())

@@ -127,6 +127,12 @@ func TestUsageLinesListEveryFlag(t *testing.T) {
 	if r := run(t, nil, "help", "--help"); r.code != 0 || r.stdout != overview.stdout {
 		t.Errorf("help --help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The two commands the overview lists besides the registered ones.
+	for _, c := range []string{"help", "version"} {
+		if r := run(t, nil, "help", c); r.code != 0 || !strings.HasPrefix(r.stdout, "usage: agentvcr "+c) {
+			t.Errorf("help %s: exit %d\n%s%s", c, r.code, r.stdout, r.stderr)
+		}
+	}
 	var names []string
 	for line := range strings.Lines(overview.stdout) {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "agentvcr" && !strings.HasSuffix(f[1], ",") && f[1] != "help" && f[1] != "version" {
