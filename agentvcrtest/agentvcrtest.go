@@ -198,8 +198,9 @@ func reportCalls(t testing.TB, runLog string) {
 		if c.Outcome == standin.Failed || c.Error != "" {
 			msg := c.Error
 			if c.Missing != "" {
-				msg += fmt.Sprintf("\nrecord it with the real agent: %s=once %s=%s go test -run '^%s$' .",
-					standin.EnvMode, standin.EnvRealAgent, c.Agent, t.Name())
+				// The stand-in's line says how to record the call; only the
+				// test that makes it is news.
+				msg += fmt.Sprintf("\nthis test alone: go test -run '^%s$' .", t.Name())
 			}
 			t.Errorf("%s", msg)
 		}

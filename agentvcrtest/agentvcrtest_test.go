@@ -131,7 +131,8 @@ func TestStandInMiss(t *testing.T) {
 		}
 	})
 	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "no cassette in "+dir+` matches ["--print" "never recorded"]`) ||
-		!strings.Contains(c.errs[0], "AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test -run '^TestStandInMiss/call$' .") {
+		!strings.Contains(c.errs[0], "record it with AGENTVCR_MODE=once or AGENTVCR_MODE=record, and AGENTVCR_REAL_AGENT=cursor-agent (the real agent)") ||
+		strings.Count(c.errs[0], "record it") != 1 || !strings.HasSuffix(c.errs[0], "\nthis test alone: go test -run '^TestStandInMiss/call$' .") {
 		t.Errorf("reported: %q", c.errs)
 	}
 }
