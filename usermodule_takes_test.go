@@ -14,7 +14,8 @@ import (
 // the user's own, its tests record the retried call as two takes, replay
 // them in order offline, and break the replays with agentvcrtest.Fault;
 // one call more than recorded, or an unknown fault word, fails the test
-// with the stand-in's line.
+// with the stand-in's line. The README's fault and retry examples run there
+// too, as the README shows them, so that one that drifts from the API fails.
 func TestUserModuleTakesAndFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
@@ -164,6 +165,32 @@ func TestNoFault(t *testing.T) {
 }
 `,
 	}
+	// The README's examples, in a package of their own: summarize.go and its
+	// test, the fault example, and the retrying wrapper with its test.
+	readme := readmeFiles(t, filepath.Join(root, "README.md"))
+	for name, content := range map[string]string{
+		"summarize.go":            readmeFragment(t, readme, "summarize.go", "myproject"),
+		"summarize_test.go":       readmeFragment(t, readme, "summarize_test.go", "myproject"),
+		"summarize_fault_test.go": readmeFragment(t, readme, "summarize_fault_test.go", "myproject", "testing", "github.com/agentvcr/agentvcr/agentvcrtest"),
+		"retry.go":                readmeFragment(t, readme, "retry.go", "myproject"),
+		"retry_test.go":           readmeFragment(t, readme, "retry_test.go", "myproject", "testing", "github.com/agentvcr/agentvcr/agentvcrtest"),
+	} {
+		files["readme/"+name] = content
+	}
+	// Its real agent: rate limited the first time it is asked to summarise
+	// README.md, answering every other call.
+	readmeAgent := filepath.Join(work, "real", "readme-agent")
+	files["../real/readme-agent"] = `#!/bin/sh
+prompt="$4"
+if [ "$prompt" = "Summarise README.md" ] && [ ! -e "$README_ASKED" ]; then
+	: > "$README_ASKED"; echo "error: rate limited, retry later" >&2; exit 1
+fi
+echo '{"type":"system","subtype":"init","session_id":"s2"}'
+echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hello"}]},"session_id":"s2"}'
+echo '{"type":"tool_call","subtype":"started","call_id":"c1","session_id":"s2"}'
+echo '{"type":"tool_call","subtype":"completed","call_id":"c1","session_id":"s2"}'
+echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
+`
 	for name, content := range files {
 		path := filepath.Join(mod, name)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -189,10 +216,27 @@ func TestNoFault(t *testing.T) {
 		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", tapes)
 	}
 
+	// The README's examples, recorded as the README says: the goldens with
+	// once, the retried call's takes with record.
+	readmeEnv := []string{"AGENTVCR_REAL_AGENT=" + readmeAgent, "README_ASKED=" + filepath.Join(work, "readme-asked")}
+	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestSummarize|TestStream)$", "./readme", "-update"); err != nil {
+		t.Fatalf("recording the README's tests: %v\n%s", err, out)
+	}
+	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=record"}, readmeEnv...), "test", "-count=1", "-run", "^TestRetryAfterRateLimit$", "./readme"); err != nil {
+		t.Fatalf("recording the README's retry test: %v\n%s", err, out)
+	}
+
 	// 2. Offline, every test: takes in order, each fault as asked.
 	os.Remove(realAgent)
-	if out, err := gorun(mod, nil, "test", "-count=1", "-v", "./..."); err != nil {
+	os.Remove(readmeAgent)
+	out, err = gorun(mod, nil, "test", "-count=1", "-v", "./...")
+	if err != nil {
 		t.Fatalf("offline: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestSummarize", "TestStream", "TestSummarizeStreamBreaksOff", "TestRetryAfterRateLimit"} {
+		if !strings.Contains(out, "--- PASS: "+name+" ") {
+			t.Errorf("the README's %s did not pass offline:\n%s", name, out)
+		}
 	}
 
 	// 3. One call more than recorded fails the test, with the stand-in's line.

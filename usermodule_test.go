@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,10 +48,14 @@ func TestUserModule(t *testing.T) {
 			t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
 		}
 	}
-	// The testscript set-up goes in later, into a package of its own.
+	// The fragments (the fault and retry examples) are run by
+	// TestUserModuleTakesAndFaults; the testscript set-up goes in later,
+	// into a package of its own.
 	scripted := map[string]string{}
 	for name, content := range files {
-		if strings.HasPrefix(name, "cmd/summary/") {
+		if !strings.HasPrefix(content, "package ") {
+			delete(files, name)
+		} else if strings.HasPrefix(name, "cmd/summary/") {
 			scripted[name] = content
 			delete(files, name)
 		}
@@ -363,7 +368,8 @@ func writable(dir string) {
 
 // readmeFiles returns the Go code blocks of the README that follow a
 // "<!-- usermodule: NAME -->" line, by NAME: the user story is tested as
-// the README shows it.
+// the README shows it. A block without a package clause is a fragment:
+// readmeFragment makes a file of it.
 func readmeFiles(t *testing.T, path string) map[string]string {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -382,4 +388,27 @@ func readmeFiles(t *testing.T, path string) map[string]string {
 		files[name] = code
 		rest = after
 	}
+}
+
+// readmeFragment makes a Go file of package pkg from a README fragment that
+// has no package clause, importing imports; a README block that is missing
+// fails the test, naming its marker.
+func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imports ...string) string {
+	t.Helper()
+	code, ok := files[name]
+	if !ok {
+		t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
+	}
+	if strings.HasPrefix(code, "package ") {
+		return code
+	}
+	head := "package " + pkg + "\n"
+	if len(imports) > 0 {
+		head += "\nimport (\n"
+		for _, imp := range imports {
+			head += "\t" + strconv.Quote(imp) + "\n"
+		}
+		head += ")\n"
+	}
+	return head + "\n" + code
 }
