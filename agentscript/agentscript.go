@@ -237,6 +237,8 @@ func fatalUsage(ts *testscript.TestScript, usage string, format string, args ...
 // reportFailedCalls shows, when a script failed, the line of each agent call
 // the stand-in could not answer, read from its run log: a program under
 // test that calls the agent may have kept the stand-in's stderr to itself.
+// A call the script ran itself (exec, a child of this process) is left out:
+// its stderr is in the script's log already.
 func reportFailedCalls(t testing.TB, runLog string) {
 	if !t.Failed() {
 		return
@@ -248,7 +250,7 @@ func reportFailedCalls(t testing.TB, runLog string) {
 	}
 	var lines []string
 	for _, c := range calls {
-		if c.Error != "" {
+		if c.Error != "" && c.Parent != os.Getpid() {
 			lines = append(lines, c.Error)
 		}
 	}

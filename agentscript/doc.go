@@ -160,7 +160,8 @@
 // and golden read the last entry through standin.ReadLog; Run learns from
 // the log which cassettes the scripts used. A script that fails also shows
 // the line of every call the stand-in could not answer, for a program under
-// test that kept the stand-in's stderr to itself.
+// test that kept the stand-in's stderr to itself; a call the script made
+// with exec is left out, its stderr being in the script's log already.
 //
 // # Goldens in one round
 //

@@ -488,3 +488,14 @@ func TestFailedCallsShownWhenTheScriptFails(t *testing.T) {
 		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`)
 	f.mustPass("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\n")
 }
+
+// A call the script ran itself has its line in the script's log already:
+// the summary does not repeat it.
+func TestFailedCallShownOnce(t *testing.T) {
+	f := newFixture(t)
+	f.cassette(streamArgs, streamRun, "", 0)
+	log := f.mustFail("! exec cursor-agent --print nothing-recorded\nexec false\n", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`)
+	if n := strings.Count(log, "record it with"); n != 1 {
+		t.Errorf("the record hint is shown %d times:\n%s", n, log)
+	}
+}

@@ -41,7 +41,7 @@ type call struct {
 func newCall(env Env, args []string) *call {
 	agentName := filepath.Base(args[0])
 	return &call{env: env, name: agentName + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
-		log: Call{Agent: agentName, Args: args[1:]}}
+		log: Call{Agent: agentName, Args: args[1:], Parent: os.Getppid()}}
 }
 
 // invocation is the call as it is matched: its arguments and piped stdin

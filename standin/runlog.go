@@ -56,6 +56,9 @@ type Call struct {
 	// fail it (file changes applied inside a Go module), for a harness to
 	// show: the code under test may keep the stand-in's stderr to itself.
 	Notes []string `json:"notes,omitempty"`
+	// Parent is the id of the process that ran the stand-in: a harness
+	// that ran it itself has shown its stderr already.
+	Parent int `json:"parent,omitempty"`
 }
 
 // AppendLog appends c to the run log at path, in one write, so that calls
