@@ -84,11 +84,13 @@ func Assert(t testing.TB, g Golden, content []byte) Result {
 			res.Outcome = Refused
 			return res
 		}
-		if err := os.MkdirAll(filepath.Dir(res.Path), 0o755); err != nil {
+		// Written here, to a temp file renamed into place: goldie's own
+		// update writes the golden in place, and a killed run would leave
+		// it truncated.
+		if err := golden.Write(res.Path, content); err != nil {
 			t.Errorf("golden %s: %v", res.Path, err)
 			return res
 		}
-		gd.Assert(t, g.Name, content) // goldie writes, then compares
 		golden.RemovePending(res.Path)
 		res.Outcome = Updated
 		return res
