@@ -35,13 +35,28 @@ type call struct {
 	fault replayer.Options
 	take  int    // which take of its invocation this call is (1 for the first)
 	done  func() // releases the call's claim on its take, once it is logged
+	red   *recorder.Redactor
 	log   Call
 }
 
 func newCall(env Env, args []string) *call {
 	agentName := filepath.Base(args[0])
-	return &call{env: env, name: agentName + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
-		log: Call{Agent: agentName, Args: args[1:], Parent: os.Getppid()}}
+	c := &call{env: env, name: agentName + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
+		red: recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: args}),
+		log: Call{Agent: agentName, Parent: os.Getppid()}}
+	// Redacted from the start: a call that fails before it is matched
+	// (a bad mode, a passthrough) is logged too.
+	c.log.Args = c.redactArgs()
+	return c
+}
+
+// redactArgs are the call's arguments as a recording stores them.
+func (c *call) redactArgs() []string {
+	redacted := make([]string, len(c.args))
+	for i, a := range c.args {
+		redacted[i] = c.red.String("", a)
+	}
+	return redacted
 }
 
 // invocation is the call as it is matched: its arguments and piped stdin
@@ -50,16 +65,12 @@ func newCall(env Env, args []string) *call {
 // directories as symbols. It is computed once, by the stand-in, and its key
 // is the one the index, the file name of a new recording and the run log
 // all use.
-func invocation(args []string, cwd, home string, stdin io.Reader, red *recorder.Redactor) (index.Invocation, *os.File, error) {
-	f, sha, err := spoolInput(stdin, red)
+func (c *call) invocation(cwd, home string, stdin io.Reader) (index.Invocation, *os.File, error) {
+	f, sha, err := spoolInput(stdin, c.red)
 	if err != nil {
 		return index.Invocation{}, nil, fmt.Errorf("reading stdin: %w", err)
 	}
-	redacted := make([]string, len(args))
-	for i, a := range args {
-		redacted[i] = red.String("", a)
-	}
-	return index.NewInvocation(redacted, red.String("", cwd), red.String("", home), sha), f, nil
+	return index.NewInvocation(c.log.Args, c.red.String("", cwd), c.red.String("", home), sha), f, nil
 }
 
 func (c *call) run() int {
@@ -88,9 +99,8 @@ func (c *call) run() int {
 		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)),
 			fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent))
 	}
-	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: append([]string{c.log.Agent}, c.args...)})
 	cwd, _ := os.Getwd()
-	inv, stdin, err := invocation(c.args, cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin), red)
+	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
 	if err != nil {
 		return c.fail(err, "")
 	}

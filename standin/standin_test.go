@@ -160,3 +160,16 @@ func TestReadLog(t *testing.T) {
 		t.Errorf("a bad line: %v, want it named", err)
 	}
 }
+
+// A call that fails before it is matched is logged with its arguments
+// redacted too: the run log is a file, and no secret reaches one.
+func TestFailedCallLogsRedactedArgs(t *testing.T) {
+	r := run(t, map[string]string{standin.EnvMode: "sometimes"}, "--print", "use "+token)
+	c := r.calls[0]
+	if r.code != standin.ExitFailed || c.Outcome != standin.Failed {
+		t.Fatalf("exit %d, logged %+v", r.code, c)
+	}
+	if got := strings.Join(c.Args, " "); got != "--print use "+cassette.Placeholder {
+		t.Errorf("logged args %q, want them redacted", got)
+	}
+}
