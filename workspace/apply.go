@@ -178,10 +178,12 @@ func Apply(root string, p *Plan, opts ApplyOptions) (*Result, error) {
 	}
 	defer unlock()
 	a := newApplier(r, root, p, opts)
-	res.Stale = a.removeStale()
+	// Checked first: the directories swept are the plan's, and an unsafe
+	// one (.git, an ignored one) is not touched at all.
 	if err := a.check(); err != nil {
 		return res, err
 	}
+	res.Stale = a.removeStale()
 	if err := a.stage(); err != nil {
 		a.discard()
 		res.Signal = a.signal

