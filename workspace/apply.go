@@ -521,13 +521,17 @@ func (a *applier) unsafe(s *step) string {
 	return ""
 }
 
-// ignoredBy reports which of the recording's ignore globs rel matches.
+// ignoredBy reports which of the ignore globs (Options.Ignore, a
+// recording's header Ignore) rel matches: as a whole, or any element of it.
+// Recording and applying both ask it, so that they agree.
 func ignoredBy(globs []string, rel string) (string, bool) {
 	for _, g := range globs {
 		if ok, _ := path.Match(g, rel); ok {
 			return g, true
 		}
-		for _, part := range strings.Split(rel, "/") {
+	}
+	for part := range strings.SplitSeq(rel, "/") {
+		for _, g := range globs {
 			if ok, _ := path.Match(g, part); ok {
 				return g, true
 			}

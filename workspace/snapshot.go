@@ -232,18 +232,9 @@ func (s *Snapshot) ignored(rel string) bool {
 		if part == ".git" {
 			return true
 		}
-		for _, g := range s.opts.Ignore {
-			if ok, _ := path.Match(g, part); ok {
-				return true
-			}
-		}
 	}
-	for _, g := range s.opts.Ignore {
-		if ok, _ := path.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
+	_, ok := ignoredBy(s.opts.Ignore, rel)
+	return ok
 }
 
 // walk calls visit for every path under the root but the root, in lexical
