@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -337,6 +338,32 @@ echo run`)
 	if data, _ := os.ReadFile(asked); len(strings.Fields(string(data))) != 2 {
 		t.Errorf("an upgraded binary was not asked again: %q", data)
 	}
+}
+
+// An agent whose --version prints a secret (past the 100 bytes kept of
+// the answer, so that the cut would split it) leaves none of it in the
+// header nor in the version cache, which outlives the run.
+func TestVersionProbeRedactedBeforeCutAndCache(t *testing.T) {
+	const secret = "s3cr3t-V4LUE-0123456789abcdef"
+	cache := t.TempDir()
+	prefix := strings.Repeat("v", 90)
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `
+if [ "$1" = --version ]; then echo "`+prefix+` key=$API_SECRET"; exit 0; fi
+echo run`)
+	opts := recorder.Options{Argv: []string{agent}, AskVersion: true, VersionCache: cache,
+		Env: vcrtest.Env(t, "API_SECRET="+secret), Secrets: []string{secret}}
+	_, tp, _ := record(t, opts)
+	if v := tp.Header.AgentVersion; !strings.HasPrefix(v, prefix) || strings.Contains(v, secret[:4]) {
+		t.Errorf("version %q: want the answer with no piece of the secret", v)
+	}
+	filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), secret[:4]) {
+				t.Errorf("cache entry %s holds the secret: %q", p, data)
+			}
+		}
+		return nil
+	})
 }
 
 // A $TMPDIR inside the working directory (as testscript sets it, in $WORK)

@@ -35,13 +35,17 @@ func (r *run) probeVersion(env []string) <-chan string {
 	if workDir == "" {
 		workDir, _ = os.Getwd()
 	}
-	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache, workDir) }()
+	red := r.red.Uncounted() // the snapshot's digests run beside it
+	redact := func(s string) string { return red.String(FieldHeader, s) }
+	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache, workDir, redact) }()
 	return out
 }
 
-// cachedVersion is the agent's answer to --version, from the cache when the
-// same binary answered before.
-func cachedVersion(agent string, env []string, cacheDir, workDir string) string {
+// cachedVersion is the agent's answer to --version, redacted, from the
+// cache when the same binary answered before. It is redacted before it is
+// cut to maxVersionAnswer (a secret cut in two is no longer found) and
+// before it is cached (the cache outlives the run and its secrets).
+func cachedVersion(agent string, env []string, cacheDir, workDir string, redact func(string) string) string {
 	bin, err := exec.LookPath(agent)
 	if err != nil {
 		return ""
@@ -62,6 +66,9 @@ func cachedVersion(agent string, env []string, cacheDir, workDir string) string 
 		}
 	}
 	answer, ok := askVersion(bin, env, workDir)
+	if answer = redact(answer); len(answer) > maxVersionAnswer {
+		answer = strings.TrimSpace(answer[:maxVersionAnswer])
+	}
 	if ok && cached != "" {
 		saveVersion(cached, answer)
 	}
@@ -87,7 +94,7 @@ func saveVersion(path, answer string) {
 }
 
 // askVersion runs "agent --version" in a temporary directory outside
-// workDir, briefly, and keeps the first line of its answer. ok is false when
+// workDir, briefly, and keeps the first line of its answer, whole. ok is false when
 // the agent did not answer in time (not worth caching: it may be a slow
 // start) or there was nowhere to ask it.
 func askVersion(agent string, env []string, workDir string) (answer string, ok bool) {
@@ -117,9 +124,6 @@ func askVersion(agent string, env []string, workDir string) (answer string, ok b
 		return "", true // an agent without --version: asked once
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if len(line) > maxVersionAnswer {
-		line = line[:maxVersionAnswer]
-	}
 	return strings.TrimSpace(line), true
 }
 
