@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -172,10 +173,10 @@ func TestApplyReadsCassetteOnce(t *testing.T) {
 	}
 }
 
-// replay --apply killed with SIGKILL while it applies: the next one removes
-// the temporary files the killed one left and completes, every file as
-// recorded. The kill comes once the first staged file is seen.
-func TestApplyAfterSIGKILL(t *testing.T) {
+// manyFilesTape is a cassette creating 2000 files in 20 directories
+// (d00/f0000.txt holding "file 0\n"...), long enough to apply that a
+// signal can catch replay --apply staging them.
+func manyFilesTape(t *testing.T) string {
 	var effects []cassette.Effect
 	for d := range 20 {
 		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
@@ -185,30 +186,44 @@ func TestApplyAfterSIGKILL(t *testing.T) {
 			Note: fmt.Sprintf("file %d\n", i)})
 	}
 	tape := filepath.Join(t.TempDir(), "many.cassette")
-	os.WriteFile(tape, craftedTape(t, effects...), 0o644)
-	work := t.TempDir()
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
-	cmd.Dir = work
+	if err := os.WriteFile(tape, craftedTape(t, effects...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tape
+}
+
+// signalWhenStaged starts cmd (replay --apply in work) and sends it sig
+// once its first staged file shows in work/d00, then waits for it. It
+// reports false when cmd ended before a staged file was seen.
+func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) bool {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	killed := false
-watch:
 	for {
 		select {
 		case <-done:
-			break watch // finished before a staged file was seen: the re-run has nothing left to do
+			return false
 		default:
 		}
 		if names, _ := filepath.Glob(filepath.Join(work, "d00", workspace.TempPrefix+"*")); len(names) > 0 {
-			cmd.Process.Kill()
+			cmd.Process.Signal(sig)
 			<-done
-			killed = true
-			break
+			return true
 		}
 	}
+}
+
+// replay --apply killed with SIGKILL while it applies: the next one removes
+// the temporary files the killed one left and completes, every file as
+// recorded. The kill comes once the first staged file is seen.
+func TestApplyAfterSIGKILL(t *testing.T) {
+	tape, work := manyFilesTape(t), t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+	cmd.Dir = work
+	killed := signalWhenStaged(t, cmd, work, syscall.SIGKILL)
 	if !killed {
 		t.Log("the apply ended before a staged file was seen: only the re-run is tested")
 	}
@@ -233,41 +248,12 @@ watch:
 // written (or, had the commit begun, lets it finish), exit 143; the tree
 // is never half applied.
 func TestApplySIGTERM(t *testing.T) {
-	var effects []cassette.Effect
-	for d := range 20 {
-		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
-	}
-	for i := range 2000 {
-		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
-			Note: fmt.Sprintf("file %d\n", i)})
-	}
-	tape := filepath.Join(t.TempDir(), "many.cassette")
-	os.WriteFile(tape, craftedTape(t, effects...), 0o644)
-	work := t.TempDir()
+	tape, work := manyFilesTape(t), t.TempDir()
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
 	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	signalled := false
-watch:
-	for {
-		select {
-		case <-done:
-			break watch
-		default:
-		}
-		if names, _ := filepath.Glob(filepath.Join(work, "d00", workspace.TempPrefix+"*")); len(names) > 0 {
-			cmd.Process.Signal(syscall.SIGTERM)
-			<-done
-			signalled = true
-			break
-		}
-	}
+	signalled := signalWhenStaged(t, cmd, work, syscall.SIGTERM)
 	if !signalled {
 		t.Skip("the apply ended before a staged file was seen")
 	}
