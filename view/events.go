@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/contract/jsonscan"
 )
 
 // What the page reads out of one event beyond what the agent's profile
@@ -40,12 +41,28 @@ func walk(raw json.RawMessage, depth int, visit func(obj) bool) bool {
 	})
 }
 
+// kv is an object's member: its decoded name and raw value.
+type kv struct {
+	name string
+	val  json.RawMessage
+}
+
 // walkRaw visits every object of raw, depth first: its text and members.
+// raw is valid JSON: every event was parsed whole before it is walked.
 func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage, []kv) bool) bool {
 	if depth > maxDepth {
 		return false
 	}
-	if kvs, ok := members(raw); ok {
+	i := jsonscan.SkipWS(raw, 0)
+	if i >= len(raw) {
+		return false
+	}
+	switch raw[i] {
+	case '{':
+		var kvs []kv
+		for it := jsonscan.Members(raw[i:]); it.Next(); {
+			kvs = append(kvs, kv{jsonscan.DecodeString(it.Key), it.Val})
+		}
 		if visit(raw, kvs) {
 			return true
 		}
@@ -54,11 +71,9 @@ func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage, []kv) b
 				return true
 			}
 		}
-		return false
-	}
-	if els, ok := elements(raw); ok {
-		for _, v := range els {
-			if walkRaw(v, depth+1, visit) {
+	case '[':
+		for it := jsonscan.Elements(raw[i:]); it.Next(); {
+			if walkRaw(it.Val, depth+1, visit) {
 				return true
 			}
 		}
