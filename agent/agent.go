@@ -268,6 +268,13 @@ func Str(ev map[string]json.RawMessage, key string) string {
 	return s
 }
 
+// Bool reads a boolean member of ev (false when absent or not a boolean).
+func Bool(ev map[string]json.RawMessage, key string) bool {
+	var b bool
+	json.Unmarshal(ev[key], &b)
+	return b
+}
+
 // Obj reads an object member of ev (nil when absent or not an object).
 func Obj(ev map[string]json.RawMessage, key string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage

@@ -56,9 +56,7 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 	typ := agent.Str(ev, "type")
 	e := agent.Event{Kind: typ, Known: typ == "result", Session: agent.Str(ev, "session_id")}
 	if typ == "result" {
-		var isErr bool
-		json.Unmarshal(ev["is_error"], &isErr)
-		e.Terminal, e.Failed = true, isErr || agent.Str(ev, "subtype") != "success"
+		e.Terminal, e.Failed = true, agent.Bool(ev, "is_error") || agent.Str(ev, "subtype") != "success"
 		e.Result = agent.Str(ev, "result")
 	}
 	return e

@@ -95,16 +95,12 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 			case "tool_use":
 				e.StartTool(agent.Str(b, "id"), agent.Str(b, "name"))
 			case "tool_result":
-				var isErr bool
-				json.Unmarshal(b["is_error"], &isErr)
-				e.EndTool(agent.Str(b, "tool_use_id"), "", isErr, 0)
+				e.EndTool(agent.Str(b, "tool_use_id"), "", agent.Bool(b, "is_error"), 0)
 			}
 		}
 	case "result":
 		e.Terminal = true
-		var isErr bool
-		json.Unmarshal(ev["is_error"], &isErr)
-		e.Failed = isErr || (sub != "" && sub != "success")
+		e.Failed = agent.Bool(ev, "is_error") || (sub != "" && sub != "success")
 		e.Result = agent.Str(ev, "result")
 		e.Usage = agent.Numbers(ev, "usage")
 		if cost, ok := agent.Num(ev, "total_cost_usd"); ok {

@@ -119,9 +119,7 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 		e.StartTool(agent.Str(data, "toolCallId"), agent.Str(data, "toolName"))
 		e.Kind += " " + agent.Str(data, "toolName")
 	case "tool.execution_complete":
-		var ok bool
-		json.Unmarshal(data["success"], &ok)
-		e.EndTool(agent.Str(data, "toolCallId"), "", !ok, 0)
+		e.EndTool(agent.Str(data, "toolCallId"), "", !agent.Bool(data, "success"), 0)
 	case "session.error":
 		e.Failed = true
 	case "result":

@@ -186,9 +186,7 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 		}
 	case "result":
 		e.Terminal = true
-		var isErr bool
-		json.Unmarshal(ev["is_error"], &isErr)
-		e.Failed = isErr
+		e.Failed = agent.Bool(ev, "is_error")
 		e.Result = agent.Str(ev, "result")
 		e.Usage = agent.Numbers(ev, "usage")
 	}
