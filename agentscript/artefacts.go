@@ -1,7 +1,6 @@
 package agentscript
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/standin"
 )
@@ -47,10 +47,8 @@ type tracker struct {
 	started   int
 	cassettes map[string]bool // absolute paths
 	goldens   map[string]bool // absolute paths
-	// goldenBy names the script that compares each golden, and what with:
-	// two scripts giving one golden NAME different content would rewrite it
-	// in turn under -update and never agree.
-	goldenBy map[string][2]string
+	// goldenBy names the script that compares each golden.
+	goldenBy goldentest.Owners
 	// recordedBy names the script that recorded each cassette: two scripts
 	// recording one call at once would overwrite each other's cassette.
 	recordedBy map[string]string
@@ -58,7 +56,7 @@ type tracker struct {
 }
 
 func newTracker() *tracker {
-	return &tracker{cassettes: map[string]bool{}, goldens: map[string]bool{}, recordedBy: map[string]string{}, goldenBy: map[string][2]string{}}
+	return &tracker{cassettes: map[string]bool{}, goldens: map[string]bool{}, recordedBy: map[string]string{}}
 }
 
 func (t *tracker) scriptStarted() {
@@ -77,20 +75,6 @@ func (t *tracker) useGolden(path string) {
 	t.mu.Lock()
 	t.goldens[filepath.Clean(path)] = true
 	t.mu.Unlock()
-}
-
-// goldenOwner records that script compares the golden at path with content
-// and returns another script that compares it with other content, if one does.
-func (t *tracker) goldenOwner(path, script string, content []byte) (first string, clash bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	path = filepath.Clean(path)
-	sum := sha256.Sum256(content)
-	if prev, ok := t.goldenBy[path]; ok && prev[0] != script && prev[1] != string(sum[:]) {
-		return prev[0], true
-	}
-	t.goldenBy[path] = [2]string{script, string(sum[:])}
-	return "", false
 }
 
 // runsEnded records the cassettes a finished script's agent runs played.

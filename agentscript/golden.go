@@ -57,7 +57,7 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 	if err := scan.check(relPath(path), "normalised "+file, content); err != nil {
 		ts.Fatalf("golden %s: %v; the golden is not written: normalise it away with a normalize rule, or leave the value out of FILE", relPath(path), err)
 	}
-	if first, clash := h.track.goldenOwner(path, ts.Name(), content); clash {
+	if first, clash := h.track.goldenBy.Claim(path, ts.Name(), content); clash {
 		ts.Fatalf("golden %s is also written by script %s, with other content: give each script its own golden NAME", relPath(path), first)
 	}
 	if !golden.Updating() && !effects {

@@ -73,10 +73,10 @@ import (
 // state is what one test binary's tests used, for the report at the end.
 var state struct {
 	sync.Mutex
-	main      bool                 // Main was called
-	cassettes map[string]bool      // directories given to StandIn
-	played    map[string]bool      // cassettes the stand-in replayed or recorded
-	goldens   map[string][2]string // golden path → the test that compared it, and its content
+	main      bool               // Main was called
+	cassettes map[string]bool    // directories given to StandIn
+	played    map[string]bool    // cassettes the stand-in replayed or recorded
+	goldens   *goldentest.Owners // the test that compares each golden
 	goldenDir map[string]bool
 }
 
@@ -90,7 +90,7 @@ func Main(m *testing.M) {
 	state.Lock()
 	state.main = true
 	state.cassettes, state.played = map[string]bool{}, map[string]bool{}
-	state.goldens, state.goldenDir = map[string][2]string{}, map[string]bool{}
+	state.goldens, state.goldenDir = &goldentest.Owners{}, map[string]bool{}
 	state.Unlock()
 	code := m.Run()
 	if code == 0 && fullRun() {
@@ -247,15 +247,16 @@ func Golden(t testing.TB, name string, got []byte, opts ...Option) {
 	content := Normalize(got, opts...)
 	path := filepath.Join(o.dir, filepath.FromSlash(name)+golden.Suffix)
 	state.Lock()
-	prev, seen := state.goldens[path]
-	if state.goldens != nil {
-		state.goldens[path] = [2]string{t.Name(), string(content)}
+	owners := state.goldens
+	if owners != nil {
 		state.goldenDir[o.dir] = true
 	}
 	state.Unlock()
-	if seen && prev[0] != t.Name() && prev[1] != string(content) {
-		t.Errorf("golden %s is also written by %s, with other content: give each test its own golden name", path, prev[0])
-		return
+	if owners != nil {
+		if first, clash := owners.Claim(path, t.Name(), content); clash {
+			t.Errorf("golden %s is also written by %s, with other content: give each test its own golden name", path, first)
+			return
+		}
 	}
 	goldentest.Assert(t, goldentest.Golden{Dir: o.dir, Name: name, Actual: "actual, normalised", Run: "^" + t.Name() + "$"}, content)
 }
@@ -350,11 +351,7 @@ func reportUnreferenced() int {
 		roots = append(roots, unused.Root{Dir: dir, Suffix: golden.Suffix})
 	}
 	used := maps.Clone(state.played)
-	for path := range state.goldens {
-		if abs, err := filepath.Abs(path); err == nil {
-			used[abs] = true
-		}
-	}
+	maps.Copy(used, state.goldens.Claimed())
 	files := unused.Files(roots, used)
 	if len(files) == 0 {
 		return 0

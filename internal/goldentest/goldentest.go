@@ -21,10 +21,12 @@ package goldentest
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
@@ -170,4 +172,50 @@ func relPath(path string) string {
 		return path
 	}
 	return rel
+}
+
+// Owners keeps, for a harness, which test compares each golden and a
+// digest of the content: two tests giving one golden different content
+// would rewrite it in turn under -update and never agree. The zero value is
+// ready; it is safe for tests running at once.
+type Owners struct {
+	mu sync.Mutex
+	by map[string]owner // by clean absolute path
+}
+
+type owner struct {
+	test string
+	sum  [sha256.Size]byte
+}
+
+// Claim records that test compares the golden at path with content, and
+// returns the first other test that compares it with other content, if one
+// does.
+func (o *Owners) Claim(path, test string, content []byte) (first string, clash bool) {
+	key, err := filepath.Abs(path)
+	if err != nil {
+		key = filepath.Clean(path)
+	}
+	sum := sha256.Sum256(content)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if prev, ok := o.by[key]; ok && prev.test != test && prev.sum != sum {
+		return prev.test, true
+	}
+	if o.by == nil {
+		o.by = map[string]owner{}
+	}
+	o.by[key] = owner{test, sum}
+	return "", false
+}
+
+// Claimed is the set of goldens claimed, by clean absolute path.
+func (o *Owners) Claimed() map[string]bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	set := make(map[string]bool, len(o.by))
+	for path := range o.by {
+		set[path] = true
+	}
+	return set
 }

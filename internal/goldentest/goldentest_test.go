@@ -43,3 +43,27 @@ func TestUpdateReplacesTheGoldenWhole(t *testing.T) {
 		t.Errorf("pending file left after -update: %v", err)
 	}
 }
+
+// One golden compared by two tests with other content is a clash naming
+// the first; the same content, or the same test again, is not. A golden
+// named two ways is one.
+func TestOwnersClaim(t *testing.T) {
+	var o Owners
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.golden")
+	if first, clash := o.Claim(path, "TestA", []byte("a")); clash {
+		t.Fatalf("first claim clashes with %s", first)
+	}
+	if _, clash := o.Claim(path, "TestA", []byte("a2")); clash {
+		t.Error("the same test again clashes")
+	}
+	if _, clash := o.Claim(filepath.Join(dir, ".", "g.golden"), "TestB", []byte("a2")); clash {
+		t.Error("the same content from another test clashes")
+	}
+	if first, clash := o.Claim(path+"/../g.golden", "TestC", []byte("c")); !clash || first != "TestA" && first != "TestB" {
+		t.Errorf("Claim by TestC with other content = %q, %v; want a clash with an earlier test", first, clash)
+	}
+	if got := o.Claimed(); len(got) != 1 || !got[path] {
+		t.Errorf("Claimed() = %v, want just %s", got, path)
+	}
+}
