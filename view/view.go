@@ -803,15 +803,7 @@ func (p *page) value(what, name string, v json.RawMessage) {
 // finish writes the end of the timeline, the file changes, the redaction
 // report and the summary.
 func (p *page) finish(foot cassette.Footer, complete bool) {
-	if p.lineOpen {
-		if p.long {
-			p.endLine()
-		} else {
-			p.lineOpen = false
-			p.handleLine(p.line, p.lineStart, p.lineNo)
-		}
-	}
-	p.flushDoc()
+	p.flushPendingLine()
 	p.closeRow()
 	if p.filesOpen {
 		p.endEffect() // the changes are stamped with the end of the run: the end follows them
