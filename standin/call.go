@@ -350,38 +350,39 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		c.report(err, "")
 		return code
 	}
-	if _, err := os.Stat(filepath.Join(c.dir, index.CommittedName)); err != nil {
+	c.log.Outcome, c.log.Take = Recorded, inv.Take
+	dropped := c.mode == ModeRecord && c.dropLaterTakes(inv)
+	if _, err := os.Stat(filepath.Join(c.dir, index.CommittedName)); err != nil || dropped {
 		// The directory's first recording by the stand-in starts the index
 		// committed with the cassettes, which a fresh machine's first call
-		// reads instead of every header; the recorder keeps it current.
+		// reads instead of every header; the recorder keeps it current,
+		// and takes removed here leave it too.
 		if err := index.WriteCommitted(c.dir); err == nil {
 			index.RefreshIndex(c.dir)
 		}
-	}
-	c.log.Outcome, c.log.Take = Recorded, inv.Take
-	if c.mode == ModeRecord {
-		c.dropLaterTakes(inv)
 	}
 	return code
 }
 
 // dropLaterTakes removes the takes after inv's left by an earlier recording
-// of the test: re-recorded, the test has made the call inv.Take times so
-// far, and the next call records the next take again.
-func (c *call) dropLaterTakes(inv index.Invocation) {
+// of the test, and reports whether it removed any: re-recorded, the test
+// has made the call inv.Take times so far, and the next call records the
+// next take again.
+func (c *call) dropLaterTakes(inv index.Invocation) (dropped bool) {
 	lib, err := index.OpenLibrary(c.dir)
 	if err != nil {
-		return
+		return false
 	}
 	for k := max(inv.Take, 1) + 1; ; k++ {
 		_, f, ok := lookup(lib, inv.WithTake(k))
 		if !ok {
-			return
+			return dropped
 		}
 		f.Close()
 		if os.Remove(f.Name()) != nil {
-			return
+			return dropped
 		}
+		dropped = true
 	}
 }
 

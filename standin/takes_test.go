@@ -164,8 +164,18 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 	// Re-recorded with one call: takes 2 and 3 go.
 	os.Remove(filepath.Join(state, "count"))
 	record(standin.ModeRecord, 1)
-	if tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(tapes) != 1 {
+	tapes, _ = filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(tapes) != 1 {
 		t.Fatalf("after re-recording one call: %q", tapes)
+	}
+	// The index committed beside the cassettes lists the one left, not
+	// the takes removed.
+	committed, err := os.ReadFile(filepath.Join(dir, index.CommittedName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(committed), ".cassette\t"); n != 1 || !strings.Contains(string(committed), filepath.Base(tapes[0])+"\t") {
+		t.Errorf("committed index lists %d cassettes, want just %s:\n%s", n, filepath.Base(tapes[0]), committed)
 	}
 }
 
