@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
 	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/standin"
@@ -156,7 +157,7 @@ func (h *harness) unreferenced() (files []string, skipped string, err error) {
 	if tr.started < len(scripts) {
 		return nil, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
 	}
-	files = unused.Files([]unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: goldenSuffix}},
+	files = unused.Files([]unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
 		merge(tr.cassettes, tr.goldens))
 	return files, "", nil
 }

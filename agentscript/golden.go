@@ -20,9 +20,6 @@ import (
 	"github.com/agentvcr/agentvcr/workspace"
 )
 
-// goldenSuffix is the extension of golden files, goldie's default.
-const goldenSuffix = ".golden"
-
 const goldenUsage = "golden FILE|files NAME"
 
 // ErrVolatile is wrapped by the errors of a golden that holds, or would be
@@ -51,7 +48,7 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 		content, err = h.normalizedFile(ts, file)
 	}
 	ts.Check(err)
-	path := filepath.Join(h.golden, filepath.FromSlash(name)+goldenSuffix)
+	path := filepath.Join(h.golden, filepath.FromSlash(name)+golden.Suffix)
 	h.track.useGolden(path)
 	scan := h.volatileScanner(ts)
 	if err := scan.check(relPath(path), "normalised "+file, content); err != nil {
@@ -172,8 +169,8 @@ func checkGoldenName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("empty NAME")
-	case strings.HasSuffix(name, goldenSuffix):
-		return fmt.Errorf("NAME %q: leave out the %s suffix", name, goldenSuffix)
+	case strings.HasSuffix(name, golden.Suffix):
+		return fmt.Errorf("NAME %q: leave out the %s suffix", name, golden.Suffix)
 	case strings.Contains(name, `\`) || strings.HasPrefix(name, "/") || filepath.IsAbs(name):
 		return fmt.Errorf("NAME %q: want a relative name with / separators", name)
 	}
