@@ -118,32 +118,23 @@ func (c *call) run() int {
 }
 
 // claimTake works out which take of its invocation the call is: one more
-// than the calls of it the run log holds (a harness gives each test its own
-// log, so "again" means again within one test). Without a run log every call
-// is the first. The claim is held until the call is logged, so that calls
-// of one invocation at once within a test take turns.
+// than the calls of it answered so far in the test (a harness gives each
+// test its own run log, so "again" means again within one test), counted
+// beside the run log (see takeCounter). Without a run log every call is the
+// first. The claim is held until the call is logged, so that calls of one
+// invocation at once within a test take turns.
 func (c *call) claimTake(key string) error {
 	c.take = 1
 	runLog := c.env.Getenv(EnvRunLog)
 	if runLog == "" {
 		return nil
 	}
-	// The lock lives beside the run log, which a harness keeps in the
-	// test's temporary directory: it goes with it.
-	unlock, err := safefile.Lock(filepath.Dir(runLog), "take\x00"+runLog+"\x00"+key)
+	counter, err := openTakeCounter(runLog, key)
 	if err != nil {
 		return err
 	}
-	c.done = unlock
-	calls, err := ReadLog(runLog)
-	if err != nil {
-		return err
-	}
-	for _, prior := range calls {
-		if prior.Key == key && (prior.Outcome == Replayed || prior.Outcome == Recorded) {
-			c.take++
-		}
-	}
+	c.take = counter.answered + 1
+	c.done = func() { counter.release(c.log.Outcome == Replayed || c.log.Outcome == Recorded) }
 	return nil
 }
 

@@ -34,9 +34,14 @@
 // from the cassettes it already has.
 //
 // The same call made more than once within one test is answered in takes.
-// A call's take is one more than the calls of its invocation the run log
-// already holds as answered (a lock beside the log makes calls of it at
-// once take turns); without a run log every call is the first. In record
+// A call's take is one more than the calls of its invocation the test has
+// had answered, counted in a small file per invocation in the directory
+// "<run log>.takes" beside the run log, so that a call costs the same
+// however many came before it in the test; a count goes with the log it
+// was made against (a log removed, replaced or cut short starts the takes
+// again). The counter is locked while its call runs, so that calls of one
+// invocation at once, from any processes, take turns; without a run log
+// every call is the first. In record
 // and once mode take N is saved as a cassette of its own, its header
 // saying "take":N (format version 3 after the first, see package
 // cassette), its key and file name ("-takeN-") its own; replay serves take

@@ -2,6 +2,7 @@ package standin_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +16,7 @@ import (
 )
 
 // writeTake records take n of args: out on stdout, exit code.
-func writeTake(t *testing.T, dir string, take int, args []string, out string, code int) string {
+func writeTake(t testing.TB, dir string, take int, args []string, out string, code int) string {
 	t.Helper()
 	cwd, _ := os.Getwd()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: cwd, Home: os.Getenv("HOME"), Take: take}
@@ -213,4 +214,59 @@ func TestTakesOfCallsAtOnce(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("answers %q, want each take once and one refusal: %q", got, want)
 	}
+}
+
+// Takes are counted beside the run log, not by reading it: a call costs
+// the same after a thousand calls as after one (BenchmarkTakeAfterCalls),
+// and a line in the log that is not a call, which the harness reports when
+// the test ends, does not stop the calls after it. The counts go with the
+// log: one removed or cut short starts the takes again.
+func TestTakesCountedBesideTheLog(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	dir := t.TempDir()
+	args := []string{"--print", "ask"}
+	for i := 1; i <= 3; i++ {
+		writeTake(t, dir, i, args, fmt.Sprintf("answer %d\n", i), 0)
+	}
+	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
+	env := map[string]string{standin.EnvCassettes: dir, standin.EnvRunLog: runLog}
+	call := func() result {
+		var stdout, stderr bytes.Buffer
+		code := standin.Run(standin.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
+			append([]string{"cursor-agent"}, args...))
+		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	}
+	want := func(what string, r result, take int) {
+		t.Helper()
+		if r.code != 0 || r.stdout != fmt.Sprintf("answer %d\n", take) {
+			t.Errorf("%s: %+v, want take %d", what, r, take)
+		}
+	}
+	want("first call", call(), 1)
+	f, _ := os.OpenFile(runLog, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("not a call\n")
+	f.Close()
+	want("after a line that is not a call", call(), 2)
+	if _, err := standin.ReadLog(runLog); err == nil || !strings.Contains(err.Error(), runLog+":2:") {
+		t.Errorf("the harness reads the log: %v, want its bad line named", err)
+	}
+	// Cut short: the takes start again.
+	os.Truncate(runLog, 0)
+	want("log cut short", call(), 1)
+	want("then", call(), 2)
+	// Removed, and a new log started: again.
+	os.Remove(runLog)
+	want("log removed", call(), 1)
+	logged, err := standin.ReadLog(runLog)
+	if err != nil || len(logged) != 1 || logged[0].Take != 1 {
+		t.Errorf("the new log: %+v, %v", logged, err)
+	}
+	// A failed call does not count: take 3 is still to come after 2.
+	env[standin.EnvCassettes] = filepath.Join(dir, "missing")
+	if r := call(); r.code != standin.ExitFailed {
+		t.Fatalf("a call that fails: %+v", r)
+	}
+	env[standin.EnvCassettes] = dir
+	want("after a failed call", call(), 2)
+	want("then", call(), 3)
 }

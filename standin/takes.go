@@ -1,0 +1,100 @@
+package standin
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/agentvcr/agentvcr/internal/safefile"
+)
+
+// takeCounter is the count of a test's answered calls of one invocation:
+// a small file beside the run log, one per key, locked while the call it
+// numbered runs. Counting there rather than in the run log makes a call
+// cost the same whether the test made ten calls before it or ten thousand,
+// and the lock, on the counter itself, makes calls of one invocation at
+// once, from any number of processes, take turns, while calls of other
+// invocations go ahead.
+type takeCounter struct {
+	f      *os.File
+	runLog string
+	// answered is the calls of the invocation answered before this one.
+	answered int
+}
+
+// takesDir is the directory beside the run log at runLog where the
+// stand-in counts each invocation's answered calls.
+func takesDir(runLog string) string { return runLog + ".takes" }
+
+// openTakeCounter locks the counter of key's calls logged at runLog,
+// waiting for a call of it under way, and reads it. A count made against
+// another run log than the one there now (the log removed, replaced or cut
+// short since) is no count: takes start again with the log.
+func openTakeCounter(runLog, key string) (*takeCounter, error) {
+	dir := takesDir(runLog)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("counting takes: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, key), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("counting takes: %w", err)
+	}
+	if err := safefile.Flock(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("counting takes: %w", err)
+	}
+	tc := &takeCounter{f: f, runLog: runLog}
+	buf := make([]byte, 80)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, fmt.Errorf("counting takes: %w", err)
+	}
+	var count int
+	var id logIdentity
+	if _, err := fmt.Sscanf(string(buf[:n]), "%d %d %d %d", &count, &id.dev, &id.ino, &id.size); err == nil && count > 0 {
+		if now, ok := identify(runLog); ok && now.dev == id.dev && now.ino == id.ino && now.size >= id.size {
+			tc.answered = count
+		}
+	}
+	return tc, nil
+}
+
+// release ends the call the counter numbered, once it is logged: an
+// answered call (replayed or recorded) counts, and the next call of the
+// invocation may go.
+func (tc *takeCounter) release(answered bool) {
+	defer tc.f.Close()
+	if !answered {
+		return
+	}
+	id, ok := identify(tc.runLog)
+	if !ok {
+		return // the call is not in a log: it does not count
+	}
+	line := fmt.Sprintf("%d %d %d %d\n", tc.answered+1, id.dev, id.ino, id.size)
+	if tc.f.Truncate(0) == nil {
+		tc.f.WriteAt([]byte(line), 0)
+	}
+}
+
+// logIdentity says which run log a count was made against: the file, and
+// how long it was then (a log only grows).
+type logIdentity struct {
+	dev, ino uint64
+	size     int64
+}
+
+func identify(path string) (logIdentity, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return logIdentity{}, false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return logIdentity{}, false
+	}
+	return logIdentity{dev: uint64(sys.Dev), ino: sys.Ino, size: st.Size()}, true
+}
