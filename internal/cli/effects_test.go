@@ -22,6 +22,7 @@ import (
 // writes outside it too.
 const effectsAgent = `
 printf 'hello\nworld\n' > created.txt
+printf 'no newline at the end' > unterminated.txt
 head -c 20000000 "$BIG" > big.bin
 printf 'line one\nline TWO\nline three\nline four\n' > edited.txt
 rm gone.txt
@@ -72,7 +73,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	}
 	want := []string{"mkdir ignored", "mkdir newdir", "mkdir newdir/deeper", "create big.bin", "chmod chmodded.sh", "create created.txt",
 		"modify edited.txt", "symlink link-to-created", "create newdir/deeper/file.txt", "create secret.txt", "create tool.sh",
-		"delete gone.txt", "rmdir olddir"}
+		"create unterminated.txt", "delete gone.txt", "rmdir olddir"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("effects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -86,7 +87,8 @@ func TestRecordAndApplyEffects(t *testing.T) {
 
 	// inspect lists the changes.
 	i := subprocess(t, vcrtest.Env(t), nil, "inspect", tape)
-	for _, line := range []string{"files       13 changes", "create   created.txt  2 lines", "modify   edited.txt  +2 -1 lines",
+	for _, line := range []string{"files       14 changes", "create   created.txt  2 lines",
+		"create   unterminated.txt  1 line", "modify   edited.txt  +2 -1 lines",
 		"delete   gone.txt", "create   big.bin  19.1 MiB, binary", "symlink  link-to-created -> created.txt"} {
 		if !strings.Contains(squash(i.stdout), squash(line)) {
 			t.Errorf("inspect lacks %q:\n%s", line, i.stdout)

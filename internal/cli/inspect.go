@@ -309,14 +309,26 @@ func (a *agentSummary) print(w io.Writer) {
 // effectSummary is one file change as inspect lists it.
 type effectSummary struct {
 	cassette.Effect
-	lines int64 // newlines in a text file's content
+	lines   int64 // lines in a text file's content, an unterminated last one too
+	partial bool  // the content so far ends inside a line
 }
 
 func (s *summary) addEffect(c cassette.Chunk) {
 	if c.First {
 		s.effects = append(s.effects, &effectSummary{Effect: *c.Effect})
 	}
-	s.effects[len(s.effects)-1].lines += int64(bytes.Count(c.Data, []byte{'\n'}))
+	e := s.effects[len(s.effects)-1]
+	if len(c.Data) == 0 {
+		return
+	}
+	if e.partial {
+		e.lines--
+	}
+	e.partial = c.Data[len(c.Data)-1] != '\n'
+	e.lines += int64(bytes.Count(c.Data, []byte{'\n'}))
+	if e.partial {
+		e.lines++
+	}
 }
 
 // printEffects lists the file changes: operation, path, and a one-line
