@@ -721,6 +721,11 @@ func (s *Snapshot) Changes() ([]Change, error) {
 	if err := s.resolveBlobs(need); err != nil {
 		return nil, err
 	}
+	for rel, b := range after { // unchanged content whose mode changed: the digest just read
+		if a := s.entries[rel]; a != nil && b.sha == "" && b.blob != "" && a.blob == b.blob {
+			b.sha, b.lines = a.sha, a.lines
+		}
+	}
 	var mkdirs, files, deletes, rmdirs []Change
 	note := func(rel, why string) {
 		files = append(files, Change{Effect: cassette.Effect{Op: cassette.OpSkip, Path: rel, Note: why}})

@@ -454,3 +454,33 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("parsed %+v, want %+v", tr, want)
 	}
 }
+
+// A mode change alone is a chmod, also of a clean tracked file, whose
+// digest before is read from git only after the run.
+func TestChmodAloneIsAChmod(t *testing.T) {
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, "run.sh", "#!/bin/sh\n")
+		if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour) // not racily clean: the index vouches for it
+		os.Chtimes(filepath.Join(dir, "run.sh"), old, old)
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+			gitIn(t, dir, "add", "run.sh")
+			gitIn(t, dir, "commit", "-qm", "x")
+		}
+		s := take(t, dir, Options{})
+		if inGit && s.entries["run.sh"].blob == "" {
+			t.Fatal("run.sh, clean and tracked, was read before the run")
+		}
+		if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := changes(t, s)
+		if len(got) != 1 || got[0].Op != cassette.OpChmod || got[0].Mode != "0644" || got[0].Before != shaOf("#!/bin/sh\n") {
+			t.Fatalf("chmod 644 recorded as %+v; want one chmod of run.sh to 0644, before its digest", got)
+		}
+	})
+}
