@@ -125,7 +125,7 @@ type Snapshot struct {
 	entries  map[string]*entry // by slash path
 	excludes []string          // the Exclude entries that may be under root
 	subdirs  map[string]bool   // git: the directories there were, ignored ones too
-	lines    int
+	lines    atomic.Int64      // line digests kept, up to maxLineHashes
 	counted  atomic.Int64
 }
 
@@ -345,14 +345,14 @@ func (s *Snapshot) describe(dir *os.Root, name, rel string, info fs.FileInfo, ol
 			e.unreadable = true
 			return e
 		}
-		facts, err := digest(f, e.size, old == nil && s.lines < maxLineHashes, s.opts.Redact)
+		facts, err := digest(f, e.size, old == nil && s.lines.Load() < maxLineHashes, s.opts.Redact)
 		f.Close()
 		if err != nil {
 			e.unreadable = true
 			return e
 		}
 		e.sha, e.lines = facts.sha, facts.lines
-		s.lines += len(facts.lines)
+		s.lines.Add(int64(len(facts.lines)))
 		return e
 	}
 	return nil
@@ -544,6 +544,7 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 		return true
 	}
 	infos := lstatAll(s.root, paths)
+	var read []int
 	for i, p := range paths {
 		info := infos[i]
 		if info == nil || info.IsDir() || !realDir(p) {
@@ -553,8 +554,11 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 			s.entries[p] = e
 			continue
 		}
-		if e := s.describe(s.rt, filepath.FromSlash(p), p, info, nil); e != nil {
-			s.entries[p] = e
+		read = append(read, i)
+	}
+	for j, e := range s.describeAll(paths, infos, read) {
+		if e != nil {
+			s.entries[paths[read[j]]] = e
 		}
 	}
 	for d, e := range dirs {
@@ -562,6 +566,70 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 			s.entries[d] = e
 		}
 	}
+}
+
+// describeAll describes the files paths[i] for each i of which, with
+// their lstat data, reading them on every core: files are taken a
+// directory at a time (in runs of at most 64), the directory opened once
+// through the root and its files by name in it, not each path resolved from
+// the root again. The entries are in the order of which; nil for a file
+// that vanished meanwhile.
+func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int) []*entry {
+	out := make([]*entry, len(which))
+	byDir := map[string][]int{} // positions in which
+	var dirs []string
+	for j, i := range which {
+		d := parentDir(paths[i])
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], j)
+	}
+	type run struct {
+		dir   string
+		files []int
+	}
+	var runs []run
+	for _, d := range dirs {
+		for files := byDir[d]; len(files) > 0; {
+			n := min(len(files), 64)
+			runs = append(runs, run{d, files[:n]})
+			files = files[n:]
+		}
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(runs) {
+				return
+			}
+			r := runs[k]
+			dir := s.rt
+			if r.dir != "" {
+				sub, err := s.rt.OpenRoot(filepath.FromSlash(r.dir))
+				if err != nil {
+					continue // vanished, or no longer a directory: not there to describe
+				}
+				dir = sub
+			}
+			for _, j := range r.files {
+				p := paths[which[j]]
+				out[j] = s.describe(dir, path.Base(p), p, infos[which[j]], nil)
+			}
+			if dir != s.rt {
+				dir.Close()
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(runs)) - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
+	return out
 }
 
 // lstatAll lstats root/rel for each of rels, on every core. Only metadata
@@ -608,7 +676,8 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 			return nil
 		})
 	}()
-	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, excludes: s.excludes, lines: maxLineHashes}
+	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, excludes: s.excludes}
+	after.lines.Store(maxLineHashes) // lines of the files after are read when changed
 	unchanged := func(rel string, info fs.FileInfo) *entry {
 		e := statEntry(info)
 		old := s.entries[rel]
@@ -701,7 +770,7 @@ func (s *Snapshot) Changes() ([]Change, error) {
 		}
 	} else {
 		after = map[string]*entry{}
-		s.lines = maxLineHashes // lines of the files after are read when changed
+		s.lines.Store(maxLineHashes) // lines of the files after are read when changed
 		err := s.walk(s.entries, func(rel string, e *entry) error {
 			after[rel] = e
 			return nil
