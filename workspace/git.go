@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -378,7 +379,13 @@ func readSized(r io.Reader, size int64, bp *[]byte) ([]byte, error) {
 // it on, when set) and, when lines is set and the content is small text, the
 // digests of its lines.
 func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.WriteCloser) (blobFacts, error) {
-	h := sha256.New()
+	large := !lines || size > maxLinedFile
+	var h hash.Hash = sha256.New()
+	var behind *hashBehind
+	if large && redact != nil && size >= hashBehindMin {
+		behind = newHashBehind(h)
+		h = behind
+	}
 	var w io.Writer = h
 	var rw io.WriteCloser
 	if redact != nil {
@@ -393,8 +400,12 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		}
 		return hex.EncodeToString(h.Sum(nil)), nil
 	}
-	if !lines || size > maxLinedFile {
-		if _, err := io.Copy(w, r); err != nil {
+	if large {
+		_, err := io.Copy(w, r)
+		if err != nil {
+			if behind != nil {
+				behind.Sum(nil) // ends its goroutine
+			}
 			return blobFacts{}, err
 		}
 		sha, err := sum()
@@ -416,4 +427,60 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		facts.lines = lineHashes(data)
 	}
 	return facts, err
+}
+
+// hashBehindMin is the size from which a file's digest is taken on a core
+// of its own while the redactor reads ahead on another.
+const hashBehindMin = 1 << 20
+
+// hashBehind is a hash.Hash that digests what is written to it on another
+// goroutine, in 256 KiB blocks, so that a large file's redaction and its
+// SHA-256 (each about half of the time it takes) run on two cores at once.
+type hashBehind struct {
+	hash.Hash
+	cur  []byte
+	full chan []byte
+	free chan []byte
+	done chan struct{}
+}
+
+func newHashBehind(h hash.Hash) *hashBehind {
+	const blocks, blockSize = 4, 256 << 10
+	b := &hashBehind{Hash: h, full: make(chan []byte, blocks), free: make(chan []byte, blocks), done: make(chan struct{})}
+	for range blocks - 1 {
+		b.free <- make([]byte, 0, blockSize)
+	}
+	b.cur = make([]byte, 0, blockSize)
+	go func() {
+		for blk := range b.full {
+			h.Write(blk)
+			b.free <- blk[:0]
+		}
+		close(b.done)
+	}()
+	return b
+}
+
+func (b *hashBehind) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		k := copy(b.cur[len(b.cur):cap(b.cur)], p)
+		b.cur, p = b.cur[:len(b.cur)+k], p[k:]
+		if len(b.cur) == cap(b.cur) {
+			b.full <- b.cur
+			b.cur = <-b.free
+		}
+	}
+	return n, nil
+}
+
+// Sum hands on what is left, waits for the digest, and appends it to in;
+// nothing may be written after.
+func (b *hashBehind) Sum(in []byte) []byte {
+	if len(b.cur) > 0 {
+		b.full <- b.cur
+	}
+	close(b.full)
+	<-b.done
+	return b.Hash.Sum(in)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -483,4 +484,36 @@ func TestChmodAloneIsAChmod(t *testing.T) {
 			t.Fatalf("chmod 644 recorded as %+v; want one chmod of run.sh to 0644, before its digest", got)
 		}
 	})
+}
+
+// flipWriter stands in for the redactor: it passes on every byte changed.
+type flipWriter struct{ w io.Writer }
+
+func (f flipWriter) Write(p []byte) (int, error) {
+	q := make([]byte, len(p))
+	for i, c := range p {
+		q[i] = c ^ 1
+	}
+	return f.w.Write(q)
+}
+func (f flipWriter) Close() error { return nil }
+
+// A large file is digested behind the redactor, on another goroutine: the
+// digest is of what the redactor passed on, whole, in order.
+func TestLargeFileDigestIsOfRedactedContent(t *testing.T) {
+	for _, size := range []int{hashBehindMin - 1, hashBehindMin, 3*hashBehindMin + 12345} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i/1000)
+		}
+		flipped := make([]byte, size)
+		for i, c := range data {
+			flipped[i] = c ^ 1
+		}
+		want := sha256.Sum256(flipped)
+		facts, err := digest(bytes.NewReader(data), int64(size), false, func(w io.Writer) io.WriteCloser { return flipWriter{w} })
+		if err != nil || facts.sha != hex.EncodeToString(want[:]) {
+			t.Errorf("%d bytes: digest %s, %v; want the SHA-256 of the redacted content %x", size, facts.sha, err, want)
+		}
+	}
 }
