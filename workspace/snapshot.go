@@ -29,6 +29,7 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -427,7 +428,7 @@ func (s *Snapshot) takeGit() error {
 	if err != nil {
 		return err
 	}
-	s.statPaths(b.untracked, fast)
+	s.statPaths(b.untracked, nil)
 	s.listSubdirs()
 	return nil
 }
@@ -513,7 +514,8 @@ func (s *Snapshot) existedDir(rel string) bool {
 // statPaths adds an entry for each of paths that exists under real
 // directories (lstat'ed on several cores), and for those directories. fast,
 // when it returns an entry, describes a file without reading it; otherwise
-// the file is read through the root.
+// the file is read through the root. With fast nil every file is read, and
+// not lstat'ed first: its stat data is that of the file opened.
 func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileInfo) *entry) {
 	paths = slices.DeleteFunc(paths, s.ignored)
 	dirs := map[string]*entry{}
@@ -543,11 +545,21 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 		}
 		return true
 	}
-	infos := lstatAll(s.root, paths)
+	var infos []fs.FileInfo
+	if fast != nil {
+		infos = lstatAll(s.root, paths)
+	}
 	var read []int
 	for i, p := range paths {
+		if !realDir(p) {
+			continue
+		}
+		if fast == nil {
+			read = append(read, i)
+			continue
+		}
 		info := infos[i]
-		if info == nil || info.IsDir() || !realDir(p) {
+		if info == nil || info.IsDir() {
 			continue
 		}
 		if e := fast(p, info); e != nil {
@@ -568,12 +580,14 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 	}
 }
 
-// describeAll describes the files paths[i] for each i of which, with
-// their lstat data, reading them on every core: files are taken a
-// directory at a time (in runs of at most 64), the directory opened once
-// through the root and its files by name in it, not each path resolved from
-// the root again. The entries are in the order of which; nil for a file
-// that vanished meanwhile.
+// describeAll describes the files paths[i] for each i of which, reading
+// them on every core: files are taken a directory at a time (in runs of at
+// most 64), the directory opened once through the root and its regular
+// files opened by name in it (readRegular), not each path resolved from the
+// root again. Anything else (a link, a FIFO, a file that cannot be opened)
+// is described from its lstat data, infos[i] or, when infos is nil, taken
+// now. The entries are in the order of which; nil for a file that vanished
+// meanwhile, or is a directory now.
 func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int) []*entry {
 	out := make([]*entry, len(which))
 	byDir := map[string][]int{} // positions in which
@@ -605,20 +619,31 @@ func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int)
 				return
 			}
 			r := runs[k]
-			dir := s.rt
-			if r.dir != "" {
-				sub, err := s.rt.OpenRoot(filepath.FromSlash(r.dir))
-				if err != nil {
-					continue // vanished, or no longer a directory: not there to describe
+			dir, err := s.rt.Open(filepath.FromSlash(cmp.Or(r.dir, ".")))
+			if err != nil {
+				continue // vanished, or no longer a directory: not there to describe
+			}
+			names := make([]string, len(r.files))
+			for n, j := range r.files {
+				names[n] = path.Base(paths[which[j]])
+			}
+			got := make([]*entry, len(r.files))
+			s.readRegular(dir, names, got)
+			dir.Close()
+			for n, j := range r.files {
+				if out[j] = got[n]; out[j] != nil {
+					continue
 				}
-				dir = sub
-			}
-			for _, j := range r.files {
-				p := paths[which[j]]
-				out[j] = s.describe(dir, path.Base(p), p, infos[which[j]], nil)
-			}
-			if dir != s.rt {
-				dir.Close()
+				p := filepath.FromSlash(paths[which[j]])
+				var info fs.FileInfo
+				if infos != nil {
+					info = infos[which[j]]
+				} else if info, err = s.rt.Lstat(p); err != nil {
+					continue
+				}
+				if !info.IsDir() {
+					out[j] = s.describe(s.rt, p, paths[which[j]], info, nil)
+				}
 			}
 		}
 	}

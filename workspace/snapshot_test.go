@@ -517,3 +517,49 @@ func TestLargeFileDigestIsOfRedactedContent(t *testing.T) {
 		}
 	}
 }
+
+// Untracked files are read before the run by their descriptor, their stat
+// data that of the file opened; after the run they are lstat'ed: the two
+// must describe an untouched file alike, whatever its mode bits, and a
+// file changed in place must still be seen.
+func TestUntrackedFilesReadBeforeCompareAlike(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	write(t, dir, "tracked.txt", "t\n")
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-qm", "init")
+	modes := map[string]os.FileMode{"plain.txt": 0o644, "tool.sh": 0o755, "setuid": 0o755 | os.ModeSetuid,
+		"setgid": 0o755 | os.ModeSetgid, "sticky": 0o644 | os.ModeSticky, "empty": 0o600, "sub/deeper/x.txt": 0o644}
+	for name, mode := range modes {
+		content := "content of " + name + "\n"
+		if name == "empty" {
+			content = ""
+		}
+		write(t, dir, name, content)
+		if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := take(t, dir, Options{})
+	for name := range modes {
+		if e := s.entries[name]; e == nil || e.sha != shaOf(map[bool]string{true: "", false: "content of " + name + "\n"}[name == "empty"]) {
+			t.Errorf("%s: read before the run as %+v", name, e)
+		}
+	}
+	if got := changes(t, s); len(got) != 0 {
+		t.Fatalf("untouched untracked files recorded as changed:\n%s", summary(got))
+	}
+	s = take(t, dir, Options{})
+	f, err := os.OpenFile(filepath.Join(dir, "plain.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("more\n")
+	f.Close()
+	got := changes(t, s)
+	if len(got) != 1 || got[0].Op != cassette.OpModify || got[0].Before != shaOf("content of plain.txt\n") || got[0].Lines != "+1 -0" {
+		t.Fatalf("an untracked file appended to recorded as:\n%+v", got)
+	}
+}

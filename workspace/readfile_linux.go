@@ -1,0 +1,96 @@
+package workspace
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// readRegular describes each of names in dir that is a regular file,
+// entries[i] for names[i], reading it in one pass: opened by name in the
+// directory, without following a link and without waiting on a FIFO, its
+// stat data that of the file opened (no lstat first), read with plain
+// system calls (a regular file is never polled) and no read past its
+// size. Anything else, or a file that cannot be opened, is left nil for
+// describe. Four system calls a small file.
+func (s *Snapshot) readRegular(dir *os.File, names []string, entries []*entry) {
+	sc, err := dir.SyscallConn()
+	if err != nil {
+		return
+	}
+	sc.Control(func(dirfd uintptr) {
+		for i, name := range names {
+			entries[i] = s.readIn(int(dirfd), name)
+		}
+	})
+}
+
+func (s *Snapshot) readIn(dirfd int, name string) *entry {
+	fd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil
+	}
+	e := &entry{mode: regularMode(st.Mode), size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, nlink: uint64(st.Nlink)}
+	if e.size > s.opts.MaxFileSize {
+		e.skip = true
+		return e
+	}
+	facts, err := digest(&fdReader{fd: fd, left: e.size}, e.size, s.lines.Load() < maxLineHashes, s.opts.Redact)
+	if err != nil {
+		e.unreadable = true
+		return e
+	}
+	e.sha, e.lines = facts.sha, facts.lines
+	s.lines.Add(int64(len(facts.lines)))
+	return e
+}
+
+// regularMode is the fs.FileMode os.Lstat gives a regular file of mode m.
+func regularMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	if m&syscall.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&syscall.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&syscall.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// fdReader reads a regular file of left bytes by its descriptor: the read
+// that reaches its size says io.EOF with its bytes, so a small file takes
+// one read, not a second to find its end. A file that grew is read on to
+// its real end.
+type fdReader struct {
+	fd   int
+	left int64
+}
+
+func (r *fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := syscall.Read(r.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		r.left -= int64(n)
+		if r.left == 0 && n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
+}
