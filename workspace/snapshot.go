@@ -716,7 +716,16 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 	if err := <-listed; err != nil {
 		return nil, err
 	}
-	after.statPaths(added, unchanged)
+	// A file new since the snapshot is recorded as created whatever its
+	// content, which is read once, when it is written to the cassette.
+	after.statPaths(added, func(rel string, info fs.FileInfo) *entry {
+		if !info.Mode().IsRegular() {
+			return nil // a link's target, a FIFO's note: described
+		}
+		e := statEntry(info)
+		e.skip = e.size > s.opts.MaxFileSize
+		return e
+	})
 	for p, e := range s.entries { // a directory left with no listed file may still be there
 		if _, ok := after.entries[p]; !ok && e.mode.IsDir() {
 			if info, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil && info.IsDir() {
