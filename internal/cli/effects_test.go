@@ -429,3 +429,20 @@ func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
 		t.Error("old.env not deleted")
 	}
 }
+
+// A file the agent rewrote with the bytes it had is recorded as created,
+// and inspect says why: no content changed.
+func TestInspectSaysARewriteKeptTheContent(t *testing.T) {
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "out.txt"), []byte("same\n"), 0o644)
+	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo same > out.tmp && mv out.tmp out.txt; echo ok`)
+	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cmd.Dir = work
+	if r := runCmd(t, cmd, nil); r.code != 0 {
+		t.Fatalf("record: %+v", r)
+	}
+	if r := run(t, nil, "inspect", tape); r.code != 0 || !strings.Contains(squash(r.stdout), "create out.txt 1 line, rewritten with the same content") {
+		t.Errorf("inspect of a same-bytes rewrite:\n%s", r.stdout)
+	}
+}

@@ -355,6 +355,9 @@ func effectNote(e *effectSummary) string {
 		if e.Mode != "" && e.Mode != "0644" {
 			what += ", mode " + e.Mode
 		}
+		if e.Note != "" { // "rewritten with the same content"
+			what += ", " + e.Note
+		}
 		return what
 	case cassette.OpChmod:
 		return "mode " + e.Mode
