@@ -102,6 +102,20 @@ func (t *idTable) grow() {
 	}
 }
 
+// reset empties the table and keeps its memory, for the next piece of a run
+// (see pieces.go): a piece's ids are few, so its first chunk and index stay
+// small.
+func (t *idTable) reset() {
+	t.kinds = t.kinds[:0]
+	if len(t.chunks) > 0 {
+		t.chunks = t.chunks[:1]
+		t.chunks[0] = t.chunks[0][:0]
+	}
+	t.nUUIDs = 0
+	clear(t.index)
+	clear(t.other)
+}
+
 // kindIndex returns the index of kind, adding it when new.
 func (t *idTable) kindIndex(kind string) uint8 {
 	for i, k := range t.kinds {

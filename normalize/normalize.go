@@ -85,6 +85,13 @@ type Normalizer struct {
 	// must not differ.
 	plain    bool
 	uncached keyInfo // classify's answer for a name it does not cache
+
+	// pieceIDs, in a worker normalising a piece of a run, numbers the ids
+	// of the piece for the run's table to number again (see pieces.go).
+	pieceIDs *pieceIDs
+	// pub, while a run is normalised in pieces, receives every placeholder
+	// the run's Normalizer gives.
+	pub *published
 }
 
 // caches remember what the normaliser found out about names and values it
@@ -343,15 +350,28 @@ func (n *Normalizer) compileUserRules() {
 // until the next call (see idTable.placeholder): callers copy it out.
 func (n *Normalizer) identity(kind string, canon []byte) string {
 	t := &n.idents
+	if ids := n.pieceIDs; ids != nil && len(ids.wk.pieceIDs) == 0 {
+		// A piece that has numbered nothing yet: the run's placeholder if
+		// it has one (a marker from here on would be numbered first).
+		if e := ids.pub.lookup(canon); e != nil && (kind != "SESSION" || e.session) {
+			return e.ph
+		}
+	}
 	ref, key, isUUID := t.find(canon)
 	// A session id is a session's placeholder even when its value was seen
 	// first as another uuid (Qwen's init has "uuid" before "session_id",
 	// both the same): from here on it is <SESSION-n>.
 	if ref != nil && (kind != "SESSION" || t.kinds[ref.kind] == "SESSION") {
-		return t.placeholder(*ref)
+		return n.placeholder(*ref)
 	}
-	n.counts[kind]++
-	r := idRef{num: uint32(n.counts[kind]), kind: t.kindIndex(kind)}
+	var r idRef
+	if n.pieceIDs != nil {
+		r = idRef{num: n.pieceIDs.add(kind, canon), kind: t.kindIndex(kind)}
+	} else {
+		n.counts[kind]++
+		r = idRef{num: uint32(n.counts[kind]), kind: t.kindIndex(kind)}
+	}
+	promoted := ref != nil
 	switch {
 	case !isUUID:
 		t.setOther(canon, r)
@@ -360,7 +380,19 @@ func (n *Normalizer) identity(kind string, canon []byte) string {
 	default:
 		t.addUUID(key, r)
 	}
-	return t.placeholder(r)
+	ph := n.placeholder(r)
+	if n.pub != nil {
+		n.pub.publish(canon, kind == "SESSION", promoted, ph)
+	}
+	return ph
+}
+
+// placeholder is the placeholder of ref, or in a piece its marker.
+func (n *Normalizer) placeholder(ref idRef) string {
+	if n.pieceIDs != nil {
+		return n.pieceIDs.markerOf(ref.num)
+	}
+	return n.idents.placeholder(ref)
 }
 
 // ruleText returns what a user rule writes for the value canon.
@@ -396,20 +428,22 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		// Before normalising: a dropped event's ids take no numbers.
 		src = newDropReader(src, drops)
 	}
+	w := dst
+	var ss *setSorter
 	if len(sets) > 0 && f != contract.Text {
-		ss := newSetSorter(dst, sets)
-		p := newProc(n, ss, src)
-		defer p.release()
-		p.run(f)
-		if err := p.finish(); err != nil {
-			return err
-		}
-		return ss.flush()
+		ss = newSetSorter(dst, sets)
+		w = ss
 	}
-	p := newProc(n, dst, src)
-	defer p.release()
-	p.run(f)
-	return p.finish()
+	var err error
+	if f != contract.Text && n.rules == nil && !n.plain && workers() > 0 {
+		err = n.copyPieces(w, src, f)
+	} else {
+		err = n.copyOnePass(w, src, f)
+	}
+	if err != nil || ss == nil {
+		return err
+	}
+	return ss.flush()
 }
 
 // Bytes returns the normalised form of one stream of the recording.

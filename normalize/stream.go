@@ -399,10 +399,13 @@ func (p *proc) push(c byte) {
 }
 
 func (p *proc) pop() {
-	lv := p.stack[len(p.stack)-1]
+	// Only the two fields needed: the level's name info was just written,
+	// and a load of the whole of it would wait for those stores.
+	lv := &p.stack[len(p.stack)-1]
+	open, keyStart := lv.open, lv.keyStart
 	p.stack = p.stack[:len(p.stack)-1]
-	if lv.open == '{' {
-		p.keys = p.keys[:lv.keyStart]
+	if open == '{' {
+		p.keys = p.keys[:keyStart]
 	}
 	p.pos++
 	p.afterValue()
@@ -955,7 +958,11 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 		}
 	}
 	if info.cwd && len(p.stack) == 1 && !n.cwdKnown && n.flags.learnCwd {
-		n.learnCwd(v)
+		if n.pieceIDs != nil { // learned in order, by the run's own Normalizer
+			n.pieceIDs.learns = n.pieceIDs.learns || learnable(v)
+		} else {
+			n.learnCwd(v)
+		}
 	}
 	// Short values come back again and again (types, subtypes, tokens of
 	// streamed text); one that was clean is clean again.
@@ -987,14 +994,20 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 
 // learnCwd takes the working directory from the output when none was given.
 func (n *Normalizer) learnCwd(v []byte) {
-	dir := string(unescapeJSON(nil, v))
-	if dir == "" || !(dir[0] == '/' || isWindowsPath(dir)) {
+	if !learnable(v) {
 		return
 	}
+	dir := string(unescapeJSON(nil, v))
 	if n.cacheKey != "" {
 		n.cacheKey += "\x00learned\x00" + dir
 	}
 	n.addCwd(dir)
+}
+
+// learnable reports whether the cwd member's value v is a directory to learn.
+func learnable(v []byte) bool {
+	dir := string(unescapeJSON(nil, v))
+	return dir != "" && (dir[0] == '/' || isWindowsPath(dir))
 }
 
 // idValue returns the placeholder of the whole value v of an id member. The

@@ -1,0 +1,593 @@
+package normalize
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"hash/maphash"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+// A long stream-json run is normalised on every core. Each line of it is a
+// value of its own (a newline ends whatever was open), so the run is cut
+// into pieces of whole lines and the pieces are normalised at once, each
+// read, normalised and written by one worker, the reads and writes in
+// turn. Two things carry over from line to line and are put back in order:
+//
+//   - The numbering of ids: <UUID-1> is the first uuid of the run, not of
+//     a piece. The placeholders the run has given are published to the
+//     workers. For any other id a worker writes a marker, and numbers it in
+//     a table of its own; in the piece's write turn the run's Normalizer
+//     numbers those ids in the order one pass would have met them, and the
+//     markers are replaced. A published placeholder can still change (Qwen
+//     names a uuid before it names it the session): a piece that may have
+//     taken one that changed since is normalised again in its turn.
+//   - The cwd learned from an init event. A piece that would learn it, and
+//     every piece normalised before it was learned, is normalised again in
+//     its turn, by the run's own Normalizer.
+//
+// A line longer than longLine is normalised in order as it streams by, as
+// one pass would. The output is byte for byte that of one pass: the tests
+// compare the two on every corpus, with pieces of a few bytes, and with
+// workers that take their turns in every order that matters.
+
+// pieceSize is how much input a piece gathers before it is cut at its last
+// newline; a line this long or longer is not cut into a piece.
+var pieceSize = 128 << 10
+
+// minPieces is how long a run is at least to be cut into pieces: shorter
+// ones are normalised in one pass, at no cost of goroutines.
+var minPieces = bufSize
+
+// pieceWorkers is how many pieces are normalised at once: 0 for
+// GOMAXPROCS; with fewer than two, runs are normalised in one pass.
+var pieceWorkers = 0
+
+// forcePieces cuts runs into pieces even with one worker (for tests).
+var forcePieces = false
+
+// workers returns how many pieces to normalise at once, or 0 for one pass.
+func workers() int {
+	w := pieceWorkers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	if w < 2 && !(forcePieces && w == 1) {
+		return 0
+	}
+	return w
+}
+
+// pieceID is an id a piece numbered: its kind and canonical value
+// (worker.canon[start:end]).
+type pieceID struct {
+	kind       string
+	start, end int
+}
+
+// pieceIDs is a worker's id numbering for one piece. An id the run has
+// numbered before (published) gets its placeholder; any other gets a marker
+// that names it, and is numbered in its write turn.
+type pieceIDs struct {
+	wk     *worker
+	pub    *published
+	learns bool
+	// promotions is how many ids the run had made session ids when the
+	// piece began: if it made more before the piece's turn, a placeholder
+	// taken from pub may be out of date, and the piece is done again.
+	promotions uint64
+	marker     [markerLen]byte
+}
+
+// published holds the placeholders the run gave, for workers to read while
+// the run's Normalizer adds to them: an open-address table of at most
+// maxPublished entries, each replaced whole when its id changes. It starts
+// small (a run of a few pieces has few ids) and grows into a new table
+// that replaces the old whole; a worker still reading the old one misses
+// what was added since, and takes a marker for it.
+type published struct {
+	seed       maphash.Seed
+	table      atomic.Pointer[pubTable]
+	n          int // entries, written in write turns only
+	promotions atomic.Uint64
+}
+
+type pubTable struct{ slots []atomic.Pointer[pubEntry] }
+
+const maxPublished = 1 << 15
+
+type pubEntry struct {
+	canon   string
+	session bool // a session id: it changes no more
+	ph      string
+}
+
+func newPublished() *published {
+	t := &published{seed: maphash.MakeSeed()}
+	t.table.Store(&pubTable{slots: make([]atomic.Pointer[pubEntry], 1024)})
+	return t
+}
+
+func (t *published) lookup(canon []byte) *pubEntry {
+	slots := t.table.Load().slots
+	mask := uint64(len(slots) - 1)
+	for i := maphash.Bytes(t.seed, canon) & mask; ; i = (i + 1) & mask {
+		e := slots[i].Load()
+		if e == nil || e.canon == string(canon) {
+			return e
+		}
+	}
+}
+
+// publish records the placeholder of canon, numbered or promoted just now.
+func (t *published) publish(canon []byte, session, promoted bool, ph string) {
+	if promoted {
+		t.promotions.Add(1)
+	}
+	e := &pubEntry{canon: string(canon), session: session, ph: strings.Clone(ph)} // ph shares the id table's buffer
+	slots := t.table.Load().slots
+	if i, found := t.slot(slots, e.canon); found {
+		slots[i].Store(e)
+		return
+	}
+	if t.n == maxPublished { // full: later ids take markers
+		return
+	}
+	if 2*(t.n+1) > len(slots) {
+		grown := make([]atomic.Pointer[pubEntry], 2*len(slots))
+		for i := range slots {
+			if old := slots[i].Load(); old != nil {
+				j, _ := t.slot(grown, old.canon)
+				grown[j].Store(old)
+			}
+		}
+		slots = grown
+		t.table.Store(&pubTable{slots: slots})
+	}
+	i, _ := t.slot(slots, e.canon)
+	slots[i].Store(e)
+	t.n++
+}
+
+// slot returns where canon is in slots, or the free slot where it goes.
+func (t *published) slot(slots []atomic.Pointer[pubEntry], canon string) (int, bool) {
+	mask := uint64(len(slots) - 1)
+	for i := maphash.String(t.seed, canon) & mask; ; i = (i + 1) & mask {
+		e := slots[i].Load()
+		if e == nil {
+			return int(i), false
+		}
+		if e.canon == canon {
+			return int(i), true
+		}
+	}
+}
+
+// A marker is 0x00, the run's nonce, the id's index in the piece (4 bytes,
+// little endian) and '>', the last byte of every placeholder (what follows a
+// replacement is judged by its last byte). Input cannot forge one: the nonce
+// is drawn afresh for every process.
+const (
+	nonceLen  = 10
+	markerLen = 1 + nonceLen + 4 + 1
+)
+
+var markerNonce = sync.OnceValue(func() (n [nonceLen]byte) {
+	rand.Read(n[:]) // never fails (crypto/rand)
+	return n
+})
+
+func (ids *pieceIDs) add(kind string, canon []byte) uint32 {
+	wk := ids.wk
+	start := len(wk.canon)
+	wk.canon = append(wk.canon, canon...)
+	wk.pieceIDs = append(wk.pieceIDs, pieceID{kind: kind, start: start, end: len(wk.canon)})
+	return uint32(len(wk.pieceIDs) - 1)
+}
+
+// markerOf returns the marker of the piece's id i. Like a placeholder, it
+// is valid until the next call: callers copy it out at once.
+func (ids *pieceIDs) markerOf(i uint32) string {
+	m := &ids.marker
+	binary.LittleEndian.PutUint32(m[1+nonceLen:], i)
+	return unsafe.String(&m[0], markerLen)
+}
+
+// start begins the ids of the worker's next piece.
+func (ids *pieceIDs) start(wk *worker, pub *published) {
+	ids.wk, ids.learns, ids.pub = wk, false, pub
+	ids.promotions = pub.promotions.Load()
+	if ids.marker[markerLen-1] == 0 {
+		nonce := markerNonce()
+		copy(ids.marker[1:], nonce[:])
+		ids.marker[markerLen-1] = '>'
+	}
+}
+
+// copyPieces normalises src to w in pieces when it is a long stream-json
+// run, and in one pass otherwise. f is StreamJSON or Auto.
+func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f contract.Format) error {
+	rd := &pieceReader{r: src}
+	headLen := minPieces
+	if f == contract.Auto { // as one pass sniffs: from a full buffer, or all there is
+		headLen = bufSize
+	}
+	head := rd.fill(make([]byte, 0, headLen), headLen)
+	if f == contract.Auto {
+		f = contract.SniffFormat(head)
+	}
+	if f != contract.StreamJSON || rd.eof {
+		return n.copyOnePass(w, rd.replay(head), f)
+	}
+	pl := newPipeline(n, w, rd)
+	defer func() { n.pub = nil }()
+	pl.carry = append(pl.carry, head...)
+	var wg sync.WaitGroup
+	for range workers() - 1 {
+		wg.Go(pl.work)
+	}
+	pl.work()
+	wg.Wait()
+	if rd.err != nil { // as one pass: the read error first
+		return rd.err
+	}
+	return pl.werr
+}
+
+// copyOnePass normalises src in one pass.
+func (n *Normalizer) copyOnePass(w io.Writer, src io.Reader, f contract.Format) error {
+	p := newProc(n, w, src)
+	defer p.release()
+	p.run(f)
+	return p.finish()
+}
+
+// pieceReader reads the input as one pass would: a read error ends it, and
+// so do 100 empty reads in a row.
+type pieceReader struct {
+	r   io.Reader
+	eof bool
+	err error
+}
+
+// fill appends input to buf until it holds at least n bytes or the input ends.
+func (rd *pieceReader) fill(buf []byte, n int) []byte {
+	buf = slices.Grow(buf, n-len(buf))
+	for empty := 0; len(buf) < n && !rd.eof; {
+		k, err := rd.r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		switch {
+		case err == io.EOF:
+			rd.eof = true
+		case err != nil:
+			rd.eof, rd.err = true, err
+		case k == 0:
+			if empty++; empty == 100 {
+				rd.eof, rd.err = true, io.ErrNoProgress
+			}
+		default:
+			empty = 0
+		}
+	}
+	return buf
+}
+
+// replay returns a reader of head and then of the rest of the input, ending
+// as the input did.
+func (rd *pieceReader) replay(head []byte) io.Reader {
+	switch {
+	case rd.err != nil:
+		return io.MultiReader(bytes.NewReader(head), errReader{rd.err})
+	case rd.eof:
+		return bytes.NewReader(head)
+	}
+	return io.MultiReader(bytes.NewReader(head), rd.r)
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// pipeline runs the pieces of one run. Each worker takes its turn to read
+// a piece, normalises it while the others read and normalise theirs, and
+// takes its turn to write it: a piece is read, normalised and written on
+// one core, in its cache.
+type pipeline struct {
+	n  *Normalizer // the run's: numbers the ids, in write turns
+	w  io.Writer
+	rd *pieceReader
+
+	tmpl atomic.Pointer[Normalizer] // the settings pieces are normalised with now
+	pub  *published
+
+	// In a read turn (the holder of readTurn):
+	readTurn chan struct{}
+	carry    []byte // read past the last piece: the start of the next
+	next     int    // number of the next piece
+	ended    bool   // no more pieces
+
+	// Write turns go in piece order.
+	mu      sync.Mutex
+	written sync.Cond
+	done    int   // pieces written
+	werr    error // the first write error: nothing is written after it
+}
+
+func newPipeline(n *Normalizer, w io.Writer, rd *pieceReader) *pipeline {
+	pl := &pipeline{n: n, w: w, rd: rd, readTurn: make(chan struct{}, 1)}
+	pl.pub = newPublished()
+	n.pub = pl.pub
+	pl.tmpl.Store(n.pieceTemplate())
+	pl.written.L = &pl.mu
+	pl.readTurn <- struct{}{}
+	return pl
+}
+
+// work takes pieces until there are none.
+func (pl *pipeline) work() {
+	var wk worker
+	defer wk.release()
+	for {
+		<-pl.readTurn
+		if pl.ended {
+			pl.readTurn <- struct{}{}
+			return
+		}
+		k := pl.next
+		pl.next++
+		in, long := pl.cut(&wk)
+		if long {
+			// A line longer than longLine, at the start of in: normalised
+			// in order by the run's Normalizer as it streams by, with no
+			// one reading meanwhile.
+			pl.waitTurn(k)
+			pl.longLine(in)
+			pl.endTurn()
+			pl.readTurn <- struct{}{}
+			continue
+		}
+		pl.readTurn <- struct{}{}
+		tmpl := pl.tmpl.Load()
+		wk.normalise(in, tmpl, pl.pub)
+		pl.waitTurn(k)
+		pl.put(&wk, in, tmpl)
+		pl.endTurn()
+	}
+}
+
+// cut reads, in a read turn, the next piece into the worker's buffer: whole
+// lines of up to longLine bytes, what follows them left in carry. Or, with
+// long, in starts with a longer line.
+func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
+	rd := pl.rd
+	if wk.in == nil {
+		wk.in = make([]byte, 0, 2*pieceSize)
+	}
+	buf := append(wk.in[:0], pl.carry...)
+	// carry is the start of a line: read at least one byte more.
+	buf = rd.fill(buf, max(pieceSize, len(buf)+1))
+	end, long := shortLines(buf, rd.eof)
+	if end == 0 && long {
+		pl.carry = pl.carry[:0]
+		wk.in = buf
+		return buf, true
+	}
+	pl.carry = append(pl.carry[:0], buf[end:]...) // at the end, empty (see shortLines)
+	pl.ended = rd.eof
+	wk.in = buf
+	return buf[:end], false
+}
+
+func (pl *pipeline) waitTurn(k int) {
+	pl.mu.Lock()
+	for pl.done != k {
+		pl.written.Wait()
+	}
+	pl.mu.Unlock()
+}
+
+func (pl *pipeline) endTurn() {
+	pl.mu.Lock()
+	pl.done++
+	pl.mu.Unlock()
+	pl.written.Broadcast()
+}
+
+// write writes p unless a write failed before.
+func (pl *pipeline) write(p []byte) {
+	if pl.werr == nil && len(p) > 0 {
+		_, pl.werr = pl.w.Write(p)
+	}
+}
+
+// put writes, in its write turn, the piece the worker normalised: with its
+// ids numbered in the run's table, or normalised again in order when the
+// cwd it learns, or that was learned before it, changes how it is scrubbed.
+func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
+	n := pl.n
+	if wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
+		known := n.cwdKnown
+		n.idGen = n.c.nextIDs() // the run's table has moved on without its id cache
+		n.copyOnePass(pl, bytes.NewReader(in), contract.StreamJSON)
+		if n.cwdKnown != known {
+			pl.tmpl.Store(n.pieceTemplate())
+		}
+		return
+	}
+	if len(wk.pieceIDs) == 0 {
+		pl.write(wk.out)
+		return
+	}
+	wk.phs, wk.phEnd = wk.phs[:0], wk.phEnd[:0]
+	for _, id := range wk.pieceIDs {
+		wk.phs = append(wk.phs, n.identity(id.kind, wk.canon[id.start:id.end])...)
+		wk.phEnd = append(wk.phEnd, len(wk.phs))
+	}
+	wk.final = replaceMarkers(wk.final[:0], wk.out, wk.phs, wk.phEnd)
+	pl.write(wk.final)
+}
+
+// Write lets the run's Normalizer write through the pipeline.
+func (pl *pipeline) Write(p []byte) (int, error) {
+	pl.write(p)
+	return len(p), nil
+}
+
+// longLine normalises a line longer than longLine, which in starts with,
+// and reads the rest of it; what it reads past its end is carried over.
+func (pl *pipeline) longLine(in []byte) {
+	n := pl.n
+	n.idGen = n.c.nextIDs()
+	if k := bytes.IndexByte(in, '\n'); k >= 0 || pl.rd.eof {
+		line := in
+		if k >= 0 {
+			line = in[:k+1]
+		}
+		pl.carry = append(pl.carry[:0], in[len(line):]...)
+		n.copyOnePass(pl, bytes.NewReader(line), contract.StreamJSON)
+	} else {
+		rest := &lineRest{rd: pl.rd}
+		n.copyOnePass(pl, io.MultiReader(bytes.NewReader(in), rest), contract.StreamJSON)
+		pl.carry = append(pl.carry[:0], rest.after...)
+	}
+	pl.ended = pl.rd.eof && len(pl.carry) == 0
+}
+
+// worker is one worker's Normalizer (a copy of the settings, with caches
+// and ids of its own) and buffers.
+type worker struct {
+	n    *Normalizer
+	tmpl *Normalizer
+	ids  pieceIDs
+
+	in, out, final []byte
+	pieceIDs       []pieceID // the piece's ids in the order it numbered them
+	canon          []byte    // their canonical values
+	phs            []byte    // their placeholders in the run
+	phEnd          []int
+}
+
+func (wk *worker) release() {
+	if wk.n != nil {
+		wk.n.releaseCaches()
+	}
+}
+
+// normalise normalises the lines in, with settings tmpl, into wk.out.
+func (wk *worker) normalise(in []byte, tmpl *Normalizer, pub *published) {
+	if wk.tmpl != tmpl {
+		wk.release()
+		c := *tmpl
+		wk.n, wk.tmpl = &c, tmpl
+		wk.n.acquireCaches()
+	}
+	n := wk.n
+	n.idents.reset()
+	wk.pieceIDs, wk.canon = wk.pieceIDs[:0], wk.canon[:0]
+	wk.ids.start(wk, pub)
+	n.pieceIDs = &wk.ids
+	n.idGen = n.c.nextIDs()
+	// The piece is the proc's buffer, all of it read (its lines are short:
+	// see shortLines), and the proc's output is the piece's.
+	p := &proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0]}
+	p.run(contract.StreamJSON)
+	p.emit(p.end)
+	wk.out = p.out
+	n.pieceIDs = nil
+}
+
+// longLine is the longest line a piece holds. The worker reads a piece's
+// lines from one buffer as long as the piece, where one pass reads through
+// bufSize bytes; up to bufSize/2 a line cannot tell the two apart.
+const longLine = bufSize / 2
+
+// shortLines returns how much of buf is lines of up to longLine bytes, and
+// whether a longer line follows them. Unless eof, a last line without its
+// newline is left out.
+func shortLines(buf []byte, eof bool) (end int, long bool) {
+	for end < len(buf) {
+		window := buf[end:min(end+longLine, len(buf))]
+		k := bytes.LastIndexByte(window, '\n')
+		if k < 0 {
+			switch {
+			case len(window) == longLine:
+				return end, true
+			case eof:
+				return len(buf), false
+			}
+			return end, false
+		}
+		end += k + 1
+	}
+	return end, false
+}
+
+// replaceMarkers appends src to dst with each marker replaced by the
+// placeholder it names, phs[phEnd[i-1]:phEnd[i]].
+func replaceMarkers(dst, src, phs []byte, phEnd []int) []byte {
+	nonce := markerNonce()
+	last := 0
+	for i := 0; ; {
+		k := bytes.IndexByte(src[i:], 0)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+markerLen <= len(src) && src[i+markerLen-1] == '>' && string(src[i+1:i+1+nonceLen]) == string(nonce[:]) {
+			if idx := int(binary.LittleEndian.Uint32(src[i+1+nonceLen:])); idx < len(phEnd) {
+				from := 0
+				if idx > 0 {
+					from = phEnd[idx-1]
+				}
+				dst = append(append(dst, src[last:i]...), phs[from:phEnd[idx]]...)
+				i += markerLen
+				last = i
+				continue
+			}
+		}
+		i++
+	}
+	return append(dst, src[last:]...)
+}
+
+// lineRest reads the input up to the end of the current line; after holds
+// what it read past it.
+type lineRest struct {
+	rd    *pieceReader
+	after []byte
+	ended bool
+}
+
+func (lr *lineRest) Read(b []byte) (int, error) {
+	if lr.ended || lr.rd.eof {
+		return 0, io.EOF
+	}
+	buf := lr.rd.fill(b[:0], 1)
+	if k := bytes.IndexByte(buf, '\n'); k >= 0 {
+		lr.after = append([]byte(nil), buf[k+1:]...)
+		lr.ended = true
+		return k + 1, nil
+	}
+	return len(buf), nil
+}
+
+// pieceTemplate returns a copy of the settings of n for workers to copy: the
+// directories it knows, none of its ids or caches. It shares nothing n may
+// change later.
+func (n *Normalizer) pieceTemplate() *Normalizer {
+	t := &Normalizer{
+		opts: n.opts, drops: n.drops, off: n.off, flags: n.flags,
+		cwdKnown: n.cwdKnown, cacheKey: n.cacheKey, sharedRoots: true,
+	}
+	roots := *n.roots // its lists are never written into (rootSet.add)
+	t.roots = &roots
+	return t
+}
