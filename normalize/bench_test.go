@@ -223,8 +223,11 @@ func baselineWalk(v any, key string) any {
 // transcripts, perturbed (a few KB each), and a one-line run. It reports
 // µs/recording and µs/one-line (what New and a run cost beyond the bytes)
 // and x-long-run, the throughput on the transcripts one by one over that
-// on the same transcripts as one long stream (1 would be no cost at all).
+// on the same transcripts as one long stream (1 would be no cost at all),
+// both on one core: a long stream would otherwise be cut into pieces
+// normalised on every core.
 func BenchmarkSmallRecording(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	parts := benchCorpus(b)
 	var total int64
 	for _, p := range parts {
