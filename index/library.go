@@ -28,6 +28,7 @@ import (
 	"unicode"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
 )
 
 // ErrNoMatch is returned when no cassette matches an invocation.
@@ -334,29 +335,101 @@ const CommittedName = ".agentvcr-index"
 const maxCommitted = 256 << 20
 
 // WriteCommitted writes the index committed beside the cassettes of dir
-// (see CommittedName), by renaming a new file into place.
-func WriteCommitted(dir string) error {
-	l, err := OpenLibrary(dir)
+// (see CommittedName), by renaming a new file into place, and brings the
+// cached index up to date with it: Update, starting the committed index
+// if there is none.
+func WriteCommitted(dir string) error { return Update(dir, true, nil) }
+
+// Update brings the indexes of dir up to date after a recording changed it,
+// from one listing of the directory: the index committed beside the
+// cassettes when there is one, or when startCommitted says to start it,
+// then the cached index, when there is one (a directory no call has looked
+// in yet gets none). prune, when not nil, runs first, on the directory as
+// listed, and reports whether it removed cassettes (the stand-in's takes a
+// re-recorded test no longer makes), which are then listed again.
+//
+// Recorders of one directory at once take turns (a lock on the directory
+// itself, whatever cache each uses), and each lists the directory once it
+// holds the lock, trusting no stamp: a cassette is in place before its
+// recorder asks for the lock, so the committed index the last of them
+// writes lists every cassette any of them saved.
+func Update(dir string, startCommitted bool, prune func(*Library) bool) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	if l.cached == filepath.Join(dir, CommittedName) {
-		if err := l.Rescan(); err != nil {
+	defer d.Close() // releases the lock
+	if err := safefile.Flock(d); err != nil {
+		return fmt.Errorf("locking %s: %w", dir, err)
+	}
+	_, err = os.Stat(filepath.Join(dir, CommittedName))
+	commit := err == nil || startCommitted
+	cache := cacheFile(dir)
+	_, _, _, cached := indexHead(cache)
+	if !commit && !cached && prune == nil {
+		return nil
+	}
+	l, err := listLibrary(dir)
+	if err != nil {
+		return err
+	}
+	if prune != nil && prune(l) {
+		if l, err = listLibrary(dir); err != nil {
 			return err
 		}
 	}
-	l.materialise()
-	tmp, err := os.CreateTemp(dir, ".agentvcr-index-*")
-	if err != nil {
-		return err
+	if commit {
+		if err := l.writeCommitted(); err != nil {
+			return err
+		}
 	}
-	byKey := slices.Clone(l.entries)
+	// Stamped after the committed index is renamed into place, which
+	// changes the directory: the next call finds the cached index fresh.
+	if st, err := os.Stat(dir); err == nil && cache != "" && (cached || commit) {
+		l.saveIndex(cache, strconv.FormatInt(st.ModTime().UnixNano(), 10))
+	}
+	return nil
+}
+
+// listLibrary indexes dir from a listing of it, whatever the directory's
+// stamp says: the cassettes the cached index knows are taken as it has
+// them, the others' headers read. Without a cached index every header is
+// read: the committed index came with the cassettes, and what is written
+// from here goes back into it.
+func listLibrary(dir string) (*Library, error) {
+	l := &Library{Dir: dir}
+	var old *memIndex
+	var d *deltaIndex
+	if cache := cacheFile(dir); cache != "" {
+		if m, ok := readIndex(cache); ok {
+			old = m
+			if dm, ok := readDelta(cache + ".delta"); ok && dm.base == m.id {
+				d = dm
+			}
+		}
+	}
+	if old == nil {
+		return l, l.scan()
+	}
+	return l, l.update(old, d, listCassettes(dir))
+}
+
+// writeCommitted writes l as the index committed beside its cassettes.
+func (l *Library) writeCommitted() error {
+	entries := l.entries
+	if l.mem != nil {
+		entries = l.mem.entries(l.Dir)
+	}
+	byKey := slices.Clone(entries)
 	sort.SliceStable(byKey, func(i, j int) bool { return byKey[i].Key < byKey[j].Key })
-	var b []byte
-	b = append(b, indexMagic+" 0 committed\n"...)
+	b := []byte(indexMagic + " 0 committed\n")
 	for _, e := range byKey {
 		e.stamp.mtime = 0
 		b = appendIndexLine(b, e)
+	}
+	tmp, err := os.CreateTemp(l.Dir, ".agentvcr-index-*")
+	if err != nil {
+		return err
 	}
 	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
@@ -366,7 +439,7 @@ func WriteCommitted(dir string) error {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, CommittedName))
+		err = os.Rename(tmp.Name(), filepath.Join(l.Dir, CommittedName))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

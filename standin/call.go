@@ -329,7 +329,15 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	c.log.Cassette = path
 	c.warnLive()
-	res, code, err := runner.Record(c.env.Stderr, c.name, path, opts)
+	// The directory's first recording by the stand-in starts the index
+	// committed with the cassettes, which a fresh machine's first call reads
+	// instead of every header; re-recorded in record mode, a test that now
+	// makes the call fewer times leaves no later takes behind.
+	saved := runner.Saved{StartIndex: true}
+	if c.mode == ModeRecord {
+		saved.Prune = func(lib *index.Library) bool { return dropLaterTakes(lib, inv) }
+	}
+	res, code, err := runner.Record(c.env.Stderr, c.name, path, opts, saved)
 	if err != nil {
 		// The run log keeps the line either way: a harness fails the test
 		// for a cassette not saved even when the agent ran (live, its
@@ -342,35 +350,18 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		return code
 	}
 	c.log.Outcome, c.log.Take = Recorded, inv.Take
-	dropped := c.mode == ModeRecord && c.dropLaterTakes(inv)
-	if _, err := os.Stat(filepath.Join(c.dir, index.CommittedName)); err != nil || dropped {
-		// The directory's first recording by the stand-in starts the index
-		// committed with the cassettes, which a fresh machine's first call
-		// reads instead of every header; the recorder keeps it current,
-		// and takes removed here leave it too.
-		if err := index.WriteCommitted(c.dir); err == nil {
-			index.RefreshIndex(c.dir)
-		}
-	}
 	return code
 }
 
-// dropLaterTakes removes the takes after inv's left by an earlier recording
-// of the test, and reports whether it removed any: re-recorded, the test
-// has made the call inv.Take times so far, and the next call records the
-// next take again.
-func (c *call) dropLaterTakes(inv index.Invocation) (dropped bool) {
-	lib, err := index.OpenLibrary(c.dir)
-	if err != nil {
-		return false
-	}
+// dropLaterTakes removes from lib's directory the takes after inv's left by
+// an earlier recording of the test, and reports whether it removed any:
+// re-recorded, the test has made the call inv.Take times so far, and the
+// next call records the next take again. lib is the directory as just
+// listed, so a take it does not hold is not there.
+func dropLaterTakes(lib *index.Library, inv index.Invocation) (dropped bool) {
 	for k := max(inv.Take, 1) + 1; ; k++ {
-		_, f, ok := lookup(lib, inv.WithTake(k))
-		if !ok {
-			return dropped
-		}
-		f.Close()
-		if os.Remove(f.Name()) != nil {
+		e, ok := lib.Lookup(inv.WithTake(k))
+		if !ok || !index.Verify(e, inv.WithTake(k)) || os.Remove(e.File) != nil {
 			return dropped
 		}
 		dropped = true

@@ -123,7 +123,7 @@ func checkShapes(names []string) error {
 // recordCassette records as runner.Record does, saying on stderr why the
 // cassette was not saved if it was not.
 func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res recorder.Result, code int, ok bool) {
-	res, code, err := runner.Record(env.Stderr, cmd, path, opts)
+	res, code, err := runner.Record(env.Stderr, cmd, path, opts, runner.Saved{})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
 	}

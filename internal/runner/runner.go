@@ -44,7 +44,10 @@ const ExitUsage = 2
 // saved (err then says so): the caller got a real run and acts on its
 // status. It is 2 when the agent could not start and 128+N when signal N
 // came before it started. err is nil exactly when the cassette was saved.
-func Record(warn io.Writer, name, path string, opts recorder.Options) (res recorder.Result, code int, err error) {
+//
+// Once the cassette is in place, the indexes of its directory are brought
+// up to date, once (index.Update), as saved says.
+func Record(warn io.Writer, name, path string, opts recorder.Options, saved Saved) (res recorder.Result, code int, err error) {
 	f, err := safefile.Create(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: the directory %s does not exist", path, filepath.Dir(path))
@@ -79,12 +82,22 @@ func Record(warn io.Writer, name, path string, opts recorder.Options) (res recor
 		}
 		return res, res.Footer.Code, fmt.Errorf("writing %s: %w; the cassette was not saved (it keeps what it had)", path, unwrapPath(err))
 	}
-	dir := filepath.Dir(path)
-	if _, err := os.Stat(filepath.Join(dir, index.CommittedName)); err == nil {
-		index.WriteCommitted(dir) // kept current; a stale one costs a rescan only
-	}
-	index.RefreshIndex(dir)
+	// A stale index costs a rescan, never a wrong replay: the cassette is
+	// saved whatever becomes of the index.
+	index.Update(filepath.Dir(path), saved.StartIndex, saved.Prune)
 	return res, res.Footer.Code, nil
+}
+
+// Saved says what Record does to the cassette's directory once the
+// cassette is in place.
+type Saved struct {
+	// StartIndex starts the index committed beside the cassettes
+	// (index.CommittedName) when there is none; one there is always kept
+	// current.
+	StartIndex bool
+	// Prune, when not nil, removes cassettes the recording made stale and
+	// reports whether it removed any (see index.Update).
+	Prune func(*index.Library) bool
 }
 
 // unwrapPath drops the path of a *fs.PathError: the temporary file's name

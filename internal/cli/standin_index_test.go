@@ -1,0 +1,75 @@
+package cli_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
+)
+
+// Stand-ins recording different calls into one directory at once, each in
+// its own process, leave an index committed beside the cassettes that lists
+// every one of them. The agents are held until all have started, then let
+// go together, so that their recorders save and index at the same moment.
+func TestStandinRecordersAtOnceKeepEveryIndexEntry(t *testing.T) {
+	k := newStandin(t)
+	gate := vcrtest.NewGate(t)
+	started := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startedR, err := os.OpenFile(started, os.O_RDWR, 0) // read and write: an agent's open never blocks
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer startedR.Close()
+	k.real = vcrtest.Script(t, t.TempDir(), "held-agent", `echo "$*" > "$STARTED"; read _ < "$GATE"; echo "answer to $*"`)
+	env := []string{"AGENTVCR_MODE=once", "STARTED=" + started, "GATE=" + gate.Path}
+	gate.Open() // the first one's read
+	if r := k.call("", "", env, "--print", "the first"); r.code != 0 {
+		t.Fatalf("first recording: %+v", r)
+	}
+	lines := bufio.NewReader(startedR)
+	lines.ReadString('\n')
+	const n, rounds = 8, 3
+	for round := range rounds {
+		var wg sync.WaitGroup
+		results := make([]result, n)
+		for i := range n {
+			wg.Go(func() { results[i] = k.call("", "", env, "--print", fmt.Sprintf("call %d of round %d", i, round)) })
+		}
+		for range n {
+			if _, err := lines.ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range n {
+			gate.Open()
+		}
+		wg.Wait()
+		for i, r := range results {
+			if r.code != 0 || !strings.HasPrefix(r.stdout, "answer to --print call") {
+				t.Fatalf("round %d, call %d: %+v", round, i, r)
+			}
+		}
+		committed, err := os.ReadFile(filepath.Join(k.tapes, index.CommittedName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tape := range k.tapeFiles() {
+			if !strings.Contains(string(committed), "\t"+filepath.Base(tape)+"\t") {
+				t.Fatalf("round %d: the committed index does not list %s:\n%s", round, filepath.Base(tape), committed)
+			}
+		}
+		if got := len(k.tapeFiles()); got != 1+n*(round+1) {
+			t.Fatalf("round %d: %d cassettes", round, got)
+		}
+	}
+}
