@@ -126,6 +126,15 @@
 // text in windows, so whole-value rules (ids, measures, user key and path
 // rules) do not apply to it; a text match may be up to 20 KiB long.
 //
+// # Cores
+//
+// A stream-json run longer than 128 KiB, normalised with no user rules, is
+// cut into pieces of whole lines that are normalised on every core
+// (GOMAXPROCS), each worker holding a piece of some 128 KiB and its output;
+// the output is byte for byte what one pass gives. Lines over 64 KiB, the
+// cwd learned from an init event, and a uuid that becomes a session id are
+// taken in order. With GOMAXPROCS=1 a run is normalised in one pass.
+//
 // Values are scrubbed one by one, so a value computed from a volatile one
 // stays as it is: the size of a file the agent wrote with its cwd inside
 // grows with the length of the cwd. Sizes are kept by default because they
