@@ -132,40 +132,41 @@ func (t *published) publish(canon []byte, session, promoted bool, ph string) {
 	if promoted {
 		t.promotions.Add(1)
 	}
-	e := &pubEntry{canon: string(canon), session: session, ph: strings.Clone(ph)} // ph shares the id table's buffer
 	slots := t.table.Load().slots
-	if i, found := t.slot(slots, e.canon); found {
-		slots[i].Store(e)
+	i, found := t.slot(slots, canon)
+	if !found && t.n == maxPublished { // full: later ids take markers
 		return
 	}
-	if t.n == maxPublished { // full: later ids take markers
+	e := &pubEntry{canon: string(canon), session: session, ph: strings.Clone(ph)} // ph shares the id table's buffer
+	if found {
+		slots[i].Store(e)
 		return
 	}
 	if 2*(t.n+1) > len(slots) {
 		grown := make([]atomic.Pointer[pubEntry], 2*len(slots))
 		for i := range slots {
 			if old := slots[i].Load(); old != nil {
-				j, _ := t.slot(grown, old.canon)
+				j, _ := t.slot(grown, unsafe.Slice(unsafe.StringData(old.canon), len(old.canon)))
 				grown[j].Store(old)
 			}
 		}
 		slots = grown
 		t.table.Store(&pubTable{slots: slots})
+		i, _ = t.slot(slots, canon)
 	}
-	i, _ := t.slot(slots, e.canon)
 	slots[i].Store(e)
 	t.n++
 }
 
 // slot returns where canon is in slots, or the free slot where it goes.
-func (t *published) slot(slots []atomic.Pointer[pubEntry], canon string) (int, bool) {
+func (t *published) slot(slots []atomic.Pointer[pubEntry], canon []byte) (int, bool) {
 	mask := uint64(len(slots) - 1)
-	for i := maphash.String(t.seed, canon) & mask; ; i = (i + 1) & mask {
+	for i := maphash.Bytes(t.seed, canon) & mask; ; i = (i + 1) & mask {
 		e := slots[i].Load()
 		if e == nil {
 			return int(i), false
 		}
-		if e.canon == canon {
+		if e.canon == string(canon) {
 			return int(i), true
 		}
 	}
