@@ -350,14 +350,27 @@ func (n *Normalizer) compileUserRules() {
 // until the next call (see idTable.placeholder): callers copy it out.
 func (n *Normalizer) identity(kind string, canon []byte) string {
 	t := &n.idents
-	if ids := n.pieceIDs; ids != nil && len(ids.wk.pieceIDs) == 0 {
-		// A piece that has numbered nothing yet: the run's placeholder if
-		// it has one (a marker from here on would be numbered first).
-		if e := ids.pub.lookup(canon); e != nil && (kind != "SESSION" || e.session) {
-			return e.ph
+	var ref *idRef
+	var key [16]byte
+	var isUUID bool
+	if ids := n.pieceIDs; ids != nil {
+		// In a piece (see pieces.go): the piece's own numbering first,
+		// then the run's placeholder if it has one that still holds.
+		numbered := len(ids.wk.pieceIDs) > 0
+		if numbered {
+			ref, key, isUUID = t.find(canon)
 		}
+		if ref == nil {
+			if e := ids.pub.lookup(canon); e != nil && (kind != "SESSION" || e.session) {
+				return e.ph
+			}
+			if !numbered {
+				key, isUUID = uuidKey(canon)
+			}
+		}
+	} else {
+		ref, key, isUUID = t.find(canon)
 	}
-	ref, key, isUUID := t.find(canon)
 	// A session id is a session's placeholder even when its value was seen
 	// first as another uuid (Qwen's init has "uuid" before "session_id",
 	// both the same): from here on it is <SESSION-n>.

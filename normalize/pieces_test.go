@@ -340,6 +340,16 @@ func TestPiecesTurns(t *testing.T) {
 		putC()
 		tt.check(opts, a+b+c)
 	})
+	t.Run("ids of its own, published ones, and a promotion", func(t *testing.T) {
+		const other = "0f8cc6a3-c757-9b54-6b34-c056a1686c46"
+		tt := newTurns(t, opts)
+		a := `{"uuid":"` + id + `"}` + "\n"
+		c := `{"id":"` + other + `","t":"` + id + `"}` + "\n" + `{"session_id":"` + id + `"}` + "\n" +
+			`{"t":"` + id + ` ` + other + `"}` + "\n"
+		tt.inTurn(a)
+		tt.early(c)()
+		tt.check(opts, a+c)
+	})
 	t.Run("the cwd learned", func(t *testing.T) {
 		tt := newTurns(t, opts)
 		a, b := `{"cwd":"/w/x"}`+"\n", `{"p":"/w/x/f"}`+"\n"
