@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -225,6 +227,15 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd}
 	code, applied, err := r.Play(path, rd)
 	c.log.Effects = applied
+	if errors.Is(err, workspace.ErrInterrupted) {
+		// Ended by a signal, as the agent would have been: 128+N, like a
+		// signal while the output plays, and none of its changes made.
+		note := c.name + ": " + runner.OneLine(err.Error())
+		fmt.Fprintln(c.env.Stderr, note)
+		c.log.Notes = append(c.log.Notes, note)
+		c.log.Outcome = Replayed
+		return code
+	}
 	if err != nil {
 		hint := ""
 		switch {
@@ -391,10 +402,31 @@ func (c *call) passthrough() int {
 	cmd := exec.Command(real, c.args...)
 	cmd.Env = c.agentEnv()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = runner.PipedStdin(c.env.Stdin), c.env.Stdout, c.env.Stderr
-	err = cmd.Run()
+	// Signals go to the agent, as when recording: the stand-in ends when
+	// it does, with its status, and never leaves it running.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return c.fail(err, "")
+	}
+	forwarded := make(chan struct{})
+	go func() {
+		defer close(forwarded)
+		for sig := range sigs {
+			cmd.Process.Signal(sig)
+		}
+	}()
+	err = cmd.Wait()
+	signal.Stop(sigs)
+	close(sigs)
+	<-forwarded
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		c.log.Outcome = Passthrough
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
 		return exit.ExitCode()
 	}
 	if err != nil {

@@ -33,6 +33,18 @@
 // tested against an agent whose stream breaks off, that fails or that hangs,
 // from the cassettes it already has.
 //
+// A stand-in the code under test interrupts ends as the agent would: SIGINT
+// or SIGTERM (signal N) while a replay plays its output or applies the
+// recorded file changes ends the call with exit status 128+N (130, 143),
+// as "agentvcr replay --apply" does, and logged as replayed. A replay so
+// ended re-creates none of the run's file changes (the agent did not
+// finish), unless the signal came as the last step, renaming them into
+// place, was under way, which then finishes: all or nothing. A signal
+// while a stopped replay stalls (fault stall) ends it the same way. While
+// the real agent runs (record, once on a miss, passthrough), SIGINT,
+// SIGTERM, SIGHUP and SIGQUIT are passed on to it, and the stand-in exits
+// with its status, 128+N when the signal ended it.
+//
 // The same call made more than once within one test is answered in takes.
 // A call's take is one more than the calls of its invocation the test has
 // had answered, counted in a small file per invocation in the directory

@@ -3,12 +3,14 @@ package cli_test
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/standin"
@@ -17,7 +19,12 @@ import (
 // The test binary doubles as the agentvcr command (vcrtest.Command) and, under
 // the name cursor-agent (vcrtest.Link), as the stand-in: subprocess tests run the
 // very code under test, race detector included, without a separate build.
-func init() { vcrtest.RunMain(cli.Main, standin.IsName) }
+func init() {
+	if fifo := os.Getenv(envApplying); fifo != "" {
+		runner.BeforeApply = func() { holdUntilSignalled(fifo) }
+	}
+	vcrtest.RunMain(cli.Main, standin.IsName)
+}
 
 // result is what a run of the command gave.
 type result struct {

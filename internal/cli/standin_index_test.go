@@ -1,13 +1,11 @@
 package cli_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/index"
@@ -21,23 +19,14 @@ import (
 func TestStandinRecordersAtOnceKeepEveryIndexEntry(t *testing.T) {
 	k := newStandin(t)
 	gate := vcrtest.NewGate(t)
-	started := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(started, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	startedR, err := os.OpenFile(started, os.O_RDWR, 0) // read and write: an agent's open never blocks
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer startedR.Close()
+	started := vcrtest.NewNotices(t)
 	k.real = vcrtest.Script(t, t.TempDir(), "held-agent", `echo "$*" > "$STARTED"; read _ < "$GATE"; echo "answer to $*"`)
-	env := []string{"AGENTVCR_MODE=once", "STARTED=" + started, "GATE=" + gate.Path}
+	env := []string{"AGENTVCR_MODE=once", "STARTED=" + started.Path, "GATE=" + gate.Path}
 	gate.Open() // the first one's read
 	if r := k.call("", "", env, "--print", "the first"); r.code != 0 {
 		t.Fatalf("first recording: %+v", r)
 	}
-	lines := bufio.NewReader(startedR)
-	lines.ReadString('\n')
+	started.Next()
 	const n, rounds = 8, 3
 	for round := range rounds {
 		var wg sync.WaitGroup
@@ -46,7 +35,7 @@ func TestStandinRecordersAtOnceKeepEveryIndexEntry(t *testing.T) {
 			wg.Go(func() { results[i] = k.call("", "", env, "--print", fmt.Sprintf("call %d of round %d", i, round)) })
 		}
 		for range n {
-			if _, err := lines.ReadString('\n'); err != nil {
+			if _, err := started.Next(); err != nil {
 				t.Fatal(err)
 			}
 		}

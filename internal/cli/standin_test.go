@@ -61,6 +61,16 @@ func (k *standinKit) runs() int {
 // environment entries (which override the kit's), and stdin when not "".
 func (k *standinKit) call(dir, stdin string, env []string, args ...string) result {
 	k.t.Helper()
+	cmd := k.command(dir, env, args...)
+	var in io.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	return runCmd(k.t, cmd, in)
+}
+
+// command is the call of cursor-agent ARGS that call runs, not started.
+func (k *standinKit) command(dir string, env []string, args ...string) *exec.Cmd {
 	if dir == "" {
 		dir = k.t.TempDir()
 	}
@@ -69,11 +79,7 @@ func (k *standinKit) call(dir, stdin string, env []string, args ...string) resul
 	cmd := exec.Command(k.agent, args...)
 	cmd.Env = append(base, env...)
 	cmd.Dir = dir
-	var in io.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	return runCmd(k.t, cmd, in)
+	return cmd
 }
 
 func (k *standinKit) tapeFiles() []string {

@@ -174,16 +174,22 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if err != nil {
 		return ExitUsage, nil, err
 	}
+	// Caught for the apply from before the output is played, so that a
+	// signal between the two stops the apply rather than killing the
+	// process outright.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	code, cut, err := r.play(path, out, plan.Lines)
 	if err != nil || cut || len(plan.Effects()) == 0 {
 		// A replay a fault stopped, or a signal ended, is an agent that
 		// did not finish: the changes it made by its end are not made.
 		return code, nil, err
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	opts.Signals = sigs
+	if BeforeApply != nil {
+		BeforeApply()
+	}
 	res, err := workspace.Apply(r.Dir, plan, opts)
 	sig, signalled := res.Signal.(syscall.Signal)
 	if err != nil {
@@ -198,6 +204,11 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	}
 	return code, res.Applied, nil
 }
+
+// BeforeApply, when set (by tests), runs as a replay starts to apply its
+// file changes, SIGINT and SIGTERM already caught for the apply: a test
+// learns from it that a replay is applying, to signal it then.
+var BeforeApply func()
 
 // play plays rd; line says where an incomplete cassette ended. cut is set
 // when the replay did not reach the end: a fault stopped it, or a signal.

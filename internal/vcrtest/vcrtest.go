@@ -11,6 +11,7 @@
 package vcrtest
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -168,7 +169,40 @@ type Gate struct {
 // NewGate makes a gate in a temporary directory; it is closed at the end of the test.
 func NewGate(t testing.TB) *Gate {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "gate")
+	p, f := openFIFO(t, "gate")
+	return &Gate{Path: p, f: f}
+}
+
+// Open lets one read of the gate return.
+func (g *Gate) Open() {
+	g.f.Write([]byte("\n"))
+}
+
+// Notices is a named pipe a child writes a line to as it reaches a point
+// the test waits for (`echo started > "$NOTICES"`), and the test reads
+// with Next. The test keeps the pipe open for reading and writing, so the
+// child's open never blocks, and a line waits until it is read.
+type Notices struct {
+	Path string
+	r    *bufio.Reader
+}
+
+// NewNotices makes the pipe in a temporary directory; it is closed at the
+// end of the test (a Next under way then returns an error).
+func NewNotices(t testing.TB) *Notices {
+	t.Helper()
+	p, f := openFIFO(t, "notices")
+	return &Notices{Path: p, r: bufio.NewReader(f)}
+}
+
+// Next waits for the next line written to the pipe and returns it.
+func (n *Notices) Next() (string, error) { return n.r.ReadString('\n') }
+
+// openFIFO makes a named pipe in a temporary directory and opens it for
+// reading and writing, until the end of the test.
+func openFIFO(t testing.TB, name string) (string, *os.File) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +211,7 @@ func NewGate(t testing.TB) *Gate {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return &Gate{Path: p, f: f}
-}
-
-// Open lets one read of the gate return.
-func (g *Gate) Open() {
-	g.f.Write([]byte("\n"))
+	return p, f
 }
 
 // Tap is a writer that keeps what it is given and calls OnWrite after each
