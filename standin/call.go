@@ -445,9 +445,12 @@ func (c *call) warnLive() {
 	}
 }
 
-// realAgent finds the real agent: $AGENTVCR_REAL_AGENT as a path, or a bare
-// name looked up in PATH skipping every entry that is this stand-in (which
-// sits first on PATH under the very same name).
+// realAgent finds the real agent, as an absolute path: $AGENTVCR_REAL_AGENT
+// as a path (a relative one taken from the directory the call runs in), or
+// a bare name looked up in PATH past every stand-in (which sits first on
+// PATH under the very same name). The path is made absolute once, here:
+// the recorder asks the agent its version from another directory, and the
+// cassette names the agent it ran.
 func (c *call) realAgent() (string, error) {
 	real := c.env.Getenv(EnvRealAgent)
 	if real == "" {
@@ -459,24 +462,27 @@ func (c *call) realAgent() (string, error) {
 	// The binary dispatches on its name: the same file under another name
 	// (testscript links every command to the test binary) is another program.
 	self, _ := os.Executable()
-	isSelf := func(path string) bool { return self != "" && sameFile(self, path) && IsName(path) }
+	isStandin := func(path string) bool { return self != "" && sameFile(self, path) && IsName(path) || IsStandin(path) }
+	wd, _ := os.Getwd()
 	if strings.ContainsRune(real, os.PathSeparator) {
-		path, err := exec.LookPath(real)
-		if err != nil {
+		path := real
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		if _, err := exec.LookPath(path); err != nil {
 			if !filepath.IsAbs(real) {
 				// The agent runs where the code under test runs it (a
 				// test's temporary workspace), not where the path was set.
-				wd, _ := os.Getwd()
-				return "", fmt.Errorf("$%s: %w (a relative path is taken from the directory the agent runs in, %s: give an absolute path)", EnvRealAgent, err, wd)
+				return "", fmt.Errorf("$%s=%s: not found (a relative path is taken from the directory the agent runs in, %s: give an absolute path)", EnvRealAgent, real, wd)
 			}
 			return "", fmt.Errorf("$%s: %w", EnvRealAgent, err)
 		}
-		if isSelf(path) {
+		if isStandin(path) {
 			return "", fmt.Errorf("$%s=%s is this stand-in itself: point it at the real agent", EnvRealAgent, real)
 		}
 		return path, nil
 	}
-	var skipped []string
+	var skipped, relative []string
 	for _, dir := range filepath.SplitList(c.env.Getenv("PATH")) {
 		if dir == "" {
 			dir = "."
@@ -486,15 +492,24 @@ func (c *call) realAgent() (string, error) {
 		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			continue
 		}
-		if isSelf(path) {
+		switch {
+		case !filepath.IsAbs(dir):
+			// As exec.LookPath refuses it: a program found through a
+			// relative entry depends on the directory the call runs in.
+			relative = append(relative, path)
+		case isStandin(path):
 			skipped = append(skipped, dir)
-			continue
+		default:
+			return path, nil
 		}
-		return path, nil
 	}
 	msg := fmt.Sprintf("$%s=%s: no %s in PATH", EnvRealAgent, real, real)
 	if len(skipped) > 0 {
 		msg += fmt.Sprintf(" but the stand-in itself (in %s)", strings.Join(skipped, ", "))
+	}
+	if len(relative) > 0 {
+		abs, _ := filepath.Abs(relative[0])
+		return "", fmt.Errorf("%s; %s is found only through the relative PATH entry %q, which is not searched: set %s=%s", msg, relative[0], filepath.Dir(relative[0]), EnvRealAgent, abs)
 	}
 	return "", errors.New(msg + "; install the agent or give its path")
 }

@@ -107,7 +107,10 @@ const (
 	// EnvMode is the record mode (see Mode); unset is replay.
 	EnvMode = "AGENTVCR_MODE"
 	// EnvRealAgent is the real agent record, once and passthrough run: a
-	// path, or a name looked up in PATH past the stand-in itself.
+	// path (a relative one is taken from the directory the call runs in),
+	// or a bare name looked up in PATH past every stand-in and never
+	// through a relative PATH entry; not found, the call fails with one
+	// line saying where it looked.
 	EnvRealAgent = "AGENTVCR_REAL_AGENT"
 	// EnvRunLog names the file each call appends its [Call] to.
 	EnvRunLog = "AGENTVCR_RUN_LOG"

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,5 +146,68 @@ func TestRecordRefusesTheStandin(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a cassette was written")
+	}
+}
+
+// $AGENTVCR_REAL_AGENT as a relative path is taken from the directory the
+// call runs in and used as an absolute path from then on: the cassette names
+// the agent it ran, and the agent is asked its version (from another
+// directory) all the same. A bare name is looked up in PATH past every
+// stand-in, one linked to an agentvcr binary too, and never through a
+// relative PATH entry (as exec.LookPath refuses them), which one line says,
+// giving the absolute path to set instead.
+func TestRealAgentRelativeAndBare(t *testing.T) {
+	standins := t.TempDir()
+	link := vcrtest.Link(t, standins, "cursor-agent")
+	call := func(dir, real, path string) (result, string) {
+		tapes := filepath.Join(t.TempDir(), "cassettes")
+		cmd := exec.Command(link, "--print", "hi")
+		cmd.Dir = dir
+		cmd.Env = vcrtest.Env(t, "PATH="+path, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(),
+			"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT="+real)
+		return runCmd(t, cmd, nil), tapes
+	}
+	agent := `if [ "$1" = --version ]; then echo "9.9.9-%s"; exit 0; fi; echo "%s agent: $*"`
+
+	work := t.TempDir()
+	os.Mkdir(filepath.Join(work, "bin"), 0o755)
+	vcrtest.Script(t, filepath.Join(work, "bin"), "cursor-agent", fmt.Sprintf(agent, "relative", "relative"))
+	r, tapes := call(work, "bin/cursor-agent", standins+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if r.code != 0 || r.stdout != "relative agent: --print hi\n" {
+		t.Fatalf("relative path: %+v", r)
+	}
+	files, _ := filepath.Glob(filepath.Join(tapes, "*.cassette"))
+	if len(files) != 1 {
+		t.Fatalf("cassettes %q", files)
+	}
+	h := vcrtest.Load(t, files[0]).Header
+	if want := filepath.Join(work, "bin", "cursor-agent"); h.Argv[0] != want || h.AgentVersion != "9.9.9-relative" {
+		t.Errorf("recorded agent %q, version %q; want %q, 9.9.9-relative", h.Argv[0], h.AgentVersion, want)
+	}
+
+	// Found only through a relative PATH entry: refused, in one line.
+	for _, entry := range []string{".", "bin"} {
+		dir := work
+		if entry == "." {
+			dir = filepath.Join(work, "bin")
+		}
+		r, _ = call(dir, "cursor-agent", standins+string(os.PathListSeparator)+entry+string(os.PathListSeparator)+os.Getenv("PATH"))
+		oneLine(t, "relative PATH entry "+entry, r.stderr)
+		want := fmt.Sprintf("is found only through the relative PATH entry %q, which is not searched: set AGENTVCR_REAL_AGENT=%s", entry, filepath.Join(work, "bin", "cursor-agent"))
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, want) {
+			t.Errorf("relative PATH entry %s: %+v, want %q", entry, r, want)
+		}
+	}
+
+	// Past another stand-in: a link, under the agent's name, to an agentvcr binary.
+	other := t.TempDir()
+	fake := vcrtest.Script(t, t.TempDir(), "agentvcr", `echo "another stand-in: $*"`)
+	os.Symlink(fake, filepath.Join(other, "cursor-agent"))
+	realDir := t.TempDir()
+	vcrtest.Script(t, realDir, "cursor-agent", fmt.Sprintf(agent, "real", "real"))
+	sep := string(os.PathListSeparator)
+	r, _ = call(t.TempDir(), "cursor-agent", standins+sep+other+sep+realDir+sep+os.Getenv("PATH"))
+	if r.code != 0 || r.stdout != "real agent: --print hi\n" {
+		t.Errorf("past another stand-in: %+v", r)
 	}
 }
