@@ -10,13 +10,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 )
 
@@ -126,18 +124,17 @@ type tracked struct {
 	ino, size    int64
 }
 
-// clean says whether info is the file as git last saw it: same times,
+// clean says whether st is the file as git last saw it: same times,
 // inode and size as in the index (git's stat cache), so that its content
 // is the blob. Any difference (or a racily clean entry, whose size git
 // zeroes) means the file is read.
-func (t *tracked) clean(info fs.FileInfo) bool {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || !info.Mode().IsRegular() || (t.mode != "100644" && t.mode != "100755") {
+func (t *tracked) clean(st *fileStat) bool {
+	if !st.mode.IsRegular() || (t.mode != "100644" && t.mode != "100755") {
 		return false
 	}
-	exec := info.Mode().Perm()&0o100 != 0
-	return int64(st.Size) == t.size && t.size > 0 && int64(st.Ino) == t.ino &&
-		statTimes(st) == [2][2]int64{t.mtime, t.ctime} &&
+	exec := st.mode.Perm()&0o100 != 0
+	return st.size == t.size && t.size > 0 && int64(st.ino) == t.ino &&
+		st.mtime == t.mtime && st.ctime == t.ctime &&
 		exec == (t.mode == "100755")
 }
 
@@ -145,6 +142,7 @@ func (t *tracked) clean(info fs.FileInfo) bool {
 // under the root, and the untracked files not ignored.
 type gitBefore struct {
 	tracked   map[string]*tracked
+	order     []string // the tracked files, in git's order (by directory)
 	untracked []string
 }
 
@@ -154,7 +152,7 @@ type gitBefore struct {
 // files are still being listed.
 // count is called for every path that would be recorded and may stop the
 // listing with an error. It fails when root is not in a work tree.
-func (g *gitRepo) before(count func(rel string) error, onTracked func(map[string]*tracked)) (*gitBefore, error) {
+func (g *gitRepo) before(count func(rel string) error, onTracked func(*gitBefore)) (*gitBefore, error) {
 	b := &gitBefore{tracked: map[string]*tracked{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -203,10 +201,11 @@ func (g *gitRepo) before(count func(rel string) error, onTracked func(map[string
 		}
 		last = &tracked{mode: f[0], blob: f[1]}
 		b.tracked[p] = last
+		b.order = append(b.order, p)
 		return count(p)
 	}, "ls-files", "-z", "-s", "--debug", "--", ".")
 	if lsErr == nil {
-		onTracked(b.tracked)
+		onTracked(b)
 	}
 	wg.Wait()
 	for _, err := range []error{lsErr, othersErr} { // ErrTooMany first: the other listing was stopped for it

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"io"
-	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -37,7 +36,7 @@ func (s *Snapshot) readIn(dirfd int, name string) *entry {
 	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil
 	}
-	e := &entry{mode: regularMode(st.Mode), size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, nlink: uint64(st.Nlink)}
+	e := &entry{mode: fileMode(st.Mode), size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, nlink: uint64(st.Nlink)}
 	if e.size > s.opts.MaxFileSize {
 		e.skip = true
 		return e
@@ -50,21 +49,6 @@ func (s *Snapshot) readIn(dirfd int, name string) *entry {
 	e.sha, e.lines = facts.sha, facts.lines
 	s.lines.Add(int64(len(facts.lines)))
 	return e
-}
-
-// regularMode is the fs.FileMode os.Lstat gives a regular file of mode m.
-func regularMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&syscall.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&syscall.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&syscall.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }
 
 // fdReader reads a regular file of left bytes by its descriptor: the read

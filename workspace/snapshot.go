@@ -126,6 +126,7 @@ type Snapshot struct {
 	entries  map[string]*entry // by slash path
 	excludes []string          // the Exclude entries that may be under root
 	subdirs  map[string]bool   // git: the directories there were, ignored ones too
+	files    []string          // git: the files listed, in git's order
 	lines    atomic.Int64      // line digests kept, up to maxLineHashes
 	counted  atomic.Int64
 }
@@ -404,9 +405,9 @@ func (s *Snapshot) Open(rel string) (*os.File, error) {
 // untracked ones not ignored. Clean tracked files are only stat'ed.
 func (s *Snapshot) takeGit() error {
 	var index map[string]*tracked
-	fast := func(rel string, info fs.FileInfo) *entry {
-		e := statEntry(info)
-		if t := index[rel]; t != nil && t.clean(info) {
+	fast := func(rel string, st *fileStat) *entry {
+		e := st.entry()
+		if t := index[rel]; t != nil && t.clean(st) {
 			if e.size > s.opts.MaxFileSize {
 				e.skip = true
 			} else {
@@ -417,17 +418,14 @@ func (s *Snapshot) takeGit() error {
 		return nil // read it now: git does not hold it as it is
 	}
 	// The tracked files are stat'ed while git still lists the untracked ones.
-	b, err := s.git.before(s.count, func(t map[string]*tracked) {
-		index = t
-		paths := make([]string, 0, len(t))
-		for p := range t {
-			paths = append(paths, p)
-		}
-		s.statPaths(paths, fast)
+	b, err := s.git.before(s.count, func(b *gitBefore) {
+		index = b.tracked
+		s.statPaths(slices.Clone(b.order), fast)
 	})
 	if err != nil {
 		return err
 	}
+	s.files = slices.Concat(b.order, b.untracked)
 	s.statPaths(b.untracked, nil)
 	s.listSubdirs()
 	return nil
@@ -516,7 +514,7 @@ func (s *Snapshot) existedDir(rel string) bool {
 // when it returns an entry, describes a file without reading it; otherwise
 // the file is read through the root. With fast nil every file is read, and
 // not lstat'ed first: its stat data is that of the file opened.
-func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileInfo) *entry) {
+func (s *Snapshot) statPaths(paths []string, fast func(rel string, st *fileStat) *entry) {
 	paths = slices.DeleteFunc(paths, s.ignored)
 	dirs := map[string]*entry{}
 	for _, p := range paths {
@@ -531,10 +529,10 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 	for d := range dirs {
 		dirNames = append(dirNames, d)
 	}
-	dirInfos := lstatAll(s.root, dirNames)
+	dirStats := lstatAll(s.root, dirNames)
 	for i, d := range dirNames {
-		if info := dirInfos[i]; info != nil && info.IsDir() {
-			dirs[d] = statEntry(info)
+		if st := &dirStats[i]; st.ok && st.mode.IsDir() {
+			dirs[d] = st.entry()
 		}
 	}
 	realDir := func(p string) bool {
@@ -545,9 +543,9 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 		}
 		return true
 	}
-	var infos []fs.FileInfo
+	var stats []fileStat
 	if fast != nil {
-		infos = lstatAll(s.root, paths)
+		stats = lstatAll(s.root, paths)
 	}
 	var read []int
 	for i, p := range paths {
@@ -558,17 +556,17 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 			read = append(read, i)
 			continue
 		}
-		info := infos[i]
-		if info == nil || info.IsDir() {
+		st := &stats[i]
+		if !st.ok || st.mode.IsDir() {
 			continue
 		}
-		if e := fast(p, info); e != nil {
+		if e := fast(p, st); e != nil {
 			s.entries[p] = e
 			continue
 		}
 		read = append(read, i)
 	}
-	for j, e := range s.describeAll(paths, infos, read) {
+	for j, e := range s.describeAll(paths, read) {
 		if e != nil {
 			s.entries[paths[read[j]]] = e
 		}
@@ -585,10 +583,10 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, info fs.FileI
 // most 64), the directory opened once through the root and its regular
 // files opened by name in it (readRegular), not each path resolved from the
 // root again. Anything else (a link, a FIFO, a file that cannot be opened)
-// is described from its lstat data, infos[i] or, when infos is nil, taken
-// now. The entries are in the order of which; nil for a file that vanished
-// meanwhile, or is a directory now.
-func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int) []*entry {
+// is described from its lstat data, taken through the root. The entries
+// are in the order of which; nil for a file that vanished meanwhile, or is
+// a directory now.
+func (s *Snapshot) describeAll(paths []string, which []int) []*entry {
 	out := make([]*entry, len(which))
 	byDir := map[string][]int{} // positions in which
 	var dirs []string
@@ -635,10 +633,8 @@ func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int)
 					continue
 				}
 				p := filepath.FromSlash(paths[which[j]])
-				var info fs.FileInfo
-				if infos != nil {
-					info = infos[which[j]]
-				} else if info, err = s.rt.Lstat(p); err != nil {
+				info, err := s.rt.Lstat(p)
+				if err != nil {
 					continue
 				}
 				if !info.IsDir() {
@@ -657,37 +653,13 @@ func (s *Snapshot) describeAll(paths []string, infos []fs.FileInfo, which []int)
 	return out
 }
 
-// lstatAll lstats root/rel for each of rels, on every core. Only metadata
-// is read; a path whose directories are not all real directories is
-// dropped by the caller.
-func lstatAll(root string, rels []string) []fs.FileInfo {
-	out := make([]fs.FileInfo, len(rels))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(rels)/512)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 0, 256)
-			for i := w; i < len(rels); i += workers {
-				buf = append(append(append(buf[:0], root...), '/'), rels[i]...)
-				if info, err := os.Lstat(string(buf)); err == nil {
-					out[i] = info
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
 // afterGit describes the tree after the run: the files git lists now
 // (tracked, or untracked and not ignored) and those of the snapshot before.
 // Files whose size, time and inode did not change are not read.
 func (s *Snapshot) afterGit() (map[string]*entry, error) {
-	var known []string
-	for p, e := range s.entries {
-		if !e.mode.IsDir() {
+	var known []string // in git's order: by directory
+	for _, p := range s.files {
+		if e := s.entries[p]; e != nil && !e.mode.IsDir() {
 			known = append(known, p)
 		}
 	}
@@ -703,10 +675,10 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 	}()
 	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, excludes: s.excludes}
 	after.lines.Store(maxLineHashes) // lines of the files after are read when changed
-	unchanged := func(rel string, info fs.FileInfo) *entry {
-		e := statEntry(info)
+	unchanged := func(rel string, st *fileStat) *entry {
+		e := st.entry()
 		old := s.entries[rel]
-		if old != nil && info.Mode().IsRegular() && old.sameFile(e) && !old.unreadable {
+		if old != nil && st.mode.IsRegular() && old.sameFile(e) && !old.unreadable {
 			e.sha, e.blob, e.lines, e.skip = old.sha, old.blob, old.lines, old.skip
 			return e
 		}
@@ -718,11 +690,11 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 	}
 	// A file new since the snapshot is recorded as created whatever its
 	// content, which is read once, when it is written to the cassette.
-	after.statPaths(added, func(rel string, info fs.FileInfo) *entry {
-		if !info.Mode().IsRegular() {
+	after.statPaths(added, func(rel string, st *fileStat) *entry {
+		if !st.mode.IsRegular() {
 			return nil // a link's target, a FIFO's note: described
 		}
-		e := statEntry(info)
+		e := st.entry()
 		e.skip = e.size > s.opts.MaxFileSize
 		return e
 	})

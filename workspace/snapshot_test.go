@@ -563,3 +563,50 @@ func TestUntrackedFilesReadBeforeCompareAlike(t *testing.T) {
 		t.Fatalf("an untracked file appended to recorded as:\n%+v", got)
 	}
 }
+
+// lstatAll describes every kind of file as os.Lstat does, whether a path
+// is stat'ed in its opened directory (a run of several) or whole (alone),
+// and a missing one as not there.
+func TestLstatAllAgreesWithOsLstat(t *testing.T) {
+	dir := t.TempDir()
+	var rels []string
+	add := func(rel string) { rels = append(rels, rel) }
+	for i := range 6 {
+		write(t, dir, fmt.Sprintf("many/f%d.txt", i), strings.Repeat("x", i))
+		add(fmt.Sprintf("many/f%d.txt", i))
+	}
+	write(t, dir, "many/setuid", "s")
+	os.Chmod(filepath.Join(dir, "many/setuid"), 0o4755|os.ModeSetuid)
+	add("many/setuid")
+	os.Symlink("f1.txt", filepath.Join(dir, "many/link"))
+	add("many/link")
+	if err := syscall.Mkfifo(filepath.Join(dir, "many/fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	add("many/fifo")
+	os.Mkdir(filepath.Join(dir, "many/sub"), 0o1777)
+	os.Chmod(filepath.Join(dir, "many/sub"), 0o777|os.ModeSticky)
+	add("many/sub")
+	add("many/missing")
+	write(t, dir, "alone/only.txt", "o")
+	add("alone/only.txt")
+	write(t, dir, "top.txt", "top")
+	add("top.txt")
+	add("nodir/x")
+	got := lstatAll(dir, rels)
+	for i, rel := range rels {
+		info, err := os.Lstat(filepath.Join(dir, rel))
+		if err != nil {
+			if got[i].ok {
+				t.Errorf("%s: %v, but lstatAll found %+v", rel, err, got[i])
+			}
+			continue
+		}
+		st := info.Sys().(*syscall.Stat_t)
+		want := st.Ino
+		e := got[i].entry()
+		if !got[i].ok || e.mode != info.Mode() || e.size != info.Size() || !e.mtime.Equal(info.ModTime()) || e.ino != want || e.nlink != uint64(st.Nlink) {
+			t.Errorf("%s: lstatAll %+v (mode %v), os.Lstat mode %v size %d mtime %v ino %d", rel, got[i], e.mode, info.Mode(), info.Size(), info.ModTime(), want)
+		}
+	}
+}
