@@ -359,9 +359,10 @@ func Update(dir string, startCommitted bool, prune func(*Library) bool) error {
 		return err
 	}
 	defer d.Close() // releases the lock
-	if err := safefile.Flock(d); err != nil {
-		return fmt.Errorf("locking %s: %w", dir, err)
-	}
+	// Where a directory cannot be locked (NFS locks need a file open for
+	// writing), the indexes are still kept, as well as they can be
+	// without: an entry lost costs a rescan, never a wrong replay.
+	safefile.Flock(d)
 	_, err = os.Stat(filepath.Join(dir, CommittedName))
 	commit := err == nil || startCommitted
 	cache := cacheFile(dir)

@@ -35,10 +35,12 @@ type call struct {
 	start time.Time // when this call began: a recording made since answers it
 	// fault is what $AGENTVCR_FAULT asks of a replay.
 	fault replayer.Options
-	take  int    // which take of its invocation this call is (1 for the first)
-	done  func() // releases the call's claim on its take, once it is logged
-	red   *recorder.Redactor
-	log   Call
+	take  int // which take of its invocation this call is (1 for the first)
+	// rescanned is set once the call has rescanned the directory (see lookup).
+	rescanned bool
+	done      func() // releases the call's claim on its take, once it is logged
+	red       *recorder.Redactor
+	log       Call
 }
 
 func newCall(env Env, args []string) *call {
@@ -153,7 +155,7 @@ func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
 		return c.fail(err, "")
 	}
 	if lib != nil {
-		if rd, f, ok := lookup(lib, inv); ok {
+		if rd, f, ok := c.lookup(lib, inv); ok {
 			defer f.Close()
 			// A cassette from before takes answers every call, as it did.
 			if take := rd.Header().Take; take == 0 || c.take == 1 {
@@ -164,7 +166,7 @@ func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
 				c.log.Take = take
 				return c.replay(f.Name(), rd)
 			}
-			if rd, f, ok := lookup(lib, inv.WithTake(c.take)); ok {
+			if rd, f, ok := c.lookup(lib, inv.WithTake(c.take)); ok {
 				defer f.Close()
 				c.log.Take = c.take
 				return c.replay(f.Name(), rd)
@@ -198,14 +200,24 @@ func (c *call) tooMany(inv index.Invocation, first string) int {
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
-// lookup opens the cassette recorded for inv, rescanning once on a miss or
-// a stale index; the caller closes the file.
-func lookup(lib *index.Library, inv index.Invocation) (*cassette.Reader, *os.File, bool) {
+// lookup opens the cassette recorded for inv; the caller closes the file.
+// An entry gone stale makes it rescan the directory, every header read;
+// so does a miss, once a call: the index may have missed a change made in
+// the same tick of the directory's clock as it was stamped. A miss after
+// that rescan is a miss: a recording made since by another stand-in
+// brought the index up to date, and one any program made since changed the
+// directory, which OpenLibrary lists again. At 20 000 cassettes a rescan
+// costs some 400 ms, which a miss that goes on to record would otherwise
+// pay at each of its three looks.
+func (c *call) lookup(lib *index.Library, inv index.Invocation) (*cassette.Reader, *os.File, bool) {
 	if e, ok := lib.Lookup(inv); ok {
 		if rd, f, ok := index.OpenVerified(e, inv); ok {
 			return rd, f, true
 		}
+	} else if c.rescanned {
+		return nil, nil, false
 	}
+	c.rescanned = true
 	if lib.Rescan() != nil {
 		return nil, nil, false
 	}
@@ -315,7 +327,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 	}
-	seen := recordedAt(c.dir, inv) // what there was before waiting for the lock
+	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the lock
 	unlock, err := safefile.Lock(filepath.Join(index.CacheDir(), "locks"), filepath.Join(c.dir, inv.FileName()))
 	if err != nil {
 		return c.fail(err, "")
@@ -323,7 +335,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	defer unlock()
 	path := filepath.Join(c.dir, inv.FileName())
 	if lib, err := index.OpenLibrary(c.dir); err == nil {
-		if rd, f, ok := lookup(lib, inv); ok {
+		if rd, f, ok := c.lookup(lib, inv); ok {
 			defer f.Close()
 			start := rd.Header().Start
 			if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
@@ -380,12 +392,12 @@ func dropLaterTakes(lib *index.Library, inv index.Invocation) (dropped bool) {
 }
 
 // recordedAt is when the cassette recorded for inv in dir started, zero if none.
-func recordedAt(dir string, inv index.Invocation) time.Time {
+func (c *call) recordedAt(dir string, inv index.Invocation) time.Time {
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		return time.Time{}
 	}
-	rd, f, ok := lookup(lib, inv)
+	rd, f, ok := c.lookup(lib, inv)
 	if !ok {
 		return time.Time{}
 	}

@@ -169,3 +169,36 @@ func BenchmarkStandinColdCache(b *testing.B) {
 	b.ReportMetric(float64(hello.Microseconds())/float64(runs)/1000, "ms/hello-start")
 	b.ReportMetric(cold.Seconds()/hello.Seconds(), "x-hello-cold")
 }
+
+// BenchmarkStandinRecordMiss is a call in once mode that no cassette of a
+// directory of 20 000 records, so that the stand-in looks, finds none and
+// records the real agent (here the Go hello-world), compared with
+// "agentvcr record" of the same agent into the same directory, which does
+// not look first: the looking is what a miss costs over a recording.
+func BenchmarkStandinRecordMiss(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	work := b.TempDir()
+	timed := func(name string, env []string, args ...string) time.Duration {
+		cmd := exec.Command(name, args...)
+		cmd.Env, cmd.Dir = env, work
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		return time.Since(t0)
+	}
+	env := append(append([]string(nil), s.env...), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT="+s.hello)
+	var miss, record time.Duration
+	runs := 0
+	for b.Loop() {
+		for range 5 {
+			runs++
+			miss += timed(s.agent, env, "--print", "--output-format", "json", fmt.Sprintf("a prompt never recorded %d", runs))
+			record += timed(s.bin, s.env, "record", "--quiet", "-o", filepath.Join(s.tapes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(runs) / 1000 }
+	b.ReportMetric(per(miss), "ms/record-miss")
+	b.ReportMetric(per(record), "ms/record")
+	b.ReportMetric(miss.Seconds()/record.Seconds(), "x-record")
+}
