@@ -53,13 +53,12 @@
 // was made against (a log removed, replaced or cut short starts the takes
 // again). The counter is locked while its call runs, so that calls of one
 // invocation at once, from any processes, take turns; without a run log
-// every call is the first. In record
-// and once mode take N is saved as a cassette of its own, its header
-// saying "take":N (format version 3 after the first, see package
-// cassette), its key and file name ("-takeN-") its own; replay serves take
-// 1, then 2, ..., and a call made more often than recorded fails with
-// [ErrTooManyCalls], "recorded N times, called N+1", never the last take
-// again. A cassette from before takes (no take in its header) answers every
+// every call is the first. In record and once mode take N is saved as a
+// cassette of its own, its header saying "take":N (format version 3 after
+// the first, see package cassette), its key and file name ("-takeN-") its
+// own; replay serves take 1, then 2, ..., and a call made more often than
+// recorded fails with [ErrTooManyCalls], "recorded N times, called N+1",
+// never the last take again. A cassette from before takes (no take in its header) answers every
 // call of it, as it always did. A test re-recorded in record mode that now
 // makes a call less often leaves no later takes behind.
 package standin
