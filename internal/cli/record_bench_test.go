@@ -112,6 +112,19 @@ func BenchmarkRecordGoTree(b *testing.B) {
 // status takes 5-17 ms in such projects) whose ignored node_modules holds
 // 100 000 files.
 func BenchmarkRecordJSTree(b *testing.B) {
+	benchRecord(b, jsTree(b, 0), "true")
+}
+
+// BenchmarkRecordJSTreeUntracked: the same project with 500 untracked
+// files git does not ignore (notes, scratch output), each read before the
+// run where git status only lists it.
+func BenchmarkRecordJSTreeUntracked(b *testing.B) {
+	benchRecord(b, jsTree(b, 500), "true")
+}
+
+// jsTree makes the JS project of the benchmarks, with untracked files not
+// ignored in directories of 50.
+func jsTree(b *testing.B, untracked int) string {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\ndist/\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"app","version":"1.0.0"}`+"\n"), 0o644)
@@ -128,7 +141,12 @@ func BenchmarkRecordJSTree(b *testing.B) {
 			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%02d.js", f)), []byte("module.exports = {};\n"), 0o644)
 		}
 	}
-	benchRecord(b, dir, "true")
+	for i := range untracked {
+		d := filepath.Join(dir, "notes", fmt.Sprintf("n%02d", i/50))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, fmt.Sprintf("note%04d.md", i)), []byte(fmt.Sprintf("# note %d\n\nto do\n", i)), 0o644)
+	}
+	return dir
 }
 
 // BenchmarkRecordManyLineFile: one untracked 140 000-line text file (read
