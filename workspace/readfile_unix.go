@@ -1,10 +1,12 @@
+//go:build unix
+
 package workspace
 
 import (
 	"io"
 	"os"
-	"syscall"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // readRegular describes each of names in dir that is a regular file,
@@ -27,16 +29,17 @@ func (s *Snapshot) readRegular(dir *os.File, names []string, entries []*entry) {
 }
 
 func (s *Snapshot) readIn(dirfd int, name string) *entry {
-	fd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG {
 		return nil
 	}
-	e := &entry{mode: fileMode(st.Mode), size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, nlink: uint64(st.Nlink)}
+	stat := statOf(&st)
+	e := stat.entry()
 	if e.size > s.opts.MaxFileSize {
 		e.skip = true
 		return e
@@ -62,9 +65,9 @@ type fdReader struct {
 
 func (r *fdReader) Read(p []byte) (int, error) {
 	for {
-		n, err := syscall.Read(r.fd, p)
+		n, err := unix.Read(r.fd, p)
 		switch {
-		case err == syscall.EINTR:
+		case err == unix.EINTR:
 			continue
 		case err != nil:
 			return 0, err
