@@ -958,10 +958,10 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 		}
 	}
 	if info.cwd && len(p.stack) == 1 && !n.cwdKnown && n.flags.learnCwd {
-		if n.pieceIDs != nil { // learned in order, by the run's own Normalizer
-			n.pieceIDs.learns = n.pieceIDs.learns || learnable(v)
-		} else {
-			n.learnCwd(v)
+		if dir, ok := learnable(v); ok && n.pieceIDs != nil {
+			n.pieceIDs.learns = true // learned in order, by the run's own Normalizer
+		} else if ok {
+			n.learnCwd(dir)
 		}
 	}
 	// Short values come back again and again (types, subtypes, tokens of
@@ -993,21 +993,18 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 }
 
 // learnCwd takes the working directory from the output when none was given.
-func (n *Normalizer) learnCwd(v []byte) {
-	if !learnable(v) {
-		return
-	}
-	dir := string(unescapeJSON(nil, v))
+func (n *Normalizer) learnCwd(dir string) {
 	if n.cacheKey != "" {
 		n.cacheKey += "\x00learned\x00" + dir
 	}
 	n.addCwd(dir)
 }
 
-// learnable reports whether the cwd member's value v is a directory to learn.
-func learnable(v []byte) bool {
+// learnable returns the directory the cwd member's value v names, if it is
+// one to learn: an absolute path.
+func learnable(v []byte) (string, bool) {
 	dir := string(unescapeJSON(nil, v))
-	return dir != "" && (dir[0] == '/' || isWindowsPath(dir))
+	return dir, dir != "" && (dir[0] == '/' || isWindowsPath(dir))
 }
 
 // idValue returns the placeholder of the whole value v of an id member. The
