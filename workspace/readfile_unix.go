@@ -44,13 +44,7 @@ func (s *Snapshot) readIn(dirfd int, name string) *entry {
 		e.skip = true
 		return e
 	}
-	facts, err := digest(&fdReader{fd: fd, left: e.size}, e.size, s.lines.Load() < maxLineHashes, s.opts.Redact)
-	if err != nil {
-		e.unreadable = true
-		return e
-	}
-	e.sha, e.lines = facts.sha, facts.lines
-	s.lines.Add(int64(len(facts.lines)))
+	s.digestInto(e, &fdReader{fd: fd, left: e.size}, true)
 	return e
 }
 

@@ -347,17 +347,23 @@ func (s *Snapshot) describe(dir *os.Root, name, rel string, info fs.FileInfo, ol
 			e.unreadable = true
 			return e
 		}
-		facts, err := digest(f, e.size, old == nil && s.lines.Load() < maxLineHashes, s.opts.Redact)
+		s.digestInto(e, f, old == nil)
 		f.Close()
-		if err != nil {
-			e.unreadable = true
-			return e
-		}
-		e.sha, e.lines = facts.sha, facts.lines
-		s.lines.Add(int64(len(facts.lines)))
 		return e
 	}
 	return nil
+}
+
+// digestInto reads the file e describes from r into its digest, and its
+// lines' too when lines is set and the snapshot has not hashed too many.
+func (s *Snapshot) digestInto(e *entry, r io.Reader, lines bool) {
+	facts, err := digest(r, e.size, lines && s.lines.Load() < maxLineHashes, s.opts.Redact)
+	if err != nil {
+		e.unreadable = true
+		return
+	}
+	e.sha, e.lines = facts.sha, facts.lines
+	s.lines.Add(int64(len(facts.lines)))
 }
 
 // errSwapped: the path no longer names the file that was looked at.
