@@ -47,8 +47,10 @@ const (
 // beyond that and a sixteenth of the index, a new index is written.
 var minDelta = 256
 
-// CacheDir is where agentvcr keeps indexes and locks: $AGENTVCR_CACHE, else
-// agentvcr in the user cache directory, else in the temporary directory.
+// CacheDir is where agentvcr keeps indexes and the agents' --version
+// answers: $AGENTVCR_CACHE, else agentvcr in the user cache directory, else
+// in the temporary directory. Nothing that processes must agree on lives
+// there: each may have its own (testscript gives each script one).
 func CacheDir() string {
 	if root := os.Getenv("AGENTVCR_CACHE"); root != "" {
 		return root

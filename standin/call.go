@@ -316,9 +316,16 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 
 // record runs the real agent, tees it live and saves the cassette, replacing
 // any earlier recording of the same invocation. Calls of the same invocation
-// at once (parallel tests) take turns under a lock, and each looks again once
-// it holds it: a recording made since the call began answers it, so the agent
-// runs once and the others replay what it did.
+// into one directory at once (parallel tests, parallel scripts) take turns,
+// and each looks again once its turn comes: a recording made since the call
+// began answers it, so the agent runs once and the others replay what it did.
+//
+// The turn is the cassette's temporary file (safefile.CreateLocked): locked
+// in the cassette directory itself, it is the same for every stand-in that
+// records there, whatever its $AGENTVCR_CACHE, $TMPDIR or $HOME (testscript
+// gives each script its own), it is gone once the cassette is in place, a
+// call of another invocation never waits for it, and a recorder killed
+// while it holds it lets the next go.
 func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	real, err := c.realAgent()
 	if err != nil {
@@ -327,23 +334,24 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 	}
-	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the lock
-	unlock, err := safefile.Lock(filepath.Join(index.CacheDir(), "locks"), filepath.Join(c.dir, inv.FileName()))
+	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
+	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
 	if err != nil {
-		return c.fail(err, "")
+		return c.fail(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
 	}
-	defer unlock()
-	path := filepath.Join(c.dir, inv.FileName())
-	if lib, err := index.OpenLibrary(c.dir); err == nil {
-		if rd, f, ok := c.lookup(lib, inv); ok {
-			defer f.Close()
-			start := rd.Header().Start
-			if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
-				return c.replay(f.Name(), rd)
-			}
-			path = f.Name() // verified: it records this call, so it is the one to replace
+	// Held until the indexes list the new cassette, so that the next
+	// recorder of the call finds it there.
+	defer out.Unlock()
+	if rd, f, ok := c.lookupTurn(inv); ok {
+		defer f.Close()
+		start := rd.Header().Start
+		if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
+			out.Unlock() // a replay needs no turn
+			return c.replay(f.Name(), rd)
 		}
+		out.SetPath(f.Name()) // verified: it records this call, so it is the one to replace
 	}
+	path := out.Path()
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		Workspace:  &workspace.Options{Exclude: []string{c.dir, index.CacheDir()}},
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
@@ -360,7 +368,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if c.mode == ModeRecord {
 		saved.Prune = func(lib *index.Library) bool { return dropLaterTakes(lib, inv) }
 	}
-	res, code, err := runner.Record(c.env.Stderr, c.name, path, opts, saved)
+	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
 	if err != nil {
 		// The run log keeps the line either way: a harness fails the test
 		// for a cassette not saved even when the agent ran (live, its
@@ -374,6 +382,21 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	c.log.Outcome, c.log.Take = Recorded, inv.Take
 	return code
+}
+
+// lookupTurn is lookup for a call whose turn to record has come, and
+// also opens the file a recording of the call is saved as when the index
+// does not list it: another stand-in's recording, just renamed into place,
+// may be unseen by an index of this call's stamped in the same tick of the
+// directory's clock (a script's index cache is its own), and a second run
+// of the agent costs more than a stat.
+func (c *call) lookupTurn(inv index.Invocation) (*cassette.Reader, *os.File, bool) {
+	if lib, err := index.OpenLibrary(c.dir); err == nil {
+		if rd, f, ok := c.lookup(lib, inv); ok {
+			return rd, f, true
+		}
+	}
+	return index.OpenVerified(index.Entry{File: filepath.Join(c.dir, inv.FileName())}, inv)
 }
 
 // dropLaterTakes removes from lib's directory the takes after inv's left by

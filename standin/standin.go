@@ -61,6 +61,18 @@
 // never the last take again. A cassette from before takes (no take in its header) answers every
 // call of it, as it always did. A test re-recorded in record mode that now
 // makes a call less often leaves no later takes behind.
+//
+// Calls that record the same call (invocation and take) into one cassette
+// directory at once, from parallel tests or parallel scripts, run the real
+// agent once: they take turns, and a call whose turn comes looks again
+// and replays the cassette recorded while it waited. The
+// turn is a lock on the cassette's temporary file in the cassette
+// directory itself (".NAME.tmp-lock"), so stand-ins share it whatever
+// their $AGENTVCR_CACHE, $TMPDIR or $HOME; it goes with the file once the
+// cassette is in place, so it leaves nothing to commit; recordings of other
+// calls never wait for it; and the kernel drops it with a recorder killed
+// while it holds it, whose next in turn then records (the killed one's
+// partial recording is kept aside, as ".NAME.tmp-RANDOM").
 package standin
 
 import (
@@ -113,7 +125,8 @@ const (
 	EnvRealAgent = "AGENTVCR_REAL_AGENT"
 	// EnvRunLog names the file each call appends its [Call] to.
 	EnvRunLog = "AGENTVCR_RUN_LOG"
-	// EnvCache is where indexes and locks are kept (see index.CacheDir).
+	// EnvCache is where indexes are kept (see index.CacheDir); stand-ins
+	// with different caches still take turns recording one call.
 	EnvCache = "AGENTVCR_CACHE"
 	// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
 	// wrapper calling back into the stand-in would otherwise recurse for ever.

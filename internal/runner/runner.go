@@ -49,12 +49,26 @@ const ExitUsage = 2
 // up to date, once (index.Update), as saved says.
 func Record(warn io.Writer, name, path string, opts recorder.Options, saved Saved) (res recorder.Result, code int, err error) {
 	f, err := safefile.Create(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: the directory %s does not exist", path, filepath.Dir(path))
-	}
 	if err != nil {
-		return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+		return res, ExitUsage, CreateError(path, err)
 	}
+	return RecordTo(warn, name, f, opts, saved)
+}
+
+// CreateError is the error of a cassette at path whose temporary file
+// could not be made.
+func CreateError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot write the cassette %s: the directory %s does not exist", path, filepath.Dir(path))
+	}
+	return fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+}
+
+// RecordTo is Record into f, a cassette's temporary file the caller made
+// (safefile.CreateLocked, for a writer that must be alone): it commits f
+// when the cassette is whole, aborts it otherwise.
+func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Options, saved Saved) (res recorder.Result, code int, err error) {
+	path := f.Path()
 	defer f.Abort()
 	res, err = recordWithSignals(opts, f)
 	for _, w := range res.Warnings {

@@ -1,17 +1,18 @@
 // Package safefile writes files so that nothing is lost: a file is written
 // to a temporary file beside it and renamed into place only when complete, so
 // an existing file survives a failed, killed or concurrent write, and readers
-// see either the old content or the new, never a mix. It also provides a lock
-// per key, for writers that must not do the same work twice.
+// see either the old content or the new, never a mix. CreateLocked makes
+// writers of one path take turns, for writers that must not do the same
+// work twice.
 package safefile
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -50,6 +51,10 @@ func Create(path string) (*File, error) {
 
 // Path is the path the file will have once committed.
 func (f *File) Path() string { return f.path }
+
+// SetPath makes Commit put the file at path instead, a path in the same
+// directory (a rename cannot cross file systems).
+func (f *File) SetPath(path string) { f.path = path }
 
 // Commit flushes the file to disk and renames it over the path.
 func (f *File) Commit() error {
@@ -100,25 +105,126 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return f.Commit()
 }
 
-// Lock takes an exclusive lock named by key (any string: a cassette's path, an
-// invocation) across processes, waiting for it. Its file lives in dir (every
-// process that takes the lock must name the same dir: a cache directory, not
-// $TMPDIR, which tests vary), never beside the files it guards. The lock is
-// released by unlock or when the process ends, however it ends.
-func Lock(dir, key string) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, err
+// lockedSuffix ends the name of CreateLocked's temporary file: fixed, so
+// that every writer of a path meets the same file, and of the shape of
+// Create's (".BASE.tmp-..."), so that lookups pass it by as they do those.
+const lockedSuffix = ".tmp-lock"
+
+// LockedFile is a file being written in place of a path by one writer at a
+// time, across processes (see CreateLocked). Write to File and Commit or
+// Abort it as Create's, then Unlock.
+type LockedFile struct {
+	*File
+	hold *os.File // the descriptor the lock is on: File's own is closed before the rename
+}
+
+// CreateLocked starts writing path as Create does, but as the only writer
+// of path, among processes: the temporary file has a fixed name,
+// ".BASE.tmp-lock", and is locked (flock) until Unlock. A second
+// CreateLocked of path, from any process, waits until the first writer
+// unlocks, or its process ends however it ends, then takes the file; so a
+// writer that holds it and finds path written meanwhile can Abort and use
+// path instead of doing the same work again. Writers of other paths never
+// wait.
+//
+// The lock is on the temporary file itself, never a file of its own, and
+// is dropped with it: nothing stays beside path once the writer is done.
+// A writer killed midway leaves its temporary file, as Create's does, and
+// the next writer of path moves it aside, to a name of Create's, so that
+// what it holds is kept.
+//
+// Where the file system cannot lock, CreateLocked is Create, with no lock.
+func CreateLocked(path string) (*LockedFile, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	sum := sha256.Sum256([]byte(key))
-	f, err := os.OpenFile(filepath.Join(dir, hex.EncodeToString(sum[:12])+".lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	tmp := filepath.Join(dir, "."+base+lockedSuffix)
+	for {
+		hold, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := Flock(hold); err != nil {
+			// No writer can lock here, so none uses the fixed name.
+			if st, err := hold.Stat(); err == nil && st.Size() == 0 {
+				os.Remove(tmp)
+			}
+			hold.Close()
+			f, err := Create(path)
+			if err != nil {
+				return nil, err
+			}
+			return &LockedFile{File: f}, nil
+		}
+		held, err := hold.Stat()
+		if err != nil {
+			hold.Close()
+			return nil, err
+		}
+		there, err := os.Lstat(tmp)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			hold.Close()
+			return nil, err
+		}
+		if err != nil || !os.SameFile(held, there) {
+			// The writer before renamed the file into place or removed
+			// it before unlocking: the file at tmp now, if any, is
+			// another one.
+			hold.Close()
+			continue
+		}
+		if held.Size() > 0 {
+			// Unlocked yet written: its writer was killed. Kept aside.
+			err := keepAside(tmp)
+			hold.Close()
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		w, err := os.OpenFile(tmp, os.O_RDWR, 0)
+		if err == nil {
+			err = w.Chmod(0o644)
+		}
+		if err != nil {
+			if w != nil {
+				w.Close()
+			}
+			os.Remove(tmp)
+			hold.Close()
+			return nil, err
+		}
+		return &LockedFile{File: &File{File: w, path: path}, hold: hold}, nil
+	}
+}
+
+// Unlock aborts the file if it was neither committed nor aborted, and lets
+// the next writer of its path go. Unlock it once the file is committed and
+// what must be done before another writer looks at path is done (the
+// indexes of a cassette's directory brought up to date). Unlock after
+// Unlock does nothing.
+func (f *LockedFile) Unlock() {
+	f.Abort()
+	if f.hold != nil {
+		f.hold.Close() // closing the lock's last descriptor releases it
+		f.hold = nil
+	}
+}
+
+// keepAside renames the file at path to a fresh name of Create's beside it.
+func keepAside(path string) error {
+	dir, base := filepath.Split(path)
+	aside, err := os.CreateTemp(dir, strings.TrimSuffix(base, lockedSuffix)+".tmp-*")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := Flock(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", key, err)
+	aside.Close()
+	if err := os.Rename(path, aside.Name()); err != nil {
+		os.Remove(aside.Name())
+		return err
 	}
-	return func() { f.Close() }, nil // closing the last descriptor releases the lock
+	return nil
 }
 
 // Flock takes an exclusive lock on the open file f (a directory too),

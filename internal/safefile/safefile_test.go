@@ -1,13 +1,18 @@
 package safefile_test
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
 func TestAbortKeepsTheOldFile(t *testing.T) {
@@ -54,21 +59,22 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 	}
 }
 
-// The lock excludes: no two holders at once, across goroutines that each open
-// their own lock file descriptor, as separate processes would.
-func TestLockExcludes(t *testing.T) {
-	key, dir := filepath.Join(t.TempDir(), "k"), t.TempDir()
+// Writers of one path with CreateLocked take turns: no two hold it at
+// once, across goroutines that each open their own descriptors, as separate
+// processes would; each commits, and one whole file is left, with no
+// temporary file beside it.
+func TestCreateLockedExcludes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.cassette")
 	var inside, most atomic.Int32
 	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			unlock, err := safefile.Lock(dir, key)
+	for i := range 16 {
+		wg.Go(func() {
+			f, err := safefile.CreateLocked(path)
 			if err != nil {
 				t.Error(err)
 				return
 			}
+			defer f.Unlock()
 			n := inside.Add(1)
 			for {
 				m := most.Load()
@@ -76,12 +82,153 @@ func TestLockExcludes(t *testing.T) {
 					break
 				}
 			}
+			fmt.Fprintf(f, "writer %d\n", i)
 			inside.Add(-1)
-			unlock()
-		}()
+			if err := f.Commit(); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 	wg.Wait()
 	if most.Load() != 1 {
 		t.Errorf("%d holders at once", most.Load())
+	}
+	if got, _ := os.ReadFile(path); !strings.HasPrefix(string(got), "writer ") || strings.Count(string(got), "\n") != 1 {
+		t.Errorf("path holds %q", got)
+	}
+	assertOnly(t, filepath.Dir(path), "x.cassette")
+}
+
+// A writer of a path waits for the one holding it, and then gets a fresh,
+// empty temporary file, never the file the first renamed into place. A
+// writer of another path does not wait.
+func TestCreateLockedWaiterLooksAgain(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.cassette")
+	first, err := safefile.CreateLocked(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := safefile.CreateLocked(filepath.Join(dir, "y.cassette"))
+	if err != nil {
+		t.Fatalf("a writer of another path: %v", err)
+	}
+	other.Unlock()
+	second := make(chan *safefile.LockedFile, 1)
+	go func() {
+		f, err := safefile.CreateLocked(path)
+		if err != nil {
+			t.Error(err)
+		}
+		second <- f
+	}()
+	vcrtest.MustAwaitLockWaiters(t, first.Name(), 1, nil)
+	select {
+	case <-second:
+		t.Fatal("the second writer went ahead while the first held the path")
+	default:
+	}
+	first.WriteString("first")
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	first.Unlock()
+	f := <-second
+	if f == nil {
+		return
+	}
+	defer f.Unlock()
+	if st, err := f.Stat(); err != nil || st.Size() != 0 {
+		t.Errorf("the second writer's file: %v, %v", st, err)
+	}
+	f.WriteString("second")
+	f.Abort()
+	if got, _ := os.ReadFile(path); string(got) != "first" {
+		t.Errorf("path holds %q", got)
+	}
+	assertOnly(t, dir, "x.cassette")
+}
+
+// envHolder makes the test binary a writer that holds a path until it is
+// killed: CreateLocked, write, say so on stdout, wait.
+const envHolder = "SAFEFILE_TEST_HOLD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(envHolder); path != "" {
+		f, err := safefile.CreateLocked(path)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		f.WriteString("partial")
+		fmt.Println("holding")
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+// A writer killed while it holds a path (SIGKILL: no deferred call runs)
+// lets the next one go, whether that one was waiting already or comes
+// later; what the killed one wrote is kept aside under a temporary name of
+// Create's.
+func TestCreateLockedAfterAWriterIsKilled(t *testing.T) {
+	for _, waiting := range []bool{true, false} {
+		t.Run(fmt.Sprintf("waiting=%v", waiting), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "x.cassette")
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			holder := exec.Command(exe)
+			holder.Env = append(os.Environ(), envHolder+"="+path)
+			out, err := holder.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := holder.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Process.Kill()
+			if line, err := bufio.NewReader(out).ReadString('\n'); line != "holding\n" {
+				t.Fatalf("holder: %q, %v", line, err)
+			}
+			got := make(chan *safefile.LockedFile, 1)
+			next := func() {
+				f, err := safefile.CreateLocked(path)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- f
+			}
+			if waiting {
+				go next()
+				vcrtest.MustAwaitLockWaiters(t, filepath.Join(dir, ".x.cassette.tmp-lock"), 1, nil)
+			}
+			holder.Process.Kill()
+			holder.Wait()
+			if !waiting {
+				next()
+			}
+			f := <-got
+			if f == nil {
+				return
+			}
+			f.WriteString("whole")
+			if err := f.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			f.Unlock()
+			if b, _ := os.ReadFile(path); string(b) != "whole" {
+				t.Errorf("path holds %q", b)
+			}
+			kept, _ := filepath.Glob(filepath.Join(dir, ".x.cassette.tmp-*"))
+			if len(kept) != 1 || strings.HasSuffix(kept[0], ".tmp-lock") {
+				t.Fatalf("temporary files %q, want the killed writer's kept aside", kept)
+			}
+			if b, _ := os.ReadFile(kept[0]); string(b) != "partial" {
+				t.Errorf("kept aside: %q", b)
+			}
+		})
 	}
 }
