@@ -70,7 +70,11 @@
 // have no cassette yet. A call a script makes again is the call's next take
 // (a script is one test): recorded as take 2, 3, ... and replayed in that
 // order; one call more than recorded fails ("recorded 2 times, called 3").
-// Then
+// Scripts run in parallel, each with its own $AGENTVCR_CACHE, $TMPDIR and
+// $HOME; scripts that record the same call into one cassette directory at
+// once still run the agent once: the others wait for its cassette and
+// replay it (the turn is taken in the cassette directory itself, see
+// package standin). Then
 //
 //	go test -run TestScript -update
 //

@@ -1,10 +1,7 @@
 package cli_test
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,40 +9,14 @@ import (
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
-// heldAgent is a real agent that appends a line to $COUNT each time it
-// runs, says so on the pipe $STARTED, and, when $GATE is set, waits there
-// until the test lets it answer.
-const heldAgent = `echo run >> "$COUNT"
-echo started > "$STARTED"
-if [ -n "$GATE" ]; then read _ < "$GATE"; fi
-echo "answer to $*"`
-
-// heldRuns counts the runs of heldAgent.
-func heldRuns(count string) int {
-	b, _ := os.ReadFile(count)
-	return strings.Count(string(b), "\n")
-}
-
-// ranOnce fails when heldAgent ran more than once: for AwaitLockWaiters to
-// stop at once when the recorders it waits for ran the agent themselves.
-func ranOnce(count string) func() error {
-	return func() error {
-		if n := heldRuns(count); n > 1 {
-			return fmt.Errorf("the real agent ran %d times", n)
-		}
-		return nil
-	}
-}
-
-// turnLock is the file the recorder of the one call in dir holds: its
-// cassette's temporary file.
-func turnLock(t *testing.T, dir string) string {
+// recordingLock is vcrtest.RecordingLock for the test's goroutine.
+func recordingLock(t *testing.T, dir string) string {
 	t.Helper()
-	locks, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-lock"))
-	if len(locks) != 1 {
-		t.Fatalf("want one recorder's temporary file in %s, have %q", dir, locks)
+	lock, err := vcrtest.RecordingLock(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return locks[0]
+	return lock
 }
 
 // Stand-ins recording one call into one directory at once, each with its
@@ -58,7 +29,7 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			k := newStandin(t)
 			gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-			k.real = vcrtest.Script(t, t.TempDir(), "held-agent", heldAgent)
+			k.real = vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
 			const n = 3
 			results := make([]result, n)
 			var wg sync.WaitGroup
@@ -70,7 +41,7 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 			if _, err := started.Next(); err != nil {
 				t.Fatal(err)
 			}
-			err := vcrtest.AwaitLockWaiters(turnLock(t, k.tapes), n-1, ranOnce(k.count))
+			err := vcrtest.AwaitLockWaiters(recordingLock(t, k.tapes), n-1, vcrtest.AtMostOneRun(k.count))
 			for range n {
 				gate.Open() // the held agent, and any more if the test failed
 			}
@@ -83,7 +54,7 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 					t.Errorf("call %d: %+v", i, r)
 				}
 			}
-			if runs := heldRuns(k.count); runs != 1 {
+			if runs := vcrtest.Runs(k.count); runs != 1 {
 				t.Errorf("the real agent ran %d times", runs)
 			}
 			if files := k.tapeFiles(); len(files) != 1 {
@@ -101,7 +72,7 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	k := newStandin(t)
 	gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-	k.real = vcrtest.Script(t, t.TempDir(), "held-agent", heldAgent)
+	k.real = vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
 	env := []string{"AGENTVCR_MODE=once", "STARTED=" + started.Path}
 	held := k.command("", append(env, "GATE="+gate.Path), "--print", "the same call")
 	if err := held.Start(); err != nil {
@@ -114,7 +85,7 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	next := k.command("", append(env, "AGENTVCR_CACHE="+t.TempDir()), "--print", "the same call")
 	done := make(chan result, 1)
 	go func() { done <- runCmd(t, next, nil) }()
-	vcrtest.MustAwaitLockWaiters(t, turnLock(t, k.tapes), 1, ranOnce(k.count))
+	vcrtest.MustAwaitLockWaiters(t, recordingLock(t, k.tapes), 1, vcrtest.AtMostOneRun(k.count))
 	held.Process.Kill()
 	held.Wait()
 	select {
@@ -125,7 +96,7 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the next recorder still waits a minute after the one it waited for was killed")
 	}
-	if runs := heldRuns(k.count); runs != 2 {
+	if runs := vcrtest.Runs(k.count); runs != 2 {
 		t.Errorf("the real agent ran %d times, want 2 (the killed recording and the next)", runs)
 	}
 	if r := k.call("", "", nil, "--print", "the same call"); r.code != 0 || r.stdout != "answer to --print the same call\n" {
