@@ -673,7 +673,7 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 	listed := make(chan error, 1)
 	go func() { // git lists the tree while the files known before are stat'ed
 		listed <- s.git.after(func(rel string) error {
-			if e := s.entries[rel]; e == nil {
+			if e := s.entries[rel]; e == nil || e.mode.IsDir() { // new, or where a directory was
 				added = append(added, rel)
 			}
 			return nil

@@ -610,3 +610,38 @@ func TestLstatAllAgreesWithOsLstat(t *testing.T) {
 		}
 	}
 }
+
+// A directory the agent replaced with a file or a link of the same name is
+// recorded as removed and the file or link as made, as git status lists
+// them, in a git tree as in a walked one.
+func TestDirectoryReplacedByAFileOrLink(t *testing.T) {
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, "keep.txt", "k\n")
+		write(t, dir, "d/x.txt", "x\n")
+		write(t, dir, "l/y.txt", "y\n")
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+			gitIn(t, dir, "add", ".")
+			gitIn(t, dir, "commit", "-qm", "x")
+		}
+		s := take(t, dir, Options{})
+		for _, d := range []string{"d", "l"} {
+			if err := os.RemoveAll(filepath.Join(dir, d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(t, dir, "d", "now a file\n")
+		if err := os.Symlink("keep.txt", filepath.Join(dir, "l")); err != nil {
+			t.Fatal(err)
+		}
+		got := changes(t, s)
+		want := "create d\nsymlink l\ndelete d/x.txt\ndelete l/y.txt\nrmdir l\nrmdir d"
+		if summary(got) != want {
+			t.Fatalf("recorded:\n%s\nwant:\n%s", summary(got), want)
+		}
+		if got[1].Target != "keep.txt" {
+			t.Errorf("symlink l recorded with target %q, want keep.txt", got[1].Target)
+		}
+	})
+}
