@@ -518,8 +518,10 @@ func (s *Snapshot) existedDir(rel string) bool {
 // statPaths adds an entry for each of paths that exists under real
 // directories (lstat'ed on several cores), and for those directories. fast,
 // when it returns an entry, describes a file without reading it; otherwise
-// the file is read through the root. With fast nil every file is read, and
-// not lstat'ed first: its stat data is that of the file opened.
+// the file is read through the root. fast sees regular files only: any
+// other kind is described, never opened. With fast nil every file is read,
+// and not lstat'ed first: its stat data is that of the file opened (git
+// lists no untracked FIFO, socket or device).
 func (s *Snapshot) statPaths(paths []string, fast func(rel string, st *fileStat) *entry) {
 	paths = slices.DeleteFunc(paths, s.ignored)
 	dirs := map[string]*entry{}
@@ -564,6 +566,15 @@ func (s *Snapshot) statPaths(paths []string, fast func(rel string, st *fileStat)
 		}
 		st := &stats[i]
 		if !st.ok || st.mode.IsDir() {
+			continue
+		}
+		if !st.mode.IsRegular() { // a link, a FIFO, a device: described from its lstat data, never opened
+			rel := filepath.FromSlash(p)
+			if info, err := s.rt.Lstat(rel); err == nil && !info.IsDir() {
+				if e := s.describe(s.rt, rel, p, info, nil); e != nil {
+					s.entries[p] = e
+				}
+			}
 			continue
 		}
 		if e := fast(p, st); e != nil {
