@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -35,37 +36,25 @@ stdout '^answer to --print the same call from two scripts$'
 					t.Fatal(err)
 				}
 			}
-			count := filepath.Join(t.TempDir(), "count")
-			gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-			agent := vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
+			h := vcrtest.NewHeld(t)
 			cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(), Unreferenced: agentscript.Fail,
 				Setup: func(e *testscript.Env) error {
 					e.Setenv(standin.EnvMode, string(mode))
-					e.Setenv(standin.EnvRealAgent, agent)
-					e.Setenv("COUNT", count)
-					e.Setenv("STARTED", started.Path)
-					e.Setenv("GATE", gate.Path)
+					e.Setenv(standin.EnvRealAgent, h.Agent)
+					for _, kv := range h.Env(true) {
+						name, value, _ := strings.Cut(kv, "=")
+						e.Setenv(name, value)
+					}
 					return nil
 				}}
-			passed := make(chan bool, 1)
-			go func() { passed <- t.Run("scripts", func(t *testing.T) { agentscript.Run(t, cfg) }) }()
-			first := make(chan error, 1)
-			go func() { _, err := started.Next(); first <- err }()
-			var err error
-			select {
-			case err = <-first:
-			case ok := <-passed:
-				t.Fatalf("the scripts ended (passed: %v) before the agent started", ok)
-			}
-			var lock string
-			if err == nil {
-				lock, err = vcrtest.RecordingLock(cassettes)
-			}
-			if err == nil {
-				err = vcrtest.AwaitLockWaiters(lock, 1, vcrtest.AtMostOneRun(count))
-			}
-			gate.Open()
-			gate.Open() // a second agent's, if it ran
+			passed, ended := make(chan bool, 1), make(chan struct{})
+			go func() {
+				passed <- t.Run("scripts", func(t *testing.T) { agentscript.Run(t, cfg) })
+				close(ended)
+			}()
+			err := h.AwaitTurns(cassettes, 1, ended)
+			h.Gate.Open()
+			h.Gate.Open() // a second agent's, if it ran
 			ok := <-passed
 			if errors.Is(err, vcrtest.ErrNoLockList) {
 				t.Skip(err)
@@ -76,7 +65,7 @@ stdout '^answer to --print the same call from two scripts$'
 			if !ok {
 				t.Fatal("a script failed")
 			}
-			if n := vcrtest.Runs(count); n != 1 {
+			if n := h.Runs(); n != 1 {
 				t.Errorf("the real agent ran %d times", n)
 			}
 			if tapes, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext)); len(tapes) != 1 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
@@ -48,58 +49,35 @@ func TestTestBinariesRecordingOneCallRunTheAgentOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cassettes, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
-	gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-	agent := vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
-	type run struct {
-		err error
-		out []byte
-	}
-	done := make(chan run, 2)
-	for range 2 {
+	cassettes := t.TempDir()
+	h := vcrtest.NewHeld(t)
+	outs := make([]bytes.Buffer, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
 		cmd := exec.Command(exe, "-test.run=^TestRecordTheSameCall$", "-test.count=1")
-		cmd.Env = vcrtest.Env(t, envSameCall+"="+cassettes, standin.EnvMode+"=once", standin.EnvRealAgent+"="+agent,
-			"COUNT="+count, "STARTED="+started.Path, "GATE="+gate.Path)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { err := cmd.Wait(); done <- run{err, out.Bytes()} }()
+		cmd.Env = vcrtest.Env(t, append(h.Env(true), envSameCall+"="+cassettes, standin.EnvMode+"=once", standin.EnvRealAgent+"="+h.Agent)...)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		wg.Go(func() { errs[i] = cmd.Run() })
 	}
-	first := make(chan error, 1)
-	go func() { _, err := started.Next(); first <- err }()
-	var runs []run
-	select {
-	case err = <-first:
-	case r := <-done:
-		runs = append(runs, r)
-		err = errors.New("a test binary ended before the agent started")
-	}
-	var lock string
-	if err == nil {
-		lock, err = vcrtest.RecordingLock(cassettes)
-	}
-	if err == nil {
-		err = vcrtest.AwaitLockWaiters(lock, 1, vcrtest.AtMostOneRun(count))
-	}
-	gate.Open()
-	gate.Open() // a second agent's, if it ran
-	for len(runs) < 2 {
-		runs = append(runs, <-done)
-	}
+	ended := make(chan struct{})
+	go func() { wg.Wait(); close(ended) }()
+	err = h.AwaitTurns(cassettes, 1, ended)
+	h.Gate.Open()
+	h.Gate.Open() // a second agent's, if it ran
+	<-ended
 	if errors.Is(err, vcrtest.ErrNoLockList) {
 		t.Skip(err)
 	}
-	for i, r := range runs {
-		if r.err != nil {
-			t.Errorf("test binary %d: %v\n%s", i, r.err, r.out)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("test binary %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := vcrtest.Runs(count); n != 1 {
+	if n := h.Runs(); n != 1 {
 		t.Errorf("the real agent ran %d times", n)
 	}
 	tapes, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext))

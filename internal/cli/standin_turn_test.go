@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -9,14 +10,17 @@ import (
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
-// recordingLock is vcrtest.RecordingLock for the test's goroutine.
-func recordingLock(t *testing.T, dir string) string {
+// failUnlessSeen ends a test whose recorders were not all seen at once
+// (vcrtest.Held.AwaitTurns): skipped where the kernel does not list lock
+// waiters, failed otherwise.
+func failUnlessSeen(t *testing.T, err error) {
 	t.Helper()
-	lock, err := vcrtest.RecordingLock(dir)
+	if errors.Is(err, vcrtest.ErrNoLockList) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lock
 }
 
 // Stand-ins recording one call into one directory at once, each with its
@@ -28,33 +32,30 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 	for _, mode := range []string{"once", "record"} {
 		t.Run(mode, func(t *testing.T) {
 			k := newStandin(t)
-			gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-			k.real = vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
+			h := vcrtest.NewHeld(t)
+			k.real = h.Agent
 			const n = 3
 			results := make([]result, n)
 			var wg sync.WaitGroup
 			for i := range n {
-				cmd := k.command("", []string{"AGENTVCR_MODE=" + mode, "STARTED=" + started.Path, "GATE=" + gate.Path,
-					"AGENTVCR_CACHE=" + t.TempDir(), "HOME=" + t.TempDir()}, "--print", "the same call")
+				cmd := k.command("", append(h.Env(true), "AGENTVCR_MODE="+mode, "AGENTVCR_CACHE="+t.TempDir(), "HOME="+t.TempDir()),
+					"--print", "the same call")
 				wg.Go(func() { results[i] = runCmd(t, cmd, nil) })
 			}
-			if _, err := started.Next(); err != nil {
-				t.Fatal(err)
-			}
-			err := vcrtest.AwaitLockWaiters(recordingLock(t, k.tapes), n-1, vcrtest.AtMostOneRun(k.count))
+			ended := make(chan struct{})
+			go func() { wg.Wait(); close(ended) }()
+			err := h.AwaitTurns(k.tapes, n-1, ended)
 			for range n {
-				gate.Open() // the held agent, and any more if the test failed
+				h.Gate.Open() // the held agent, and any more if the test failed
 			}
-			wg.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
+			<-ended
+			failUnlessSeen(t, err)
 			for i, r := range results {
 				if r.code != 0 || r.stdout != "answer to --print the same call\n" {
 					t.Errorf("call %d: %+v", i, r)
 				}
 			}
-			if runs := vcrtest.Runs(k.count); runs != 1 {
+			if runs := h.Runs(); runs != 1 {
 				t.Errorf("the real agent ran %d times", runs)
 			}
 			if files := k.tapeFiles(); len(files) != 1 {
@@ -71,23 +72,26 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 // replays, and no lock is left in the cassette directory.
 func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	k := newStandin(t)
-	gate, started := vcrtest.NewGate(t), vcrtest.NewNotices(t)
-	k.real = vcrtest.Script(t, t.TempDir(), "held-agent", vcrtest.HeldAgent)
-	env := []string{"AGENTVCR_MODE=once", "STARTED=" + started.Path}
-	held := k.command("", append(env, "GATE="+gate.Path), "--print", "the same call")
+	h := vcrtest.NewHeld(t)
+	k.real = h.Agent
+	held := k.command("", append(h.Env(true), "AGENTVCR_MODE=once"), "--print", "the same call")
 	if err := held.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer held.Process.Kill()
-	if _, err := started.Next(); err != nil {
+	heldEnded := make(chan struct{})
+	go func() { held.Wait(); close(heldEnded) }()
+	err := h.AwaitStart(heldEnded)
+	if err != nil {
+		held.Process.Kill()
 		t.Fatal(err)
 	}
-	next := k.command("", append(env, "AGENTVCR_CACHE="+t.TempDir()), "--print", "the same call")
+	next := k.command("", append(h.Env(false), "AGENTVCR_MODE=once", "AGENTVCR_CACHE="+t.TempDir()), "--print", "the same call")
 	done := make(chan result, 1)
 	go func() { done <- runCmd(t, next, nil) }()
-	vcrtest.MustAwaitLockWaiters(t, recordingLock(t, k.tapes), 1, vcrtest.AtMostOneRun(k.count))
+	err = h.AwaitWaiters(k.tapes, 1)
 	held.Process.Kill()
-	held.Wait()
+	<-heldEnded
+	failUnlessSeen(t, err)
 	select {
 	case r := <-done:
 		if r.code != 0 || r.stdout != "answer to --print the same call\n" {
@@ -96,7 +100,7 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the next recorder still waits a minute after the one it waited for was killed")
 	}
-	if runs := vcrtest.Runs(k.count); runs != 2 {
+	if runs := h.Runs(); runs != 2 {
 		t.Errorf("the real agent ran %d times, want 2 (the killed recording and the next)", runs)
 	}
 	if r := k.call("", "", nil, "--print", "the same call"); r.code != 0 || r.stdout != "answer to --print the same call\n" {
