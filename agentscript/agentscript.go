@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -95,10 +96,13 @@ type harness struct {
 	rules     *normalize.Rules
 	rulesErr  error
 	track     *tracker
+	// since is when the run began: in record mode a call recorded since,
+	// by another script, is not recorded again.
+	since time.Time
 }
 
 func newHarness(cfg Config) *harness {
-	h := &harness{cfg: cfg, track: newTracker()}
+	h := &harness{cfg: cfg, track: newTracker(), since: time.Now()}
 	h.dir = orDefault(cfg.Dir, DefaultDir)
 	h.cassettes = mustAbs(orDefault(cfg.Cassettes, DefaultCassettes))
 	h.golden = mustAbs(orDefault(cfg.Golden, DefaultGolden))
@@ -172,6 +176,7 @@ func (h *harness) setup(e *testscript.Env) error {
 	e.Setenv(standin.EnvMode, string(mode))
 	e.Setenv(standin.EnvCache, filepath.Join(state, "cache"))
 	e.Setenv(standin.EnvRunLog, runLog)
+	e.Setenv(standin.EnvRecordSince, h.since.Format(time.RFC3339Nano))
 	if real := os.Getenv(standin.EnvRealAgent); real != "" {
 		e.Setenv(standin.EnvRealAgent, real)
 	}

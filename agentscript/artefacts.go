@@ -50,8 +50,10 @@ type tracker struct {
 	goldens   map[string]bool // absolute paths
 	// goldenBy names the script that compares each golden.
 	goldenBy goldentest.Owners
-	// recordedBy names the script that recorded each cassette: two scripts
-	// recording one call at once would overwrite each other's cassette.
+	// recordedBy names the script that recorded each cassette: a second
+	// script recording one call would overwrite the first's cassette (the
+	// stand-in replays it instead, unless a script unsets
+	// $AGENTVCR_RECORD_SINCE).
 	recordedBy map[string]string
 	errs       []string // run logs that could not be read, recording clashes
 }
@@ -95,8 +97,8 @@ func (t *tracker) runsEnded(script, runLog string) {
 			continue
 		}
 		if other, ok := t.recordedBy[r.Cassette]; ok && other != script {
-			t.errs = append(t.errs, fmt.Sprintf("scripts %s and %s both recorded %s: running at once, they overwrite each other's cassette; give one of them another call",
-				other, script, relPath(r.Cassette)))
+			t.errs = append(t.errs, fmt.Sprintf("scripts %s and %s both recorded %s, the later over the other's (was $%s unset?); give one of them another call",
+				other, script, relPath(r.Cassette), standin.EnvRecordSince))
 		}
 		t.recordedBy[r.Cassette] = script
 	}

@@ -36,12 +36,14 @@
 // comparing with goldens in testdata/golden (see [Config]). Each script
 // starts with:
 //
-//	AGENTVCR_CASSETTES  the cassette directory, absolute
-//	AGENTVCR_MODE       from the test process: replay (default), record,
-//	                    once or passthrough
-//	AGENTVCR_REAL_AGENT from the test process: the agent record mode runs
-//	AGENTVCR_CACHE      the stand-in's index cache, inside $WORK
-//	AGENTVCR_RUN_LOG    the script's run log, inside $WORK (below)
+//	AGENTVCR_CASSETTES    the cassette directory, absolute
+//	AGENTVCR_MODE         from the test process: replay (default), record,
+//	                      once or passthrough
+//	AGENTVCR_REAL_AGENT   from the test process: the agent record mode runs
+//	AGENTVCR_CACHE        the stand-in's index cache, inside $WORK
+//	AGENTVCR_RUN_LOG      the script's run log, inside $WORK (below)
+//	AGENTVCR_RECORD_SINCE when the run began: in record mode a call that
+//	                      a script of the run recorded already is replayed
 //
 // A script may set them itself (env AGENTVCR_CASSETTES=$WORK/c) to record
 // into a scratch directory or to pin a mode. In replay mode a script sees
@@ -71,10 +73,11 @@
 // (a script is one test): recorded as take 2, 3, ... and replayed in that
 // order; one call more than recorded fails ("recorded 2 times, called 3").
 // Scripts run in parallel, each with its own $AGENTVCR_CACHE, $TMPDIR and
-// $HOME; scripts that record the same call into one cassette directory at
-// once still run the agent once: the others wait for its cassette and
+// $HOME; scripts that record the same call into one cassette directory
+// still run the agent once: at once, the others wait for its cassette and
 // replay it (the turn is taken in the cassette directory itself, see
-// package standin). Then
+// package standin); later, in record mode too, a cassette recorded since
+// the run began is replayed, not recorded again. Then
 //
 //	go test -run TestScript -update
 //

@@ -77,3 +77,35 @@ stdout '^answer to --print the same call from two scripts$'
 		})
 	}
 }
+
+// In record mode, scripts of one run that make the same call one after
+// the other run the agent once too: the harness tells the stand-in when
+// the run began, and a recording made since answers the call.
+func TestScriptsOneAfterAnotherRecordingOneCallRunTheAgentOnce(t *testing.T) {
+	scripts, cassettes := t.TempDir(), t.TempDir()
+	for _, name := range []string{"first.txtar", "second.txtar"} {
+		script := "exec cursor-agent --print 'the same call from two scripts'\nstdout '^answer to --print the same call from two scripts$'\n"
+		if err := os.WriteFile(filepath.Join(scripts, name), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := vcrtest.NewHeld(t)
+	cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(),
+		Setup: func(e *testscript.Env) error {
+			e.Setenv(standin.EnvMode, string(standin.ModeRecord))
+			e.Setenv(standin.EnvRealAgent, h.Agent)
+			for _, kv := range h.Env(false) {
+				name, value, _ := strings.Cut(kv, "=")
+				e.Setenv(name, value)
+			}
+			return nil
+		}}
+	ft := &fakeT{TB: t} // runs the scripts one after the other
+	testscript.RunT(ft, agentscript.Params(cfg))
+	if ft.failed {
+		t.Fatalf("a script failed:\n%s", ft.log.String())
+	}
+	if n := h.Runs(); n != 1 {
+		t.Errorf("the real agent ran %d times", n)
+	}
+}

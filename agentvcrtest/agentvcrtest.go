@@ -42,6 +42,13 @@
 // events, another exit status, a hang), to test how code copes with an agent
 // that fails.
 //
+// Tests that record the same call run the agent once: in once mode the
+// first records and the others replay, and in record mode too StandIn
+// tells the stand-in when the test binary started
+// ($AGENTVCR_RECORD_SINCE), and a cassette recorded since is replayed, not
+// recorded again; test binaries (packages) recording one call at once take
+// turns in the cassette directory, so only the first runs the agent.
+//
 // Code that retries or polls makes the same call more than once: StandIn
 // gives each test a run log of its own, and within it the stand-in answers
 // the n-th call with take n of the call, recorded as such with
@@ -57,6 +64,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/agentscript"
@@ -74,6 +82,7 @@ import (
 var state struct {
 	sync.Mutex
 	main      bool               // Main was called
+	since     time.Time          // when Main was: a recording made since is not made again
 	cassettes map[string]bool    // directories given to StandIn
 	played    map[string]bool    // cassettes the stand-in replayed or recorded
 	goldens   *goldentest.Owners // the test that compares each golden
@@ -88,7 +97,7 @@ func Main(m *testing.M) {
 		os.Exit(standin.Main())
 	}
 	state.Lock()
-	state.main = true
+	state.main, state.since = true, time.Now()
 	state.cassettes, state.played = map[string]bool{}, map[string]bool{}
 	state.goldens, state.goldenDir = &goldentest.Owners{}, map[string]bool{}
 	state.Unlock()
@@ -126,7 +135,7 @@ func fullRun() bool {
 func StandIn(t testing.TB, dir string) {
 	t.Helper()
 	state.Lock()
-	ready := state.main
+	ready, since := state.main, state.since
 	state.Unlock()
 	if !ready {
 		t.Fatal("agentvcrtest.StandIn: call agentvcrtest.Main(m) from TestMain first: it lets the test binary act as the agent")
@@ -149,6 +158,7 @@ func StandIn(t testing.TB, dir string) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv(standin.EnvCassettes, abs)
 	t.Setenv(standin.EnvRunLog, runLog)
+	t.Setenv(standin.EnvRecordSince, since.Format(time.RFC3339Nano))
 	state.Lock()
 	state.cassettes[abs] = true
 	state.Unlock()

@@ -88,3 +88,24 @@ func TestTestBinariesRecordingOneCallRunTheAgentOnce(t *testing.T) {
 		t.Errorf("left in the cassette directory: %q", left)
 	}
 }
+
+// In record mode, tests of one test binary that make the same call one
+// after the other (here one test run twice, -count=2) run the agent once:
+// StandIn tells the stand-in when the run began, and a recording made
+// since answers the call.
+func TestTestsOneAfterAnotherRecordingOneCallRunTheAgentOnce(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cassettes := t.TempDir()
+	h := vcrtest.NewHeld(t)
+	cmd := exec.Command(exe, "-test.run=^TestRecordTheSameCall$", "-test.count=2", "-test.v")
+	cmd.Env = vcrtest.Env(t, append(h.Env(false), envSameCall+"="+cassettes, standin.EnvMode+"=record", standin.EnvRealAgent+"="+h.Agent)...)
+	if out, err := cmd.CombinedOutput(); err != nil || bytes.Count(out, []byte("--- PASS: TestRecordTheSameCall")) != 2 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if n := h.Runs(); n != 1 {
+		t.Errorf("the real agent ran %d times", n)
+	}
+}

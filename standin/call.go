@@ -32,7 +32,7 @@ type call struct {
 	args  []string // as called, after the name
 	mode  Mode
 	dir   string
-	start time.Time // when this call began: a recording made since answers it
+	start time.Time // when this call, or its test run ($AGENTVCR_RECORD_SINCE), began: a recording made since answers it
 	// fault is what $AGENTVCR_FAULT asks of a replay.
 	fault replayer.Options
 	take  int // which take of its invocation this call is (1 for the first)
@@ -87,6 +87,15 @@ func (c *call) run() int {
 		return c.fail(err, "")
 	}
 	c.log.Fault = strings.TrimSpace(c.env.Getenv(EnvFault))
+	if v := c.env.Getenv(EnvRecordSince); v != "" {
+		since, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return c.fail(fmt.Errorf("$%s=%q: want a time such as %s", EnvRecordSince, v, time.Now().UTC().Format(time.RFC3339Nano)), "")
+		}
+		if since.Before(c.start) {
+			c.start = since
+		}
+	}
 	if mode == ModePassthrough {
 		return c.passthrough()
 	}

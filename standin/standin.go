@@ -128,6 +128,13 @@ const (
 	// EnvCache is where indexes are kept (see index.CacheDir); stand-ins
 	// with different caches still take turns recording one call.
 	EnvCache = "AGENTVCR_CACHE"
+	// EnvRecordSince, in record mode, is when the test run began (RFC
+	// 3339): a cassette of the call recorded since, by another test of the
+	// run, answers the call as one recorded while it waited for its turn
+	// does, instead of the agent running again for the same call. The
+	// harnesses set it; unset, a recording of the call is replaced unless
+	// it began after the call did.
+	EnvRecordSince = "AGENTVCR_RECORD_SINCE"
 	// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
 	// wrapper calling back into the stand-in would otherwise recurse for ever.
 	EnvDepth = "AGENTVCR_STANDIN_DEPTH"

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,4 +110,32 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	if locks, _ := filepath.Glob(filepath.Join(k.tapes, ".*.tmp-lock")); len(locks) > 0 {
 		t.Errorf("left in the cassette directory: %q", locks)
 	}
+}
+
+// In record mode a recording of the call made since $AGENTVCR_RECORD_SINCE
+// (when the test run began, as the harnesses set it) answers the call:
+// tests of one run that make the same call one after another run the agent
+// once. A recording from before is made again, and without the variable
+// every call records.
+func TestRecordSinceReplaysARecordingOfTheRun(t *testing.T) {
+	k := newStandin(t)
+	record := []string{"AGENTVCR_MODE=record"}
+	if r := k.call("", "", record, "--print", "hi"); r.code != 0 || k.runs() != 1 {
+		t.Fatalf("first recording: %+v, %d runs", r, k.runs())
+	}
+	since := append(record, "AGENTVCR_RECORD_SINCE="+time.Now().Format(time.RFC3339Nano))
+	if r := k.call("", "", since, "--print", "hi"); r.code != 0 || r.stdout != "run 2: [--print] [hi]\n" {
+		t.Errorf("a recording from before the run is not recorded again: %+v", r)
+	}
+	if r := k.call("", "", since, "--print", "hi"); r.code != 0 || r.stdout != "run 2: [--print] [hi]\n" || k.runs() != 2 {
+		t.Errorf("the run's recording does not answer the call: %+v, %d runs", r, k.runs())
+	}
+	if r := k.call("", "", record, "--print", "hi"); r.code != 0 || r.stdout != "run 3: [--print] [hi]\n" {
+		t.Errorf("without %s: %+v", "AGENTVCR_RECORD_SINCE", r)
+	}
+	r := k.call("", "", append(record, "AGENTVCR_RECORD_SINCE=yesterday"), "--print", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, `$AGENTVCR_RECORD_SINCE="yesterday": want a time such as `) || k.runs() != 3 {
+		t.Errorf("a bad time: %+v", r)
+	}
+	oneLine(t, "a bad time", r.stderr)
 }
