@@ -141,7 +141,14 @@ func CreateLocked(path string) (*LockedFile, error) {
 	}
 	tmp := filepath.Join(dir, "."+base+lockedSuffix)
 	for {
-		hold, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o644)
+		// Never through a link: the name is fixed, so a link planted
+		// there (a checked-out repository's) would have the writer
+		// create or lock a file anywhere, and spin, the link never being
+		// the file it opened.
+		hold, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link, not a temporary file of agentvcr's: remove it", tmp)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -158,6 +165,9 @@ func CreateLocked(path string) (*LockedFile, error) {
 			return &LockedFile{File: f}, nil
 		}
 		held, err := hold.Stat()
+		if err == nil && !held.Mode().IsRegular() {
+			err = fmt.Errorf("%s is not a regular file, not a temporary file of agentvcr's: remove it", tmp)
+		}
 		if err != nil {
 			hold.Close()
 			return nil, err
@@ -183,7 +193,7 @@ func CreateLocked(path string) (*LockedFile, error) {
 			}
 			continue
 		}
-		w, err := os.OpenFile(tmp, os.O_RDWR, 0)
+		w, err := os.OpenFile(tmp, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 		if err == nil {
 			err = w.Chmod(0o644)
 		}

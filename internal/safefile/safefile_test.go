@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
@@ -230,5 +231,38 @@ func TestCreateLockedAfterAWriterIsKilled(t *testing.T) {
 				t.Errorf("kept aside: %q", b)
 			}
 		})
+	}
+}
+
+// The temporary file's name is fixed, so a link planted there must not
+// make a writer create or lock a file elsewhere (nor spin, the link never
+// being the file it opened): CreateLocked refuses it, naming it.
+func TestCreateLockedRefusesALink(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "x.cassette")
+	target := filepath.Join(elsewhere, "made")
+	if err := os.Symlink(target, filepath.Join(dir, ".x.cassette.tmp-lock")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := safefile.CreateLocked(path)
+	if err == nil {
+		f.Unlock()
+		t.Fatal("CreateLocked wrote through a link")
+	}
+	if !strings.Contains(err.Error(), ".x.cassette.tmp-lock is a symbolic link") {
+		t.Errorf("error %q does not name the link", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Errorf("the link's target %s was created", target)
+	}
+	os.Remove(filepath.Join(dir, ".x.cassette.tmp-lock"))
+	if err := syscall.Mkfifo(filepath.Join(dir, ".x.cassette.tmp-lock"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := safefile.CreateLocked(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if err == nil {
+			f.Unlock()
+		}
+		t.Errorf("a FIFO in place of the temporary file: %v", err)
 	}
 }
