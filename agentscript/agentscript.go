@@ -101,8 +101,14 @@ type harness struct {
 	since time.Time
 }
 
+// testRunBegan is when the test binary started: the beginning of the run
+// for every harness in it, so that scripts replay what the binary's other
+// tests (agentvcrtest's, another Run's) recorded of a call, as they will in
+// replay mode, rather than record it over them.
+var testRunBegan = time.Now()
+
 func newHarness(cfg Config) *harness {
-	h := &harness{cfg: cfg, track: newTracker(), since: time.Now()}
+	h := &harness{cfg: cfg, track: newTracker(), since: testRunBegan}
 	h.dir = orDefault(cfg.Dir, DefaultDir)
 	h.cassettes = mustAbs(orDefault(cfg.Cassettes, DefaultCassettes))
 	h.golden = mustAbs(orDefault(cfg.Golden, DefaultGolden))

@@ -42,8 +42,8 @@
 //	AGENTVCR_REAL_AGENT   from the test process: the agent record mode runs
 //	AGENTVCR_CACHE        the stand-in's index cache, inside $WORK
 //	AGENTVCR_RUN_LOG      the script's run log, inside $WORK (below)
-//	AGENTVCR_RECORD_SINCE when the run began: in record mode a call that
-//	                      a script of the run recorded already is replayed
+//	AGENTVCR_RECORD_SINCE when the test binary started: in record mode a
+//	                      call a test of the run recorded already is replayed
 //
 // A script may set them itself (env AGENTVCR_CASSETTES=$WORK/c) to record
 // into a scratch directory or to pin a mode. In replay mode a script sees

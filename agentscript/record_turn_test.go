@@ -109,3 +109,38 @@ func TestScriptsOneAfterAnotherRecordingOneCallRunTheAgentOnce(t *testing.T) {
 		t.Errorf("the real agent ran %d times", n)
 	}
 }
+
+// The run is the test binary's: scripts of another harness of the same
+// binary (another Run, or Params, as TestScript functions of one package
+// over one cassette directory) replay in record mode what an earlier one
+// recorded of the call, as replay mode will serve them, rather than
+// record it over it.
+func TestHarnessesOfOneBinaryRecordingOneCallRunTheAgentOnce(t *testing.T) {
+	cassettes := t.TempDir()
+	h := vcrtest.NewHeld(t)
+	for _, harness := range []string{"first", "second"} {
+		scripts := t.TempDir()
+		script := "exec cursor-agent --print 'the same call from two harnesses'\nstdout '^answer to --print the same call from two harnesses$'\n"
+		if err := os.WriteFile(filepath.Join(scripts, harness+".txtar"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(),
+			Setup: func(e *testscript.Env) error {
+				e.Setenv(standin.EnvMode, string(standin.ModeRecord))
+				e.Setenv(standin.EnvRealAgent, h.Agent)
+				for _, kv := range h.Env(false) {
+					name, value, _ := strings.Cut(kv, "=")
+					e.Setenv(name, value)
+				}
+				return nil
+			}}
+		ft := &fakeT{TB: t}
+		testscript.RunT(ft, agentscript.Params(cfg))
+		if ft.failed {
+			t.Fatalf("the %s harness's script failed:\n%s", harness, ft.log.String())
+		}
+	}
+	if n := h.Runs(); n != 1 {
+		t.Errorf("the real agent ran %d times", n)
+	}
+}
