@@ -362,7 +362,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	path := out.Path()
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
-		Workspace:  &workspace.Options{Exclude: []string{c.dir, index.CacheDir()}},
+		Workspace:  &workspace.Options{Exclude: c.ownFiles()},
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
@@ -391,6 +391,21 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	c.log.Outcome, c.log.Take = Recorded, inv.Take
 	return code
+}
+
+// ownFiles are the stand-in's own files, never the agent's changes: the
+// cassette directory, the index cache, and the run log and its take
+// counters, which a harness may keep in the directory the agent works in
+// (agentscript's $WORK/.agentvcr) and which other calls of the test write
+// while this one records.
+func (c *call) ownFiles() []string {
+	own := []string{c.dir, index.CacheDir()}
+	if runLog := c.env.Getenv(EnvRunLog); runLog != "" {
+		if abs, err := filepath.Abs(runLog); err == nil {
+			own = append(own, abs, takesDir(abs))
+		}
+	}
+	return own
 }
 
 // lookupTurn is lookup for a call whose turn to record has come, and

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -269,4 +270,39 @@ func TestTakesCountedBesideTheLog(t *testing.T) {
 	env[standin.EnvCassettes] = dir
 	want("after a failed call", call(), 2)
 	want("then", call(), 3)
+}
+
+// The run log and its take counters are the stand-in's, never the agent's
+// changes, even where a harness keeps them in the directory the agent works
+// in (agentscript's $WORK/.agentvcr): other calls of the test, made at
+// once, write them while this one records. Here the agent writes them as
+// such a call would.
+func TestRunLogNotRecordedAsTheAgentsChanges(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	work := t.TempDir()
+	t.Chdir(work)
+	state := filepath.Join(work, ".agentvcr")
+	os.Mkdir(state, 0o755)
+	runLog := filepath.Join(state, "runs.jsonl")
+	dir := t.TempDir()
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `mkdir -p .agentvcr/runs.jsonl.takes
+echo "1 2 3 4" > .agentvcr/runs.jsonl.takes/0123456789abcdef
+echo '{}' >> .agentvcr/runs.jsonl
+echo made > made.txt
+echo answer`)
+	env := map[string]string{standin.EnvCassettes: dir, standin.EnvMode: string(standin.ModeRecord), standin.EnvRealAgent: agent,
+		standin.EnvRunLog: runLog}
+	var stdout, stderr bytes.Buffer
+	if code := standin.Run(standin.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
+		[]string{"/bin/cursor-agent", "--print", "make it"}); code != 0 || stdout.String() != "answer\n" {
+		t.Fatalf("recording: %d %q %q", code, stdout.String(), stderr.String())
+	}
+	tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(tapes) != 1 {
+		t.Fatalf("cassettes: %q", tapes)
+	}
+	tape, _ := os.ReadFile(tapes[0])
+	if !bytes.Contains(tape, []byte(`"path":"made.txt"`)) || bytes.Contains(tape, []byte(`.agentvcr`)) {
+		t.Errorf("the cassette's file changes are not the agent's alone:\n%s", tape)
+	}
 }
