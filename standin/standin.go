@@ -69,10 +69,11 @@
 // turn is a lock on the cassette's temporary file in the cassette
 // directory itself (".NAME.tmp-lock"), so stand-ins share it whatever
 // their $AGENTVCR_CACHE, $TMPDIR or $HOME; it goes with the file once the
-// cassette is in place, so it leaves nothing to commit; recordings of other
-// calls never wait for it; and the kernel drops it with a recorder killed
-// while it holds it, whose next in turn then records (the killed one's
-// partial recording is kept aside, as ".NAME.tmp-RANDOM").
+// cassette is in place, so a finished recording leaves nothing to commit;
+// recordings of other calls never wait for it; and the kernel drops it with
+// a recorder killed while it holds it, whose next in turn then records. The
+// killed one's partial recording stays, as ".NAME.tmp-lock" until then and
+// as ".NAME.tmp-RANDOM" after, for agentvcr replay to read.
 package standin
 
 import (
