@@ -40,7 +40,8 @@ import (
 // workers that take their turns in every order that matters.
 
 // pieceSize is how much input a piece gathers before it is cut at its last
-// newline; a line this long or longer is not cut into a piece.
+// newline. 128 KiB measured best: a piece and its output stay in the cache
+// of the core that reads, normalises and writes them, and the turns are few.
 var pieceSize = 128 << 10
 
 // minPieces is how long a run is at least to be cut into pieces: shorter
@@ -411,7 +412,9 @@ func (pl *pipeline) write(p []byte) {
 
 // put writes, in its write turn, the piece the worker normalised: with its
 // ids numbered in the run's table, or normalised again in order when the
-// cwd it learns, or that was learned before it, changes how it is scrubbed.
+// cwd it learns, or that was learned before it, changes how it is scrubbed,
+// or when an id whose placeholder it took from pub was made a session id
+// since.
 func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 	n := pl.n
 	if wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
