@@ -91,15 +91,7 @@ func TestScriptsOneAfterAnotherRecordingOneCallRunTheAgentOnce(t *testing.T) {
 	}
 	h := vcrtest.NewHeld(t)
 	cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(),
-		Setup: func(e *testscript.Env) error {
-			e.Setenv(standin.EnvMode, string(standin.ModeRecord))
-			e.Setenv(standin.EnvRealAgent, h.Agent)
-			for _, kv := range h.Env(false) {
-				name, value, _ := strings.Cut(kv, "=")
-				e.Setenv(name, value)
-			}
-			return nil
-		}}
+		Setup: recordWith(h)}
 	ft := &fakeT{TB: t} // runs the scripts one after the other
 	testscript.RunT(ft, agentscript.Params(cfg))
 	if ft.failed {
@@ -125,15 +117,7 @@ func TestHarnessesOfOneBinaryRecordingOneCallRunTheAgentOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(),
-			Setup: func(e *testscript.Env) error {
-				e.Setenv(standin.EnvMode, string(standin.ModeRecord))
-				e.Setenv(standin.EnvRealAgent, h.Agent)
-				for _, kv := range h.Env(false) {
-					name, value, _ := strings.Cut(kv, "=")
-					e.Setenv(name, value)
-				}
-				return nil
-			}}
+			Setup: recordWith(h)}
 		ft := &fakeT{TB: t}
 		testscript.RunT(ft, agentscript.Params(cfg))
 		if ft.failed {
@@ -142,5 +126,18 @@ func TestHarnessesOfOneBinaryRecordingOneCallRunTheAgentOnce(t *testing.T) {
 	}
 	if n := h.Runs(); n != 1 {
 		t.Errorf("the real agent ran %d times", n)
+	}
+}
+
+// recordWith sets a script up to record, in record mode, the held agent h.
+func recordWith(h *vcrtest.Held) func(*testscript.Env) error {
+	return func(e *testscript.Env) error {
+		e.Setenv(standin.EnvMode, string(standin.ModeRecord))
+		e.Setenv(standin.EnvRealAgent, h.Agent)
+		for _, kv := range h.Env(false) {
+			name, value, _ := strings.Cut(kv, "=")
+			e.Setenv(name, value)
+		}
+		return nil
 	}
 }
