@@ -3,6 +3,7 @@ package safefile_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,7 +152,9 @@ func TestCreateLockedWaiterLooksAgain(t *testing.T) {
 }
 
 // envHolder makes the test binary a writer that holds a path until it is
-// killed: CreateLocked, write, say so on stdout, wait.
+// killed: CreateLocked, write, say so on stdout, wait. It waits by reading
+// stdin, which the test keeps open: a bare select{} would be the runtime's
+// "all goroutines are asleep" crash, dropping the lock before the kill.
 const envHolder = "SAFEFILE_TEST_HOLD"
 
 func TestMain(m *testing.M) {
@@ -163,7 +166,8 @@ func TestMain(m *testing.M) {
 		}
 		f.WriteString("partial")
 		fmt.Println("holding")
-		select {}
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(3) // the test closed stdin without killing: never a clean end
 	}
 	os.Exit(m.Run())
 }
@@ -187,6 +191,11 @@ func TestCreateLockedAfterAWriterIsKilled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			hold, err := holder.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hold.Close()
 			if err := holder.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +216,9 @@ func TestCreateLockedAfterAWriterIsKilled(t *testing.T) {
 				vcrtest.MustAwaitLockWaiters(t, filepath.Join(dir, ".x.cassette.tmp-lock"), 1, nil)
 			}
 			holder.Process.Kill()
-			holder.Wait()
+			if err := holder.Wait(); !killed(err) {
+				t.Fatalf("the holder ended by itself before the kill: %v", err)
+			}
 			if !waiting {
 				next()
 			}
@@ -265,4 +276,14 @@ func TestCreateLockedRefusesALink(t *testing.T) {
 		}
 		t.Errorf("a FIFO in place of the temporary file: %v", err)
 	}
+}
+
+// killed says whether a process ended by SIGKILL, not by itself.
+func killed(err error) bool {
+	exit, ok := err.(*exec.ExitError)
+	if !ok {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
