@@ -45,7 +45,7 @@ func TestUserModule(t *testing.T) {
 	files := readmeFiles(t, filepath.Join(root, "README.md"))
 	for _, name := range []string{"summarize.go", "summarize_test.go"} {
 		if files[name] == "" {
-			t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
+			t.Fatalf("neither README.md nor docs/ has a <!-- usermodule: %s --> block", name)
 		}
 	}
 	// The fragments (the fault and retry examples) are run by
@@ -61,7 +61,7 @@ func TestUserModule(t *testing.T) {
 		}
 	}
 	if scripted["cmd/summary/script_test.go"] == "" {
-		t.Fatal("README.md has no <!-- usermodule: cmd/summary/script_test.go --> block")
+		t.Fatal("neither README.md nor docs/ has a <!-- usermodule: cmd/summary/script_test.go --> block")
 	}
 	for name, content := range map[string]string{
 		"go.mod": "module example.com/myproject\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
@@ -366,14 +366,22 @@ func writable(dir string) {
 	exec.Command("chattr", "-i", dir).Run()
 }
 
-// readmeFiles returns the Go code blocks of the README that follow a
-// "<!-- usermodule: NAME -->" line, by NAME: the user story is tested as
-// the README shows it. A block without a package clause is a fragment:
-// readmeFragment makes a file of it.
+// readmeFiles returns the Go code blocks of the README, and of the pages
+// of docs/ beside it, that follow a "<!-- usermodule: NAME -->" line, by
+// NAME: the user story is tested as the documentation shows it. A block
+// without a package clause is a fragment: readmeFragment makes a file of it.
 func readmeFiles(t *testing.T, path string) map[string]string {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "docs", "*.md"))
+	for _, page := range pages {
+		more, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, '\n'), more...)
 	}
 	files := map[string]string{}
 	rest := string(data)
@@ -397,7 +405,7 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 	t.Helper()
 	code, ok := files[name]
 	if !ok {
-		t.Fatalf("README.md has no <!-- usermodule: %s --> block", name)
+		t.Fatalf("neither README.md nor docs/ has a <!-- usermodule: %s --> block", name)
 	}
 	if strings.HasPrefix(code, "package ") {
 		return code
