@@ -361,7 +361,10 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		out.SetPath(f.Name()) // verified: it records this call, so it is the one to replace
 	}
 	path := out.Path()
+	// The caller gets the redacted stream the cassette gets: what it makes
+	// of a recording round (a golden) is then what it makes of every replay.
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
+		LiveRedacted: true,
 		Workspace:  &workspace.Options{Exclude: c.ownFiles()},
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
