@@ -365,8 +365,8 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	// of a recording round (a golden) is then what it makes of every replay.
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		LiveRedacted: true,
-		Workspace:  &workspace.Options{Exclude: c.ownFiles()},
-		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
+		Workspace:    &workspace.Options{Exclude: c.ownFiles()},
+		AskVersion:   runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
