@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
@@ -245,7 +246,8 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd}
+	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
+		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
 	c.log.Effects = applied
 	if errors.Is(err, workspace.ErrInterrupted) {
@@ -279,6 +281,18 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	}
 	c.log.Outcome = Replayed
 	return code
+}
+
+// relocation moves the directories the recording names in its output
+// (its working, home and temporary directories) to this call's, so that
+// code relating the agent's paths to the directory it gave the agent sees
+// offline what it saw live; $AGENTVCR_RELOCATE=off plays the recorded
+// bytes as they are.
+func (c *call) relocation(h cassette.Header, cwd string) *relocate.Map {
+	if strings.EqualFold(strings.TrimSpace(c.env.Getenv(envRelocate)), "off") {
+		return nil
+	}
+	return relocate.ForHeader(h, relocate.Here{Cwd: cwd, Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")})
 }
 
 // miss fails a call no cassette records, naming the closest recording, or
