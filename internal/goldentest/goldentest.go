@@ -79,10 +79,24 @@ func Assert(t testing.TB, g Golden, content []byte) Result {
 			return matched
 		}))
 	res := Result{Path: gd.GoldenFileName(t, g.Name)}
+	// Neither a golden nor a pending file holds a temporary directory or
+	// a secret: the first varies, the second must not be committed.
+	if err := golden.Check(relPath(res.Path), content); err != nil {
+		t.Errorf("golden %s: %v; nothing is written", relPath(res.Path), err)
+		res.Outcome = Refused
+		return res
+	}
 	if golden.Updating() {
 		if golden.InCI() {
-			t.Errorf("golden %s: -update is refused under CI (CI=%s): nothing is written; update the goldens outside CI and commit them",
-				relPath(res.Path), os.Getenv("CI"))
+			// The diff, so that the log says what the update would have done.
+			diff := "(no golden yet)\n"
+			if stored, err := os.ReadFile(res.Path); err == nil {
+				if diff = golden.Diff("golden", "actual", stored, content); diff == "" {
+					diff = "(the golden already holds it)\n"
+				}
+			}
+			t.Errorf("golden %s (golden) vs %s:\n%s-update is refused under CI (CI=%s): nothing is written; update the goldens outside CI and commit them",
+				relPath(res.Path), orDefault(g.Actual, "actual"), diff, os.Getenv("CI"))
 			res.Outcome = Refused
 			return res
 		}
