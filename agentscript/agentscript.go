@@ -183,6 +183,11 @@ func (h *harness) setup(e *testscript.Env) error {
 	e.Setenv(standin.EnvCache, filepath.Join(state, "cache"))
 	e.Setenv(standin.EnvRunLog, runLog)
 	e.Setenv(standin.EnvRecordSince, h.since.Format(time.RFC3339Nano))
+	if _, set := os.LookupEnv("GORACE"); !set {
+		// Under -race the stand-in is a race-built test binary, whose
+		// runtime sleeps 1 s at exit: every agent call would cost that.
+		e.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	if real := os.Getenv(standin.EnvRealAgent); real != "" {
 		e.Setenv(standin.EnvRealAgent, real)
 	}

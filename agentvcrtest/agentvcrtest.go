@@ -159,12 +159,20 @@ func StandIn(t testing.TB, dir string) {
 	t.Setenv(standin.EnvCassettes, abs)
 	t.Setenv(standin.EnvRunLog, runLog)
 	t.Setenv(standin.EnvRecordSince, since.Format(time.RFC3339Nano))
+	if _, set := os.LookupEnv("GORACE"); !set {
+		// Under -race the stand-in is a race-built test binary, whose
+		// runtime sleeps 1 s at exit: every agent call would cost that.
+		t.Setenv("GORACE", noRaceExitSleep)
+	}
 	state.Lock()
 	state.cassettes[abs] = true
 	state.Unlock()
 	// Helpers both, so that a failure names the test's StandIn line, not ours.
 	t.Cleanup(func() { t.Helper(); reportCalls(t, runLog) })
 }
+
+// noRaceExitSleep is the GORACE the stand-in gets when the user set none.
+const noRaceExitSleep = "atexit_sleep_ms=0"
 
 // Fault breaks every replay of the stand-in for the rest of the test, to
 // test how the code copes with an agent that fails, without editing a

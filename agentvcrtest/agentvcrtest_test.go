@@ -167,3 +167,24 @@ func TestWorkspace(t *testing.T) {
 		t.Errorf("Workspace(\"\"): %v %v", ents, err)
 	}
 }
+
+// The stand-in a test binary built with -race becomes spends no second at
+// exit: StandIn hands it GORACE=atexit_sleep_ms=0, unless the user set
+// GORACE, which is kept.
+func TestStandInSetsGORACE(t *testing.T) {
+	t.Setenv("GORACE", "") // restored after the test
+	os.Unsetenv("GORACE")
+	t.Run("unset", func(t *testing.T) {
+		agentvcrtest.StandIn(t, t.TempDir())
+		if got := os.Getenv("GORACE"); got != "atexit_sleep_ms=0" {
+			t.Errorf("GORACE=%q", got)
+		}
+	})
+	t.Setenv("GORACE", "halt_on_error=1")
+	t.Run("set", func(t *testing.T) {
+		agentvcrtest.StandIn(t, t.TempDir())
+		if got := os.Getenv("GORACE"); got != "halt_on_error=1" {
+			t.Errorf("GORACE=%q", got)
+		}
+	})
+}

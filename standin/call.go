@@ -42,6 +42,9 @@ type call struct {
 	done      func() // releases the call's claim on its take, once it is logged
 	red       *recorder.Redactor
 	log       Call
+	// ciNote says why record or once mode acts as replay under CI; "" when
+	// it does not.
+	ciNote string
 }
 
 func newCall(env Env, args []string) *call {
@@ -83,6 +86,14 @@ func (c *call) run() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	if mode == ModeRecord || mode == ModeOnce {
+		if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
+			// CI replays what was committed: a cassette recorded there
+			// silently is one nobody reviewed, made with CI's credentials.
+			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as replay and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, envRecordInCI)
+			mode = ModeReplay
+		}
+	}
 	c.mode, c.log.Mode = mode, mode
 	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
 		return c.fail(err, "")
@@ -104,14 +115,20 @@ func (c *call) run() int {
 	if c.dir == "" {
 		return c.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes), "")
 	}
-	if abs, err := filepath.Abs(c.dir); err == nil {
-		c.dir = abs
+	if !filepath.IsAbs(c.dir) {
+		// Taken from the directory the agent runs in (a test's temporary
+		// workspace), it would record where nobody looks again.
+		return c.fail(fmt.Errorf("$%s=%s is a relative path, which would be taken from the directory the agent runs in: give an absolute path", EnvCassettes, c.dir), "")
 	}
+	c.dir = filepath.Clean(c.dir)
 	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
 		return c.fail(fmt.Errorf("$%s=%s is a file; point it at a directory of cassettes", EnvCassettes, c.dir), "")
 	} else if err != nil && mode == ModeReplay {
-		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)),
-			fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent))
+		hint := fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		if c.ciNote != "" {
+			hint = c.ciNote
+		}
+		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)), hint)
 	}
 	cwd, _ := os.Getwd()
 	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
@@ -150,6 +167,12 @@ func (c *call) claimTake(key string) error {
 	c.take = counter.answered + 1
 	c.done = func() { counter.release(c.log.Outcome == Replayed || c.log.Outcome == Recorded) }
 	return nil
+}
+
+// isTrue reads a variable such as CI: set to anything but "", "false" or "0".
+func isTrue(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v != "" && v != "false" && v != "0"
 }
 
 func unwrap(err error) error {
@@ -333,6 +356,9 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
 	}
 	c.log.Missing = want
+	if c.ciNote != "" {
+		return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg), c.ciNote)
+	}
 	return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
 		fmt.Sprintf("a recording would be saved as %s: record it with %s=once or %s=record, and %s=%s (the real agent)", want, EnvMode, EnvMode, EnvRealAgent, c.log.Agent))
 }
@@ -354,8 +380,12 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+	if _, err := os.Stat(c.dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+		}
+		// Said, so that a directory made by a typo is seen.
+		fmt.Fprintf(c.env.Stderr, "%s: created the cassette directory %s\n", c.name, c.dir)
 	}
 	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))

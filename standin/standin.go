@@ -149,6 +149,9 @@ const (
 	// directories in its output to the call's (see package
 	// internal/relocate).
 	envRelocate = "AGENTVCR_RELOCATE"
+	// envRecordInCI=1 lets record and once mode run the real agent under
+	// CI; otherwise, with $CI set (true, 1, ...), they act as replay.
+	envRecordInCI = "AGENTVCR_RECORD_IN_CI"
 	// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
 	// wrapper calling back into the stand-in would otherwise recurse for ever.
 	EnvDepth = "AGENTVCR_STANDIN_DEPTH"
