@@ -315,7 +315,12 @@ func (c *call) relocation(h cassette.Header, cwd string) *relocate.Map {
 	if strings.EqualFold(strings.TrimSpace(c.env.Getenv(envRelocate)), "off") {
 		return nil
 	}
-	return relocate.ForHeader(h, relocate.Here{Cwd: cwd, Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")})
+	here := relocate.Here{Cwd: cwd, Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")}
+	m := relocate.ForHeader(h, here)
+	if !m.Empty() {
+		c.log.Cwd, c.log.Home, c.log.TempDir = m.Target(h.Cwd), m.Target(h.Home), m.Target(h.TempDir)
+	}
+	return m
 }
 
 // miss fails a call no cassette records, naming the closest recording, or

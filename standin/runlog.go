@@ -59,6 +59,13 @@ type Call struct {
 	// Parent is the id of the process that ran the stand-in: a harness
 	// that ran it itself has shown its stderr already.
 	Parent int `json:"parent,omitempty"`
+	// Cwd, Home and TempDir are, for a replay that relocated its output,
+	// the directories the output names instead of the recording's (the
+	// call's own; see $AGENTVCR_RELOCATE): a harness normalises them, not
+	// the cassette header's. Empty when the recorded bytes were played.
+	Cwd     string `json:"cwd,omitempty"`
+	Home    string `json:"home,omitempty"`
+	TempDir string `json:"tmp,omitempty"`
 }
 
 // AppendLog appends c to the run log at path, in one write, so that calls

@@ -68,6 +68,20 @@ func New(moves ...Move) *Map {
 	return m
 }
 
+// Target is where m moves the directory from, "" when it does not move it.
+func (m *Map) Target(from string) string {
+	if m.Empty() || from == "" {
+		return ""
+	}
+	from = strings.TrimRight(from, "/")
+	for _, p := range m.pats {
+		if string(p.from) == from {
+			return string(p.to)
+		}
+	}
+	return ""
+}
+
 // Empty reports whether m moves nothing.
 func (m *Map) Empty() bool { return m == nil || len(m.pats) == 0 }
 
