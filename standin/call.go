@@ -389,8 +389,15 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
 			return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 		}
-		// Said, so that a directory made by a typo is seen.
-		fmt.Fprintf(c.env.Stderr, "%s: created the cassette directory %s\n", c.name, c.dir)
+		// Said, so that a directory made by a typo is seen: to a harness,
+		// which shows it, else on stderr (there the caller's stderr stays
+		// what a replay gives it).
+		note := fmt.Sprintf("%s: created the cassette directory %s", c.name, c.dir)
+		if c.env.Getenv(EnvRunLog) != "" {
+			c.log.Notes = append(c.log.Notes, note)
+		} else {
+			fmt.Fprintln(c.env.Stderr, note)
+		}
 	}
 	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
