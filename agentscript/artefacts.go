@@ -211,16 +211,6 @@ func scriptFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// relPath shortens an absolute path to one relative to the working
-// directory (the package under test) when it lies below it.
-func relPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return path
-	}
-	return rel
-}
+// relPath shows a path as a hint does: relative to the module root, where
+// it is pasted, when below it.
+func relPath(path string) string { return golden.Shown(path) }

@@ -234,7 +234,7 @@ func TestGoldenMismatchNamesFileAndEventLine(t *testing.T) {
 			"    message.content[0].text:\n",
 			`golden: "Hello from $CWD/notez."`,
 			`actual: "Hello from $CWD/notes."`,
-			"go test -run 'TestFake/test' -update")
+			"go test -run 'TestFake/test' ./agentscript -update")
 		if strings.Contains(log, "line 4") {
 			t.Errorf("unchanged line 4 reported:\n%s", log)
 		}

@@ -224,6 +224,7 @@ func reportCalls(t testing.TB, runLog string) {
 	if err != nil {
 		t.Errorf("agentvcrtest: %v", err)
 	}
+	seen := map[string]bool{} // a call missed again (a retry) is said once
 	for _, c := range calls {
 		if c.Cassette != "" {
 			state.Lock()
@@ -236,13 +237,27 @@ func reportCalls(t testing.TB, runLog string) {
 		if c.Outcome == standin.Failed || c.Error != "" {
 			msg := c.Error
 			if c.Missing != "" {
-				// The stand-in's line says how to record the call; only the
-				// test that makes it is news.
-				msg += fmt.Sprintf("\nthis test alone: go test -run '^%s$' .", t.Name())
+				msg = missMessage(t, c)
 			}
-			t.Errorf("%s", msg)
+			if !seen[msg] {
+				seen[msg] = true
+				t.Errorf("%s", msg)
+			}
 		}
 	}
+}
+
+// missMessage is a call no cassette records, in a few lines: what was
+// called, how it differs from the closest recording, and the one command
+// that records it, to paste at the module root.
+func missMessage(t testing.TB, c standin.Call) string {
+	msg := strings.TrimSuffix(c.Error, "; "+c.Hint)
+	msg = strings.Replace(msg, "; closest is ", "\n\tclosest is ", 1)
+	real := os.Getenv(standin.EnvRealAgent)
+	if real == "" {
+		real = c.Agent
+	}
+	return fmt.Sprintf("%s\nrecord it: %s=once %s=%s go test -run '^%s$' %s", msg, standin.EnvMode, standin.EnvRealAgent, real, t.Name(), golden.Package())
 }
 
 // Option configures Golden, in the style of go-cmp's options.

@@ -229,7 +229,7 @@ func (c *call) tooMany(inv index.Invocation, first string) int {
 	if n == 1 {
 		times = "1 time"
 	}
-	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, quoteArgs(inv.Args), times, c.take, first),
+	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
@@ -341,9 +341,10 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 			f.Close()
 		}
 	}
-	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, quoteArgs(inv.Args))
-	if e, how, ok := lib.Closest(inv); ok {
-		msg += fmt.Sprintf("; closest is %s (%s), recorded for %s", filepath.Base(e.File), how, quoteArgs(e.Args))
+	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, shortArgs(inv.Args))
+	if e, _, ok := lib.Closest(inv); ok {
+		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), howItDiffers(e.Invocation, inv))
+		c.log.Closest = e.File
 	} else {
 		msg += " (the directory has no readable cassette)"
 	}
@@ -357,15 +358,15 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
 	}
 	if len(newer) > 0 {
-		return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
+		return c.fail(missError(msg),
 			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
 	}
 	c.log.Missing = want
 	if c.ciNote != "" {
-		return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg), c.ciNote)
+		return c.fail(missError(msg), c.ciNote)
 	}
-	return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
-		fmt.Sprintf("a recording would be saved as %s: record it with %s=once or %s=record, and %s=%s (the real agent)", want, EnvMode, EnvMode, EnvRealAgent, c.log.Agent))
+	return c.fail(missError(msg),
+		fmt.Sprintf("a recording would be saved as %s: record it with %s=once %s=%s (the real agent)", want, EnvMode, EnvRealAgent, c.realAgentName()))
 }
 
 // record runs the real agent, tees it live and saves the cassette, replacing
@@ -632,6 +633,15 @@ func (c *call) realAgent() (string, error) {
 	return "", errors.New(msg + "; install the agent or give its path")
 }
 
+// realAgentName is what to set $AGENTVCR_REAL_AGENT to in a hint: the
+// user's setting, else the name the agent was called by.
+func (c *call) realAgentName() string {
+	if v := c.env.Getenv(EnvRealAgent); v != "" {
+		return v
+	}
+	return c.log.Agent
+}
+
 // agentEnv is the real agent's environment: this process's, marked so that a
 // stand-in it calls back into knows.
 func (c *call) agentEnv() []string {
@@ -658,6 +668,7 @@ func (c *call) report(err error, hint string) {
 	line := c.name + ": " + runner.OneLine(err.Error())
 	if hint != "" {
 		line += "; " + hint
+		c.log.Hint = runner.OneLine(hint)
 	}
 	fmt.Fprintln(c.env.Stderr, line)
 	c.log.Error = line
@@ -674,14 +685,6 @@ func spoolInput(r io.Reader, red *recorder.Redactor) (*os.File, string, error) {
 		return nil, "", err
 	}
 	return f, in.SHA256, nil
-}
-
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return "[" + strings.Join(q, " ") + "]"
 }
 
 // moduleRoot is the directory holding the go.mod of the module dir is in,

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -171,22 +170,9 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// relPath shortens a path below the working directory.
-func relPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(wd, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return path
-	}
-	return rel
-}
+// relPath shows a path as a hint does: relative to the module root, where
+// it is pasted, when below it.
+func relPath(path string) string { return golden.Shown(path) }
 
 // Owners keeps, for a harness, which test compares each golden and a
 // digest of the content: two tests giving one golden different content
