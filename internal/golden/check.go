@@ -13,7 +13,7 @@ import (
 )
 
 // ErrRefused is wrapped by the error of content a golden must not hold.
-var ErrRefused = errors.New("a golden snapshot must not hold it")
+var ErrRefused = errors.New("refused for a golden snapshot")
 
 // Check refuses content meant for the golden at path (shown as is) that
 // holds what varies between runs or is secret: a path in a temporary
