@@ -30,8 +30,12 @@
 // Golden compares through goldie, with the test's own testing.TB. A golden
 // that does not match fails the test with the event-aware diff (golden
 // first) and leaves the new content beside it as NAME.golden.new; accept
-// it with "agentvcr review --accept" or "go test -run TestX -update". Under
-// $CI nothing is written, with -update or without, and the test says so.
+// it with "agentvcr review --accept" or "go test -run TestX -update"
+// ("GOLDIE_UPDATE=1 go test ./..." for a whole module: a package without
+// goldens has no -update flag). Under $CI nothing is written, with -update
+// or without: the test shows the diff and says so. No golden holds a
+// temporary directory or a secret: such content fails the test, naming the
+// line, and is not written.
 //
 // After a full run (no -run filter) in which every test passed, Main reports
 // the cassettes no test replayed and the goldens no test compared: they fail
