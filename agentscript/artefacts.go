@@ -181,7 +181,7 @@ func (h *harness) unreferenced() (check unused.Check, skipped string, err error)
 	}
 	wd, _ := os.Getwd()
 	return unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
-		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir()}, "", nil
+		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}, "", nil
 }
 
 func merge(a, b map[string]bool) map[string]bool {

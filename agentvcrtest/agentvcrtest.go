@@ -429,7 +429,7 @@ func reportUnreferenced() int {
 	used := maps.Clone(state.played)
 	maps.Copy(used, state.goldens.Claimed())
 	wd, _ := os.Getwd()
-	check := unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir()}
+	check := unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}
 	msg, left := unused.Conclude(check, policy == agentscript.Delete, agentscript.EnvUnreferenced+"="+string(policy), wd,
 		func(dir string) { index.Update(dir, false, nil) })
 	if msg != "" {

@@ -39,14 +39,14 @@ var (
 
 // Current is the run this process belongs to.
 func Current() Run {
-	once.Do(func() { current = find(os.Getppid(), "/proc") })
+	once.Do(func() { current = find(os.Getpid(), os.Getppid(), "/proc") })
 	return current
 }
 
-// find works out the run from the parent ppid, reading the proc file
-// system at proc.
-func find(ppid int, proc string) Run {
-	self := Run{ID: fmt.Sprintf("pid%d-%d", os.Getpid(), processStart.UnixNano()), Began: processStart}
+// find works out the run of process pid, child of ppid, reading the proc
+// file system at proc.
+func find(pid, ppid int, proc string) Run {
+	self := Run{ID: fmt.Sprintf("pid%d-%d", pid, processStart.UnixNano()), Began: processStart}
 	comm, err := os.ReadFile(fmt.Sprintf("%s/%d/comm", proc, ppid))
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return self
@@ -55,17 +55,16 @@ func find(ppid int, proc string) Run {
 	if !ok {
 		return self
 	}
-	boot, ok := bootTime(proc)
-	if !ok {
+	own, ok := startTicks(proc, pid)
+	if !ok || own < ticks {
 		return self
 	}
-	// USER_HZ is 100 on every Linux the kernel's ABI allows. btime is in
-	// whole seconds: the start is known to a second, and never taken later
-	// than this process's own.
-	began := boot.Add(time.Duration(ticks) * 10 * time.Millisecond)
-	if began.After(processStart) {
-		began = processStart
-	}
+	// Measured back from this process's own start, in clock ticks (USER_HZ
+	// is 100 on every Linux the kernel's ABI allows): to 10 ms, and never
+	// before the go command started (processStart is taken a little after
+	// this process started), so a file written before the run is never
+	// taken for one of its own.
+	began := processStart.Add(-time.Duration(own-ticks) * 10 * time.Millisecond)
 	return Run{ID: fmt.Sprintf("go%d-%d", ppid, ticks), Began: began, Shared: true}
 }
 
@@ -88,19 +87,4 @@ func startTicks(proc string, pid int) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(f[19], 10, 64)
 	return n, err == nil
-}
-
-// bootTime reads btime from /proc/stat.
-func bootTime(proc string) (time.Time, bool) {
-	b, err := os.ReadFile(proc + "/stat")
-	if err != nil {
-		return time.Time{}, false
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return time.Unix(n, 0), err == nil
-		}
-	}
-	return time.Time{}, false
 }

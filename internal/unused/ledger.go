@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
 )
@@ -52,6 +53,10 @@ type Check struct {
 	Package, Run string
 	// Cache is the machine's cache directory (index.CacheDir()).
 	Cache string
+	// Since is when the run began: a file written since (recorded by a
+	// package of the run whose entry the ledger does not have yet) may be
+	// reported, never deleted.
+	Since time.Time
 }
 
 // Result sorts the files no test of the package used.
@@ -101,6 +106,16 @@ func Settle(c Check) (Result, error) {
 	sort.Strings(res.Unused)
 	sort.Strings(res.Unknown)
 	return res, errors.Join(errs...)
+}
+
+// writtenSince reports whether the file at path was modified at or after
+// since (never for a zero since).
+func writtenSince(path string, since time.Time) bool {
+	if since.IsZero() {
+		return false
+	}
+	st, err := os.Lstat(path)
+	return err == nil && !st.ModTime().Before(since)
 }
 
 // below returns path relative to dir, slash-separated, when it lies below.
@@ -225,7 +240,19 @@ func Conclude(c Check, del bool, setting, wd string, reindex func(dir string)) (
 			len(res.Unknown), strings.Join(shorten(res.Unknown, wd), "\n\t")))
 	}
 	if len(res.Unused) > 0 && del {
-		removed, err := Delete(res.Unused)
+		var doomed, kept []string
+		for _, f := range res.Unused {
+			if writtenSince(f, c.Since) {
+				kept = append(kept, f)
+			} else {
+				doomed = append(doomed, f)
+			}
+		}
+		if len(kept) > 0 {
+			parts = append(parts, fmt.Sprintf("not deleted: %d file(s) written during this run, which another package of it may use:\n\t%s",
+				len(kept), strings.Join(shorten(kept, wd), "\n\t")))
+		}
+		removed, err := Delete(doomed)
 		dirs := map[string]bool{}
 		for _, f := range removed {
 			dirs[filepath.Dir(f)] = true
@@ -240,7 +267,7 @@ func Conclude(c Check, del bool, setting, wd string, reindex func(dir string)) (
 		}
 		if err != nil {
 			parts = append(parts, fmt.Sprintf("could not delete: %v", err))
-			for _, f := range res.Unused {
+			for _, f := range doomed {
 				if !slices.Contains(removed, f) {
 					left = append(left, f)
 				}

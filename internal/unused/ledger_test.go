@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func touch(t *testing.T, paths ...string) {
@@ -116,6 +117,29 @@ func TestConcludeDeletes(t *testing.T) {
 	// what another package may use.
 	msg, left = Conclude(c, false, "AGENTVCR_UNREFERENCED=fail", pkg, nil)
 	if !strings.Contains(msg, "AGENTVCR_UNREFERENCED=delete go test ./...") || len(left) != 1 {
+		t.Errorf("msg %q, left %q", msg, left)
+	}
+}
+
+// A file written since the run began may be another package's, recorded
+// in this run before its entry reached the ledger: reported, not deleted.
+func TestWrittenThisRunIsNotDeleted(t *testing.T) {
+	pkg := t.TempDir()
+	dir := filepath.Join(pkg, "cassettes")
+	old, fresh := filepath.Join(dir, "old.cassette"), filepath.Join(dir, "fresh.cassette")
+	touch(t, old, fresh)
+	began := time.Now().Add(-time.Minute)
+	os.Chtimes(old, began.Add(-time.Hour), began.Add(-time.Hour))
+	os.Chtimes(fresh, began.Add(time.Second), began.Add(time.Second))
+	c := Check{Roots: []Root{{Dir: dir, Suffix: ".cassette"}}, Used: map[string]bool{}, Package: pkg, Run: "r", Cache: t.TempDir(), Since: began}
+	msg, left := Conclude(c, true, "AGENTVCR_UNREFERENCED=delete", pkg, nil)
+	if _, err := os.Stat(old); err == nil {
+		t.Error("old.cassette kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("fresh.cassette deleted")
+	}
+	if !strings.Contains(msg, "not deleted: 1 file(s) written during this run") || len(left) != 0 {
 		t.Errorf("msg %q, left %q", msg, left)
 	}
 }
