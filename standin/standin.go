@@ -35,6 +35,14 @@
 // as they are. A path the agent streamed in pieces (across delta events)
 // and a length computed from a path are not relocated.
 //
+// In record and once mode the caller gets the stream the cassette gets,
+// redacted, as it streams: what it makes of a recording round is what it
+// makes of every replay, and no secret reaches it. Under CI ($CI set to
+// anything but "", "false" or "0") record and once act as replay, the real
+// agent never runs, unless $AGENTVCR_RECORD_IN_CI=1. $AGENTVCR_CASSETTES
+// must be absolute: the agent runs in a directory of its own, and a
+// relative path would record where nobody looks again.
+//
 // $AGENTVCR_FAULT ([EnvFault], [ParseFault]) breaks every replay on purpose,
 // with the words of "agentvcr replay"'s fault flags (stop-after-events=N,
 // stop-after-bytes=N, exit-code=N, stall, pace=X), so that code can be
