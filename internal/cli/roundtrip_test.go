@@ -376,3 +376,30 @@ func TestReplayFaults(t *testing.T) {
 		t.Errorf("flags after the cassette: exit %d stdout %q", code, out.String())
 	}
 }
+
+// agentvcr replay plays the recorded bytes as they are; --relocate moves
+// the recording's working directory in them to the replay's, raw and
+// JSON-escaped, as the stand-in does.
+func TestReplayRelocateFlag(t *testing.T) {
+	hermetic(t)
+	recDir, playDir := t.TempDir(), t.TempDir()
+	path := tempCassette(t)
+	agent := vcrtest.Script(t, t.TempDir(), "agent", `printf '{"cwd":"%s"}\n' "$(pwd | sed 's|/|\\/|g')"; echo "wrote $PWD/a.txt"`)
+	rec := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "-o", path, "--quiet", "--no-files", "--", agent)
+	rec.Dir = recDir
+	if r := runCmd(t, rec, nil); r.code != 0 {
+		t.Fatalf("record: %+v", r)
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "/", `\/`) }
+	for _, c := range []struct {
+		args []string
+		dir  string
+	}{{nil, recDir}, {[]string{"--relocate"}, playDir}} {
+		cmd := vcrtest.Command(t, vcrtest.Env(t), append(append([]string{"agentvcr", "replay"}, c.args...), path)...)
+		cmd.Dir = playDir
+		want := `{"cwd":"` + esc(c.dir) + `"}` + "\nwrote " + c.dir + "/a.txt\n"
+		if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != want {
+			t.Errorf("replay %q: %+v, want stdout %q", c.args, r, want)
+		}
+	}
+}
