@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr"
+	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
@@ -271,12 +272,24 @@ func reportFailedCalls(t testing.TB, runLog string) {
 		return
 	}
 	var lines []string
+	missed := ""
 	for _, c := range calls {
 		if c.Error != "" && c.Parent != os.Getpid() {
 			lines = append(lines, c.Error)
+			if c.Missing != "" {
+				missed = c.Agent
+			}
 		}
 	}
 	if len(lines) > 0 {
-		t.Logf("agentscript: the stand-in could not answer %d call(s) of this script:\n\t%s", len(lines), strings.Join(lines, "\n\t"))
+		msg := fmt.Sprintf("agentscript: the stand-in could not answer %d call(s) of this script:\n\t%s", len(lines), strings.Join(lines, "\n\t"))
+		if missed != "" {
+			real := os.Getenv(standin.EnvRealAgent)
+			if real == "" {
+				real = missed
+			}
+			msg += fmt.Sprintf("\nrecord them: %s=once %s=%s go test -run '^%s$' %s", standin.EnvMode, standin.EnvRealAgent, real, t.Name(), golden.Package())
+		}
+		t.Log(msg)
 	}
 }

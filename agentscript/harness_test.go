@@ -488,7 +488,8 @@ func TestFailedCallsShownWhenTheScriptFails(t *testing.T) {
 	f := newFixture(t)
 	f.cassette(streamArgs, streamRun, "", 0)
 	f.mustFail("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\nexec false\n",
-		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`)
+		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`,
+		"\nrecord them: AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test -run '^TestFake/test$' ./agentscript")
 	f.mustPass("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\n")
 }
 
