@@ -11,6 +11,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr"
+	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
 )
@@ -101,11 +103,12 @@ type harness struct {
 	since time.Time
 }
 
-// testRunBegan is when the test binary started: the beginning of the run
-// for every harness in it, so that scripts replay what the binary's other
-// tests (agentvcrtest's, another Run's) recorded of a call, as they will in
-// replay mode, rather than record it over them.
-var testRunBegan = time.Now()
+// testRunBegan is when the go test run began (see internal/testrun: the
+// go command's start, or the test binary's): the beginning of the run for
+// every harness and package in it, so that scripts replay what the run's
+// other tests (agentvcrtest's, another Run's, another package's) recorded
+// of a call, as they will in replay mode, rather than record it over them.
+var testRunBegan = testrun.Current().Began
 
 func newHarness(cfg Config) *harness {
 	h := &harness{cfg: cfg, track: newTracker(), since: testRunBegan}
@@ -182,7 +185,16 @@ func (h *harness) setup(e *testscript.Env) error {
 	e.Setenv(standin.EnvMode, string(mode))
 	e.Setenv(standin.EnvCache, filepath.Join(state, "cache"))
 	e.Setenv(standin.EnvRunLog, runLog)
-	e.Setenv(standin.EnvRecordSince, h.since.Format(time.RFC3339Nano))
+	since := h.since.Format(time.RFC3339Nano)
+	if v := os.Getenv(standin.EnvRecordSince); v != "" {
+		since = v // the user's
+	}
+	e.Setenv(standin.EnvRecordSince, since)
+	if _, set := os.LookupEnv("GORACE"); !set {
+		// Under -race the stand-in is a race-built test binary, whose
+		// runtime sleeps 1 s at exit: every agent call would cost that.
+		e.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	if real := os.Getenv(standin.EnvRealAgent); real != "" {
 		e.Setenv(standin.EnvRealAgent, real)
 	}
@@ -260,12 +272,24 @@ func reportFailedCalls(t testing.TB, runLog string) {
 		return
 	}
 	var lines []string
+	missed := ""
 	for _, c := range calls {
 		if c.Error != "" && c.Parent != os.Getpid() {
 			lines = append(lines, c.Error)
+			if c.Missing != "" {
+				missed = c.Agent
+			}
 		}
 	}
 	if len(lines) > 0 {
-		t.Logf("agentscript: the stand-in could not answer %d call(s) of this script:\n\t%s", len(lines), strings.Join(lines, "\n\t"))
+		msg := fmt.Sprintf("agentscript: the stand-in could not answer %d call(s) of this script:\n\t%s", len(lines), strings.Join(lines, "\n\t"))
+		if missed != "" {
+			real := os.Getenv(standin.EnvRealAgent)
+			if real == "" {
+				real = missed
+			}
+			msg += fmt.Sprintf("\nrecord them: %s=once %s=%s go test -run '^%s$' %s", standin.EnvMode, standin.EnvRealAgent, real, t.Name(), golden.Package())
+		}
+		t.Log(msg)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
+	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/standin"
 )
@@ -28,6 +30,10 @@ const (
 	Warn Policy = "warn"
 	// Ignore skips the check.
 	Ignore Policy = "ignore"
+	// Delete removes the files, as insta's --unreferenced=delete does:
+	// after a full, green run only, and never a file another package
+	// using the directory used (see internal/unused).
+	Delete Policy = "delete"
 )
 
 // ParsePolicy reads a policy name; "" is Fail: an unused file must be seen
@@ -36,10 +42,10 @@ func ParsePolicy(s string) (Policy, error) {
 	switch p := Policy(strings.ToLower(s)); p {
 	case "":
 		return Fail, nil
-	case Fail, Warn, Ignore:
+	case Fail, Warn, Ignore, Delete:
 		return p, nil
 	}
-	return "", fmt.Errorf("%s=%q: want fail, warn or ignore", EnvUnreferenced, s)
+	return "", fmt.Errorf("%s=%q: want fail, warn, ignore or delete", EnvUnreferenced, s)
 }
 
 // tracker collects what the scripts of one Run used.
@@ -123,45 +129,59 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 		}
 		policy = p
 	}
-	if policy == Ignore || t.Failed() || t.Skipped() || len(errs) > 0 {
+	if policy == Ignore {
 		return
 	}
-	files, skipped, err := h.unreferenced()
+	if t.Failed() || t.Skipped() || len(errs) > 0 {
+		if policy == Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", EnvUnreferenced)
+		}
+		return
+	}
+	check, skipped, err := h.unreferenced()
 	switch {
 	case err != nil:
 		t.Errorf("agentscript: %v", err)
 		return
 	case skipped != "":
 		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
-		return
-	case len(files) == 0:
+		if policy == Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", EnvUnreferenced, skipped)
+		}
 		return
 	}
 	wd, _ := os.Getwd()
-	msg := "agentscript: " + unused.Report(files, wd, EnvUnreferenced+"="+string(policy))
-	if policy == Fail {
-		t.Error(msg)
+	msg, left := unused.Conclude(check, policy == Delete, EnvUnreferenced+"="+string(policy), wd, reindex)
+	if msg == "" {
 		return
 	}
-	fmt.Fprintln(os.Stderr, msg)
+	if policy == Fail && len(left) > 0 {
+		t.Error("agentscript: " + msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "agentscript: "+msg)
 }
 
-// unreferenced lists the cassettes and goldens that no script used; skipped
-// says why there is no list when not every script ran.
-func (h *harness) unreferenced() (files []string, skipped string, err error) {
+// reindex brings the committed index of a cassette directory up to date
+// after cassettes were deleted from it; other directories have none.
+func reindex(dir string) { index.Update(dir, false, nil) }
+
+// unreferenced is the check of the cassettes and goldens the scripts used;
+// skipped says why there is none when not every script ran.
+func (h *harness) unreferenced() (check unused.Check, skipped string, err error) {
 	scripts, err := scriptFiles(h.dir)
 	if err != nil {
-		return nil, "", err
+		return check, "", err
 	}
 	tr := h.track
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if tr.started < len(scripts) {
-		return nil, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
+		return check, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
 	}
-	files = unused.Files([]unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
-		merge(tr.cassettes, tr.goldens))
-	return files, "", nil
+	wd, _ := os.Getwd()
+	return unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
+		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}, "", nil
 }
 
 func merge(a, b map[string]bool) map[string]bool {
@@ -191,16 +211,6 @@ func scriptFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// relPath shortens an absolute path to one relative to the working
-// directory (the package under test) when it lies below it.
-func relPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return path
-	}
-	return rel
-}
+// relPath shows a path as a hint does: relative to the module root, where
+// it is pasted, when below it.
+func relPath(path string) string { return golden.Shown(path) }

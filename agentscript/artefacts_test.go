@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -34,16 +35,22 @@ func TestUnreferencedArtefacts(t *testing.T) {
 	})
 
 	h.track.scriptStarted()
-	if unused, skipped, err := h.unreferenced(); err != nil || unused != nil || skipped != "1 of 2 scripts ran" {
-		t.Fatalf("after a partial run: %q, %q, %v; want the check skipped", unused, skipped, err)
+	if check, skipped, err := h.unreferenced(); err != nil || check.Roots != nil || skipped != "1 of 2 scripts ran" {
+		t.Fatalf("after a partial run: %+v, %q, %v; want the check skipped", check, skipped, err)
 	}
 	h.track.scriptStarted()
 	h.track.useCassette(usedCassette)
 	h.track.useGolden(usedGolden)
-	unused, skipped, err := h.unreferenced()
+	check, skipped, err := h.unreferenced()
 	if err != nil || skipped != "" {
 		t.Fatalf("unreferenced: %q, %v", skipped, err)
 	}
+	check.Cache, check.Package = t.TempDir(), root
+	res, err := unused.Settle(check)
+	if err != nil || len(res.Unknown) != 0 {
+		t.Fatalf("settle: %+v, %v", res, err)
+	}
+	unused := res.Unused
 	want := []string{
 		filepath.Join(root, "cassettes/sub/old.cassette"),
 		filepath.Join(root, "golden/realworld/stale.golden"),

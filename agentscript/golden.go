@@ -186,8 +186,8 @@ func checkGoldenName(name string) error {
 // the normaliser would replace, or a path of this machine or run.
 func (h *harness) checkStoredGolden(ts *testscript.TestScript, path, file string, stored []byte, scan volatileScanner) error {
 	if err := scan.check(relPath(path), "golden", stored); err != nil {
-		return fmt.Errorf("golden %s: %w; fix the golden (go test -run '%s' -update rewrites it normalised)",
-			relPath(path), err, testPattern(ts))
+		return fmt.Errorf("golden %s: %w; fix the golden (%s rewrites it normalised)",
+			relPath(path), err, golden.UpdateCommand(testPattern(ts)))
 	}
 	again, err := h.normalizeLike(ts, file, stored)
 	if err != nil {
@@ -196,7 +196,7 @@ func (h *harness) checkStoredGolden(ts *testscript.TestScript, path, file string
 	if d := golden.Diff("golden", "normalised golden", stored, again); d != "" {
 		return fmt.Errorf("golden %s: %w: normalising it changes it, so it holds values that vary between runs "+
 			"(a hand edit, or a golden written by an older normaliser):\n%s"+
-			"rewrite it with: go test -run '%s' -update", relPath(path), ErrVolatile, d, testPattern(ts))
+			"rewrite it with: %s", relPath(path), ErrVolatile, d, golden.UpdateCommand(testPattern(ts)))
 	}
 	return nil
 }

@@ -234,7 +234,7 @@ func TestGoldenMismatchNamesFileAndEventLine(t *testing.T) {
 			"    message.content[0].text:\n",
 			`golden: "Hello from $CWD/notez."`,
 			`actual: "Hello from $CWD/notes."`,
-			"go test -run 'TestFake/test' -update")
+			"go test -run 'TestFake/test' ./agentscript -update")
 		if strings.Contains(log, "line 4") {
 			t.Errorf("unchanged line 4 reported:\n%s", log)
 		}
@@ -305,9 +305,12 @@ func TestGoldenHoldingVolatileValue(t *testing.T) {
 func TestGoldenRefusesOutputWithScriptPath(t *testing.T) {
 	f := newFixture(t)
 	f.cassette(streamArgs, streamRun, "", 0)
-	script := execStream + "exec sh -c 'echo \"built in $WORK/out\" > built.txt'\ngolden built.txt built\n"
+	// $WORK itself is the replay's working directory, which the replay
+	// names instead of the recording's and the normaliser scrubs; the
+	// directory testscript made it in is not.
+	script := execStream + "exec sh -c 'echo \"built in $(dirname $WORK)/out\" > built.txt'\ngolden built.txt built\n"
 	withUpdate(t, true, func() {
-		f.mustFail(script, "the normalised built.txt holds", "the script's $WORK", "the golden is not written")
+		f.mustFail(script, "the normalised built.txt holds", "the test run's temporary directory", "the golden is not written")
 	})
 	if _, err := os.Stat(filepath.Join(f.golden, "built.golden")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("golden written despite a volatile value: %v", err)
@@ -375,7 +378,7 @@ event -count 0 stdout type=tool_call
 `)
 	f.mustFail(execStream+"event stdout type=result result=Goodbye\n",
 		"no event of stdout matches type=result result=Goodbye",
-		`closest is line 4, where .result is "Hello from /home/dev/project/notes."`)
+		`closest is line 4, where .result is "Hello from $WORK/notes."`) // relocated: the replay's directory
 	f.mustFail(execStream+"event -count 2 stdout type=result\n", "1 events of stdout match type=result, want 2")
 	f.mustFail(execStream+"! event stdout type=user\n", "stdout line 2 matches type=user, want none")
 	f.mustFail(execStream+"event -all stdout type=user\n", "1 of 4 events of stdout match type=user; first other is line 1, where .type is \"system\"")
@@ -424,7 +427,7 @@ stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileNam
 }
 
 func TestPolicyFromEnvironment(t *testing.T) {
-	for in, want := range map[string]agentscript.Policy{"": agentscript.Fail, "warn": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore} {
+	for in, want := range map[string]agentscript.Policy{"": agentscript.Fail, "warn": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore, "delete": agentscript.Delete} {
 		if got, err := agentscript.ParsePolicy(in); err != nil || got != want {
 			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
 		}
@@ -485,7 +488,8 @@ func TestFailedCallsShownWhenTheScriptFails(t *testing.T) {
 	f := newFixture(t)
 	f.cassette(streamArgs, streamRun, "", 0)
 	f.mustFail("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\nexec false\n",
-		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`)
+		"the stand-in could not answer 1 call(s) of this script:", `no cassette in `+f.cassettes+` matches ["--print" "nothing-recorded"]`,
+		"\nrecord them: AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test -run '^TestFake/test$' ./agentscript")
 	f.mustPass("! exec sh -c 'cursor-agent --print nothing-recorded 2>/dev/null'\n")
 }
 

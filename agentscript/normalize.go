@@ -143,6 +143,12 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 		}
 		if ok {
 			opts = agent.NormalizeOptions(hdr, fileHead(ts, file))
+			if file != "files" || exists(ts.MkAbs(file)) {
+				// The output of a relocated replay names the call's
+				// directories; the recorded file changes (golden files)
+				// still name the recording's.
+				relocated(&opts, run)
+			}
 		}
 	}
 	opts.Rules = h.rules
@@ -151,6 +157,19 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 		opts.Format = sniffFile(ts, file)
 	}
 	return opts, nil
+}
+
+// relocated scrubs the directories a relocated replay named instead of the
+// recording's (see standin.Call.Cwd).
+func relocated(o *normalize.Options, c standin.Call) {
+	for _, d := range []struct {
+		to   *string
+		from string
+	}{{&o.Cwd, c.Cwd}, {&o.Home, c.Home}, {&o.TempDir, c.TempDir}} {
+		if d.from != "" {
+			*d.to = d.from
+		}
+	}
 }
 
 // sniffFile guesses the format of FILE from its start: the output of the

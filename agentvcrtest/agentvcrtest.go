@@ -30,24 +30,34 @@
 // Golden compares through goldie, with the test's own testing.TB. A golden
 // that does not match fails the test with the event-aware diff (golden
 // first) and leaves the new content beside it as NAME.golden.new; accept
-// it with "agentvcr review --accept" or "go test -run TestX -update". Under
-// $CI nothing is written, with -update or without, and the test says so.
+// it with "agentvcr review --accept" or "go test -run TestX -update"
+// ("GOLDIE_UPDATE=1 go test ./..." for a whole module: a package without
+// goldens has no -update flag). Under $CI nothing is written, with -update
+// or without: the test shows the diff and says so. No golden holds a
+// temporary directory or a secret: such content fails the test, naming the
+// line, and is not written.
 //
 // After a full run (no -run filter) in which every test passed, Main reports
 // the cassettes no test replayed and the goldens no test compared: they fail
 // the run unless $AGENTVCR_UNREFERENCED is "warn" or "ignore", so that a
-// leftover is seen in `go test ./...`.
+// leftover is seen in `go test ./...`; "delete" removes them (a filtered or
+// failing run deletes nothing, and says so). A cassette directory several
+// packages share is judged across them: a file another package used in
+// its latest full run on this machine (a ledger in the machine's cache) is
+// not unused.
 //
 // Fault breaks the replays of one test on purpose (a stream cut after N
 // events, another exit status, a hang), to test how code copes with an agent
 // that fails.
 //
-// Tests that record the same call run the agent once: in once mode the
-// first records and the others replay, and in record mode too StandIn
-// tells the stand-in when the test binary started
-// ($AGENTVCR_RECORD_SINCE), and a cassette recorded since is replayed, not
-// recorded again; test binaries (packages) recording one call at once take
-// turns in the cassette directory, so only the first runs the agent.
+// Tests that record the same call run the agent once per go test run: in
+// once mode the first records and the others replay, and in record mode
+// too StandIn tells the stand-in when the run began ($AGENTVCR_RECORD_SINCE,
+// unless set already): on Linux, when the go command that runs every
+// package's test binary started, elsewhere when the test binary did. A
+// cassette recorded since, by any package of the run, is replayed, not
+// recorded again; test binaries recording one call at once take turns in
+// the cassette directory, so only the first runs the agent.
 //
 // Code that retries or polls makes the same call more than once: StandIn
 // gives each test a run log of its own, and within it the stand-in answers
@@ -62,6 +72,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,8 +81,10 @@ import (
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
+	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/standin"
@@ -82,7 +95,8 @@ import (
 var state struct {
 	sync.Mutex
 	main      bool               // Main was called
-	since     time.Time          // when Main was: a recording made since is not made again
+	since     time.Time          // when the go test run began: a recording made since is not made again
+	userSince bool               // $AGENTVCR_RECORD_SINCE was set by the user, and is kept
 	cassettes map[string]bool    // directories given to StandIn
 	played    map[string]bool    // cassettes the stand-in replayed or recorded
 	goldens   *goldentest.Owners // the test that compares each golden
@@ -97,13 +111,21 @@ func Main(m *testing.M) {
 		os.Exit(standin.Main())
 	}
 	state.Lock()
-	state.main, state.since = true, time.Now()
+	state.main, state.since = true, testrun.Current().Began
+	state.userSince = os.Getenv(standin.EnvRecordSince) != ""
 	state.cassettes, state.played = map[string]bool{}, map[string]bool{}
 	state.goldens, state.goldenDir = &goldentest.Owners{}, map[string]bool{}
 	state.Unlock()
 	code := m.Run()
-	if code == 0 && fullRun() {
+	switch {
+	case code == 0 && fullRun():
 		code = reportUnreferenced()
+	case strings.EqualFold(os.Getenv(agentscript.EnvUnreferenced), string(agentscript.Delete)):
+		why := "the run did not pass"
+		if code == 0 {
+			why = "a run filtered by -run or -skip does not see every use"
+		}
+		fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", agentscript.EnvUnreferenced, why)
 	}
 	os.Exit(code)
 }
@@ -135,7 +157,7 @@ func fullRun() bool {
 func StandIn(t testing.TB, dir string) {
 	t.Helper()
 	state.Lock()
-	ready, since := state.main, state.since
+	ready, since, userSince := state.main, state.since, state.userSince
 	state.Unlock()
 	if !ready {
 		t.Fatal("agentvcrtest.StandIn: call agentvcrtest.Main(m) from TestMain first: it lets the test binary act as the agent")
@@ -158,13 +180,23 @@ func StandIn(t testing.TB, dir string) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv(standin.EnvCassettes, abs)
 	t.Setenv(standin.EnvRunLog, runLog)
-	t.Setenv(standin.EnvRecordSince, since.Format(time.RFC3339Nano))
+	if !userSince {
+		t.Setenv(standin.EnvRecordSince, since.Format(time.RFC3339Nano))
+	}
+	if _, set := os.LookupEnv("GORACE"); !set {
+		// Under -race the stand-in is a race-built test binary, whose
+		// runtime sleeps 1 s at exit: every agent call would cost that.
+		t.Setenv("GORACE", noRaceExitSleep)
+	}
 	state.Lock()
 	state.cassettes[abs] = true
 	state.Unlock()
 	// Helpers both, so that a failure names the test's StandIn line, not ours.
 	t.Cleanup(func() { t.Helper(); reportCalls(t, runLog) })
 }
+
+// noRaceExitSleep is the GORACE the stand-in gets when the user set none.
+const noRaceExitSleep = "atexit_sleep_ms=0"
 
 // Fault breaks every replay of the stand-in for the rest of the test, to
 // test how the code copes with an agent that fails, without editing a
@@ -196,6 +228,7 @@ func reportCalls(t testing.TB, runLog string) {
 	if err != nil {
 		t.Errorf("agentvcrtest: %v", err)
 	}
+	seen := map[string]bool{} // a call missed again (a retry) is said once
 	for _, c := range calls {
 		if c.Cassette != "" {
 			state.Lock()
@@ -208,13 +241,30 @@ func reportCalls(t testing.TB, runLog string) {
 		if c.Outcome == standin.Failed || c.Error != "" {
 			msg := c.Error
 			if c.Missing != "" {
-				// The stand-in's line says how to record the call; only the
-				// test that makes it is news.
-				msg += fmt.Sprintf("\nthis test alone: go test -run '^%s$' .", t.Name())
+				msg = missMessage(t, c)
 			}
-			t.Errorf("%s", msg)
+			if !seen[msg] {
+				seen[msg] = true
+				t.Errorf("%s", msg)
+			}
 		}
 	}
+}
+
+// missMessage is a call no cassette records, in a few lines: what was
+// called, how it differs from the closest recording, and the one command
+// that records it, to paste at the module root.
+func missMessage(t testing.TB, c standin.Call) string {
+	msg := strings.TrimSuffix(c.Error, "; "+c.Hint)
+	msg = strings.Replace(msg, "; closest is ", "\n\tclosest is ", 1)
+	if strings.Contains(c.Hint, "under CI") {
+		return msg + "\n" + c.Hint // recording is not the fix there
+	}
+	real := os.Getenv(standin.EnvRealAgent)
+	if real == "" {
+		real = c.Agent
+	}
+	return fmt.Sprintf("%s\nrecord it: %s=once %s=%s go test -run '^%s$' %s", msg, standin.EnvMode, standin.EnvRealAgent, real, t.Name(), golden.Package())
 }
 
 // Option configures Golden, in the style of go-cmp's options.
@@ -306,13 +356,20 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 // lastCassette is the cassette of the last call the stand-in answered in
 // this test (see StandIn), "" for none.
 func lastCassette() string {
+	c, _ := lastCall()
+	return c.Cassette
+}
+
+// lastCall is the last call the stand-in answered from a cassette in this
+// test.
+func lastCall() (standin.Call, bool) {
 	calls, _ := standin.ReadLog(os.Getenv(standin.EnvRunLog))
 	for i := len(calls) - 1; i >= 0; i-- {
 		if calls[i].Cassette != "" {
-			return calls[i].Cassette
+			return calls[i], true
 		}
 	}
-	return ""
+	return standin.Call{}, false
 }
 
 // Normalize returns got with what varies between runs replaced by
@@ -327,11 +384,20 @@ func Normalize(got []byte, opts ...Option) []byte {
 	nopts := normalize.Options{Cwd: o.cwd, Home: os.Getenv("HOME"), TempDir: os.TempDir(), Rules: o.rules}
 	if o.cwd == "" {
 		nopts.Cwd, _ = os.Getwd()
-		if tape := lastCassette(); tape != "" {
-			if rd, f, err := cassette.Open(tape); err == nil {
+		if call, ok := lastCall(); ok {
+			if rd, f, err := cassette.Open(call.Cassette); err == nil {
 				f.Close()
 				h := agent.NormalizeOptions(rd.Header(), got)
 				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.AgentRules = h.Cwd, h.Home, h.TempDir, h.AgentRules
+				// A relocated replay names the call's directories.
+				for _, d := range []struct {
+					to   *string
+					from string
+				}{{&nopts.Cwd, call.Cwd}, {&nopts.Home, call.Home}, {&nopts.TempDir, call.TempDir}} {
+					if d.from != "" {
+						*d.to = d.from
+					}
+				}
 			}
 		}
 	}
@@ -362,13 +428,14 @@ func reportUnreferenced() int {
 	}
 	used := maps.Clone(state.played)
 	maps.Copy(used, state.goldens.Claimed())
-	files := unused.Files(roots, used)
-	if len(files) == 0 {
-		return 0
-	}
 	wd, _ := os.Getwd()
-	fmt.Fprintln(os.Stderr, "agentvcrtest: "+unused.Report(files, wd, agentscript.EnvUnreferenced+"="+string(policy)))
-	if policy == agentscript.Fail {
+	check := unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}
+	msg, left := unused.Conclude(check, policy == agentscript.Delete, agentscript.EnvUnreferenced+"="+string(policy), wd,
+		func(dir string) { index.Update(dir, false, nil) })
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, "agentvcrtest: "+msg)
+	}
+	if policy == agentscript.Fail && len(left) > 0 {
 		return 1
 	}
 	return 0

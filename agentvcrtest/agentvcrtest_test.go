@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
 )
 
@@ -56,7 +57,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 	t.Setenv("CI", "")
 	agentvcrtest.Golden(f, "g", fmt.Appendf(nil, run1, cwd, "hi"), agentvcrtest.GoldenDir(dir))
 	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "agentvcr review --accept "+golden+".new") ||
-		!strings.Contains(f.errs[0], "go test -run '^TestGoldenPendingAndCI$' -update") {
+		!strings.Contains(f.errs[0], "go test -run '^TestGoldenPendingAndCI$' ./agentvcrtest -update") {
 		t.Fatalf("errors %q", f.errs)
 	}
 	pending, err := os.ReadFile(golden + ".new")
@@ -117,23 +118,45 @@ type capture struct {
 
 func (c *capture) Errorf(s string, a ...any) { c.errs = append(c.errs, fmt.Sprintf(s, a...)) }
 
-// A call with no cassette fails the test when it ends, naming the closest
-// recording and the command that records it.
+// A call with no cassette fails the test when it ends, once however often
+// it was made, in a few lines: the call (a long prompt cut), how it
+// differs from the closest recording (excerpts around the difference), and
+// the one command that records it, to paste at the module root.
 func TestStandInMiss(t *testing.T) {
 	dir := t.TempDir()
+	long := strings.Repeat("Summarise the design document section by section. ", 40)
+	f, err := os.Create(filepath.Join(dir, "near.cassette"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "--print", long + "Be brief."}, Cwd: cwd, Home: os.Getenv("HOME")})
+	w.Close(cassette.Footer{})
+	f.Close()
 	var c *capture
 	t.Run("call", func(t *testing.T) {
 		c = &capture{TB: t}
 		agentvcrtest.StandIn(c, dir)
-		out, err := exec.Command("cursor-agent", "--print", "never recorded").CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "no cassette in "+dir) {
-			t.Errorf("the stand-in answered: %v\n%s", err, out)
+		for range 2 { // a retry
+			out, err := exec.Command("cursor-agent", "--print", long+"Be long.").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "no cassette in "+dir) {
+				t.Errorf("the stand-in answered: %v\n%s", err, out)
+			}
 		}
 	})
-	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "no cassette in "+dir+` matches ["--print" "never recorded"]`) ||
-		!strings.Contains(c.errs[0], "record it with AGENTVCR_MODE=once or AGENTVCR_MODE=record, and AGENTVCR_REAL_AGENT=cursor-agent (the real agent)") ||
-		strings.Count(c.errs[0], "record it") != 1 || !strings.HasSuffix(c.errs[0], "\nthis test alone: go test -run '^TestStandInMiss/call$' .") {
-		t.Errorf("reported: %q", c.errs)
+	if len(c.errs) != 1 {
+		t.Fatalf("reported %d times: %q", len(c.errs), c.errs)
+	}
+	msg := c.errs[0]
+	lines := strings.Split(msg, "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "cursor-agent (agentvcr stand-in): no cassette in "+dir+` matches ["--print" "Summarise`) ||
+		!strings.Contains(lines[0], fmt.Sprintf("… (%d bytes)", len(long+"Be long."))) ||
+		!strings.HasPrefix(lines[1], "\tclosest is near.cassette: argument 2 is …") || !strings.Contains(lines[1], `Be long."`) || !strings.Contains(lines[1], `Be brief."`) ||
+		lines[2] != "record it: AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test -run '^TestStandInMiss/call$' ./agentvcrtest" {
+		t.Errorf("reported:\n%s", msg)
+	}
+	if len(msg) > 600 || strings.Count(msg, "section by section") > 4 {
+		t.Errorf("%d bytes, the prompt %d times over:\n%s", len(msg), strings.Count(msg, "Summarise the design"), msg)
 	}
 }
 
@@ -166,4 +189,25 @@ func TestWorkspace(t *testing.T) {
 	if ents, err := os.ReadDir(empty); err != nil || len(ents) != 0 || empty == dir {
 		t.Errorf("Workspace(\"\"): %v %v", ents, err)
 	}
+}
+
+// The stand-in a test binary built with -race becomes spends no second at
+// exit: StandIn hands it GORACE=atexit_sleep_ms=0, unless the user set
+// GORACE, which is kept.
+func TestStandInSetsGORACE(t *testing.T) {
+	t.Setenv("GORACE", "") // restored after the test
+	os.Unsetenv("GORACE")
+	t.Run("unset", func(t *testing.T) {
+		agentvcrtest.StandIn(t, t.TempDir())
+		if got := os.Getenv("GORACE"); got != "atexit_sleep_ms=0" {
+			t.Errorf("GORACE=%q", got)
+		}
+	})
+	t.Setenv("GORACE", "halt_on_error=1")
+	t.Run("set", func(t *testing.T) {
+		agentvcrtest.StandIn(t, t.TempDir())
+		if got := os.Getenv("GORACE"); got != "halt_on_error=1" {
+			t.Errorf("GORACE=%q", got)
+		}
+	})
 }

@@ -12,6 +12,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -428,6 +430,11 @@ func (l *Library) writeCommitted() error {
 		e.stamp.mtime = 0
 		b = appendIndexLine(b, e)
 	}
+	// Left alone when it says the same: a run that records nothing new
+	// (a re-recording of an unchanged agent) leaves the file untouched.
+	if same, err := sameContent(filepath.Join(l.Dir, CommittedName), b); err == nil && same {
+		return nil
+	}
 	tmp, err := os.CreateTemp(l.Dir, ".agentvcr-index-*")
 	if err != nil {
 		return err
@@ -446,6 +453,21 @@ func (l *Library) writeCommitted() error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// sameContent reports whether the regular file at path holds b, reading no
+// more than len(b)+1 bytes of it.
+func sameContent(path string, b []byte) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(b)) {
+		return false, err
+	}
+	got, err := io.ReadAll(io.LimitReader(f, int64(len(b))+1))
+	return err == nil && bytes.Equal(got, b), err
 }
 
 // RefreshIndex brings the cached index of dir up to date now, if there is

@@ -383,3 +383,36 @@ func TestStaleDeltaIgnored(t *testing.T) {
 		t.Errorf("index brought up to date: the stale delta's %s is found", e.File)
 	}
 }
+
+// The committed index is rewritten only when what it says changes: a run
+// that records nothing new leaves the file as it was (same inode, same
+// time), so it shows in no git status; a new cassette does rewrite it.
+func TestCommittedIndexRewrittenOnlyOnChange(t *testing.T) {
+	t.Setenv("AGENTVCR_CACHE", t.TempDir())
+	dir := t.TempDir()
+	putIncomplete(t, filepath.Join(dir, "a.cassette"), "--print", "a")
+	if err := index.WriteCommitted(dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, index.CommittedName)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Unix(1_000_000_000, 0)
+	os.Chtimes(path, old, old)
+	if err := index.WriteCommitted(dir); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(path)
+	if !os.SameFile(before, after) || !after.ModTime().Equal(old) {
+		t.Errorf("unchanged index rewritten: inode same %v, mtime %v", os.SameFile(before, after), after.ModTime())
+	}
+	putIncomplete(t, filepath.Join(dir, "b.cassette"), "--print", "b")
+	if err := index.WriteCommitted(dir); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "b.cassette") {
+		t.Errorf("new cassette not in the index:\n%s", data)
+	}
+}

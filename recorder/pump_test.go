@@ -235,3 +235,60 @@ func TestChunkHeldBehindMuchOutput(t *testing.T) {
 		t.Errorf("frames start %.3q", got)
 	}
 }
+
+// With LiveRedacted the caller gets the cassette's bytes, as they are
+// stored: a token cut in two across reads is redacted live as it is in the
+// cassette, the stream comes chunk by chunk (no line buffering: the first
+// read is shown before the second comes), and a line of any length passes.
+func TestLiveRedactedShowsTheCassettesBytes(t *testing.T) {
+	var file, live, liveErr bytes.Buffer
+	r := newTestRun(t, &file, RedactOptions{Env: []string{"MY_API_TOKEN=s3cr3t-value-0123"}})
+	r.opts.LiveRedacted = true
+	out := &tee{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil), live: &liveWriter{w: &live}}
+	errs := &tee{s: cassette.Stderr, red: r.red.Writer(FieldStderr, nil), live: &liveWriter{w: &liveErr}}
+	long := strings.Repeat("x", 3<<20) // one line longer than any buffer
+	r.chunk(out, []byte("first read, no newline "))
+	if live.String() != "first read, no newline " {
+		t.Fatalf("after the first read the caller has %q", live.String())
+	}
+	r.chunk(out, []byte("token gh"))
+	r.chunk(errs, []byte("key s3cr3t-va"))
+	r.chunk(out, []byte("p_0123456789abcdefghijABCD "+long+"\n"))
+	r.chunk(errs, []byte("lue-0123 done\n"))
+	r.end(out)
+	r.end(errs)
+	want := "first read, no newline token " + Placeholder + " " + long + "\n"
+	if live.String() != want {
+		t.Errorf("live stdout %.80q... (%d bytes), want %d bytes", live.String(), live.Len(), len(want))
+	}
+	if liveErr.String() != "key "+Placeholder+" done\n" {
+		t.Errorf("live stderr %q", liveErr.String())
+	}
+	var gotOut, gotErr string
+	for _, f := range frames(t, file.Bytes()) {
+		if strings.HasPrefix(f, "o:") {
+			gotOut += f[2:]
+		} else {
+			gotErr += f[2:]
+		}
+	}
+	if gotOut != live.String() || gotErr != liveErr.String() {
+		t.Errorf("the cassette holds other bytes than the caller got: %d/%d stdout bytes, stderr %q vs %q", len(gotOut), live.Len(), gotErr, liveErr.String())
+	}
+}
+
+// Without LiveRedacted (agentvcr record, a terminal) the caller gets the
+// agent's raw bytes at once; only the cassette is redacted.
+func TestLiveIsRawByDefault(t *testing.T) {
+	var file, live bytes.Buffer
+	r := newTestRun(t, &file, RedactOptions{})
+	out := &tee{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil), live: &liveWriter{w: &live}}
+	r.chunk(out, []byte("token ghp_0123456789abcdefghijABCD\n"))
+	r.end(out)
+	if live.String() != "token ghp_0123456789abcdefghijABCD\n" {
+		t.Errorf("live %q", live.String())
+	}
+	if bytes.Contains(file.Bytes(), []byte("ghp_0123")) {
+		t.Error("the cassette holds the token")
+	}
+}

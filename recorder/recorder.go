@@ -28,8 +28,9 @@
 // variables, the --api-key flag, URL passwords and token shapes) are replaced by
 // [Placeholder] in every header field, in the stdin text and digest and in both
 // streams before anything is written, raw or JSON-escaped, also when a secret is
-// split across two reads. The live output is not redacted: it goes where the
-// agent's output would have gone anyway.
+// split across two reads. The live output is not redacted (it goes where the
+// agent's output would have gone anyway) unless [Options.LiveRedacted] asks
+// for the cassette's bytes.
 //
 // The agent runs in its own process group. On Linux it gets SIGKILL when the
 // recorder dies (a parent-death signal), so a recorder killed by SIGKILL leaves
@@ -69,6 +70,13 @@ type Options struct {
 	Stdin io.Reader
 	// Stdout and Stderr receive the agent's output live; nil discards it.
 	Stdout, Stderr io.Writer
+	// LiveRedacted gives Stdout and Stderr the bytes the cassette gets,
+	// redacted, as they are stored (still chunk by chunk, with no line
+	// buffering; only the end of a read that may begin a secret waits for
+	// the next read of its stream): a caller of a recording then sees what
+	// its replays will give it, and no secret reaches what it keeps
+	// (a golden snapshot). Default: the raw output, as a terminal wants it.
+	LiveRedacted bool
 	// Secrets are extra values to redact, besides those found in Env and Argv.
 	Secrets []string
 	// AllowShapes names token shapes not to redact (see [Shapes]).
@@ -433,7 +441,7 @@ const maxWaiting = 1 << 20
 func (r *run) chunk(t *tee, p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if t.live != nil {
+	if t.live != nil && !r.opts.LiveRedacted {
 		t.live.Write(p) // errors end the live view only: see liveWriter
 	}
 	r.res.Bytes[t.s] += int64(len(p))
@@ -510,7 +518,7 @@ func (r *run) resolve(t *tee, p []byte, eof bool, at time.Duration) {
 		return
 	}
 	if len(r.queue) == 0 { // the common case: no copy
-		r.store(t.s, at, own)
+		r.store(t, at, own)
 	} else {
 		f.data = append(f.data, own...)
 		r.waiting += len(own)
@@ -559,7 +567,7 @@ func (r *run) storeReady() {
 	for ; k < len(r.queue); k++ {
 		f := r.queue[k]
 		if len(f.data) > 0 {
-			r.store(f.t.s, f.at, f.data)
+			r.store(f.t, f.at, f.data)
 			r.waiting -= len(f.data)
 			f.data = f.data[:0]
 		}
@@ -590,11 +598,20 @@ func (l *liveWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *run) store(s cassette.Stream, at time.Duration, p []byte) {
-	if len(p) == 0 || r.err != nil {
+// store writes p, redacted output of t's stream, to the cassette, and to
+// the live writer when it shows what the cassette gets (LiveRedacted): the
+// same bytes in the same order, so that the two cannot differ.
+func (r *run) store(t *tee, at time.Duration, p []byte) {
+	if len(p) == 0 {
 		return
 	}
-	r.err = r.cw.WriteChunk(s, at, p)
+	if t.live != nil && r.opts.LiveRedacted {
+		t.live.Write(p) // errors end the live view only: see liveWriter
+	}
+	if r.err != nil {
+		return
+	}
+	r.err = r.cw.WriteChunk(t.s, at, p)
 }
 
 // writeEffects records what the agent changed under its working directory,

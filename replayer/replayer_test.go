@@ -311,8 +311,10 @@ func TestPaceMaxDelay(t *testing.T) {
 	if err != nil || out.String() != "a\nb\nc\nd\n" {
 		t.Fatalf("%q, %v", out.String(), err)
 	}
-	if elapsed < 20*time.Millisecond || elapsed > 5*time.Second {
-		t.Errorf("took %v, want two capped pauses of 10ms (and far less than an hour)", elapsed)
+	// A lower bound only (timers never fire early): a pause not capped
+	// would take an hour and hang the test, whatever the machine's load.
+	if elapsed < 20*time.Millisecond {
+		t.Errorf("took %v, want two capped pauses of 10ms", elapsed)
 	}
 }
 

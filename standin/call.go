@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
@@ -41,6 +42,9 @@ type call struct {
 	done      func() // releases the call's claim on its take, once it is logged
 	red       *recorder.Redactor
 	log       Call
+	// ciNote says why record or once mode acts as replay under CI; "" when
+	// it does not.
+	ciNote string
 }
 
 func newCall(env Env, args []string) *call {
@@ -82,6 +86,14 @@ func (c *call) run() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	if mode == ModeRecord || mode == ModeOnce {
+		if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
+			// CI replays what was committed: a cassette recorded there
+			// silently is one nobody reviewed, made with CI's credentials.
+			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as replay and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, envRecordInCI)
+			mode = ModeReplay
+		}
+	}
 	c.mode, c.log.Mode = mode, mode
 	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
 		return c.fail(err, "")
@@ -103,14 +115,20 @@ func (c *call) run() int {
 	if c.dir == "" {
 		return c.fail(fmt.Errorf("$%s is not set: point it at a directory of cassettes", EnvCassettes), "")
 	}
-	if abs, err := filepath.Abs(c.dir); err == nil {
-		c.dir = abs
+	if !filepath.IsAbs(c.dir) {
+		// Taken from the directory the agent runs in (a test's temporary
+		// workspace), it would record where nobody looks again.
+		return c.fail(fmt.Errorf("$%s=%s is a relative path, which would be taken from the directory the agent runs in: give an absolute path", EnvCassettes, c.dir), "")
 	}
+	c.dir = filepath.Clean(c.dir)
 	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
 		return c.fail(fmt.Errorf("$%s=%s is a file; point it at a directory of cassettes", EnvCassettes, c.dir), "")
 	} else if err != nil && mode == ModeReplay {
-		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)),
-			fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent))
+		hint := fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		if c.ciNote != "" {
+			hint = c.ciNote
+		}
+		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)), hint)
 	}
 	cwd, _ := os.Getwd()
 	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
@@ -149,6 +167,12 @@ func (c *call) claimTake(key string) error {
 	c.take = counter.answered + 1
 	c.done = func() { counter.release(c.log.Outcome == Replayed || c.log.Outcome == Recorded) }
 	return nil
+}
+
+// isTrue reads a variable such as CI: set to anything but "", "false" or "0".
+func isTrue(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v != "" && v != "false" && v != "0"
 }
 
 func unwrap(err error) error {
@@ -205,7 +229,7 @@ func (c *call) tooMany(inv index.Invocation, first string) int {
 	if n == 1 {
 		times = "1 time"
 	}
-	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, quoteArgs(inv.Args), times, c.take, first),
+	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
@@ -245,7 +269,8 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd}
+	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
+		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
 	c.log.Effects = applied
 	if errors.Is(err, workspace.ErrInterrupted) {
@@ -281,6 +306,23 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	return code
 }
 
+// relocation moves the directories the recording names in its output
+// (its working, home and temporary directories) to this call's, so that
+// code relating the agent's paths to the directory it gave the agent sees
+// offline what it saw live; $AGENTVCR_RELOCATE=off plays the recorded
+// bytes as they are.
+func (c *call) relocation(h cassette.Header, cwd string) *relocate.Map {
+	if strings.EqualFold(strings.TrimSpace(c.env.Getenv(envRelocate)), "off") {
+		return nil
+	}
+	here := relocate.Here{Cwd: cwd, Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")}
+	m := relocate.ForHeader(h, here)
+	if !m.Empty() {
+		c.log.Cwd, c.log.Home, c.log.TempDir = m.Target(h.Cwd), m.Target(h.Home), m.Target(h.TempDir)
+	}
+	return m
+}
+
 // miss fails a call no cassette records, naming the closest recording, or
 // what stopped the stand-in from reading the one there is.
 func (c *call) miss(lib *index.Library, inv index.Invocation) int {
@@ -299,9 +341,10 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 			f.Close()
 		}
 	}
-	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, quoteArgs(inv.Args))
-	if e, how, ok := lib.Closest(inv); ok {
-		msg += fmt.Sprintf("; closest is %s (%s), recorded for %s", filepath.Base(e.File), how, quoteArgs(e.Args))
+	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, shortArgs(inv.Args))
+	if e, _, ok := lib.Closest(inv); ok {
+		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), howItDiffers(e.Invocation, inv))
+		c.log.Closest = e.File
 	} else {
 		msg += " (the directory has no readable cassette)"
 	}
@@ -315,12 +358,15 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
 	}
 	if len(newer) > 0 {
-		return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
+		return c.fail(missError(msg),
 			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
 	}
 	c.log.Missing = want
-	return c.fail(fmt.Errorf("%w: %s", index.ErrNoMatch, msg),
-		fmt.Sprintf("a recording would be saved as %s: record it with %s=once or %s=record, and %s=%s (the real agent)", want, EnvMode, EnvMode, EnvRealAgent, c.log.Agent))
+	if c.ciNote != "" {
+		return c.fail(missError(msg), c.ciNote)
+	}
+	return c.fail(missError(msg),
+		fmt.Sprintf("a recording would be saved as %s: record it with %s=once %s=%s (the real agent)", want, EnvMode, EnvRealAgent, c.realAgentName()))
 }
 
 // record runs the real agent, tees it live and saves the cassette, replacing
@@ -340,8 +386,19 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+	if _, err := os.Stat(c.dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+		}
+		// Said, so that a directory made by a typo is seen: to a harness,
+		// which shows it, else on stderr (there the caller's stderr stays
+		// what a replay gives it).
+		note := fmt.Sprintf("%s: created the cassette directory %s", c.name, c.dir)
+		if c.env.Getenv(EnvRunLog) != "" {
+			c.log.Notes = append(c.log.Notes, note)
+		} else {
+			fmt.Fprintln(c.env.Stderr, note)
+		}
 	}
 	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
@@ -361,9 +418,12 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		out.SetPath(f.Name()) // verified: it records this call, so it is the one to replace
 	}
 	path := out.Path()
+	// The caller gets the redacted stream the cassette gets: what it makes
+	// of a recording round (a golden) is then what it makes of every replay.
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
-		Workspace:  &workspace.Options{Exclude: c.ownFiles()},
-		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
+		LiveRedacted: true,
+		Workspace:    &workspace.Options{Exclude: c.ownFiles()},
+		AskVersion:   runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
@@ -573,6 +633,15 @@ func (c *call) realAgent() (string, error) {
 	return "", errors.New(msg + "; install the agent or give its path")
 }
 
+// realAgentName is what to set $AGENTVCR_REAL_AGENT to in a hint: the
+// user's setting, else the name the agent was called by.
+func (c *call) realAgentName() string {
+	if v := c.env.Getenv(EnvRealAgent); v != "" {
+		return v
+	}
+	return c.log.Agent
+}
+
 // agentEnv is the real agent's environment: this process's, marked so that a
 // stand-in it calls back into knows.
 func (c *call) agentEnv() []string {
@@ -599,6 +668,7 @@ func (c *call) report(err error, hint string) {
 	line := c.name + ": " + runner.OneLine(err.Error())
 	if hint != "" {
 		line += "; " + hint
+		c.log.Hint = runner.OneLine(hint)
 	}
 	fmt.Fprintln(c.env.Stderr, line)
 	c.log.Error = line
@@ -615,14 +685,6 @@ func spoolInput(r io.Reader, red *recorder.Redactor) (*os.File, string, error) {
 		return nil, "", err
 	}
 	return f, in.SHA256, nil
-}
-
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return "[" + strings.Join(q, " ") + "]"
 }
 
 // moduleRoot is the directory holding the go.mod of the module dir is in,

@@ -59,6 +59,19 @@ type Call struct {
 	// Parent is the id of the process that ran the stand-in: a harness
 	// that ran it itself has shown its stderr already.
 	Parent int `json:"parent,omitempty"`
+	// Cwd, Home and TempDir are, for a replay that relocated its output,
+	// the directories the output names instead of the recording's (the
+	// call's own; see $AGENTVCR_RELOCATE): a harness normalises them, not
+	// the cassette header's. Empty when the recorded bytes were played.
+	// Hint is how to fix what Error says, when it is known (Error ends
+	// with it too): a harness rewording a failure keeps it apart.
+	Hint string `json:"hint,omitempty"`
+	// Closest is, for a call no cassette records, the cassette whose call
+	// differs least from it.
+	Closest string `json:"closest,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	Home    string `json:"home,omitempty"`
+	TempDir string `json:"tmp,omitempty"`
 }
 
 // AppendLog appends c to the run log at path, in one write, so that calls

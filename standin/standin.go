@@ -27,6 +27,22 @@
 // printed. A harness gives each test its own log, so the log also scopes
 // what "the same call again within one test" means.
 //
+// A replay names the directories of the call, not of the recording: the
+// recording's working, home and temporary directories in the output it plays
+// (raw and JSON-escaped) become the call's, so that code relating the
+// agent's paths to the directory it gave the agent (filepath.Rel) sees
+// offline what it saw live. $AGENTVCR_RELOCATE=off plays the recorded bytes
+// as they are. A path the agent streamed in pieces (across delta events)
+// and a length computed from a path are not relocated.
+//
+// In record and once mode the caller gets the stream the cassette gets,
+// redacted, as it streams: what it makes of a recording round is what it
+// makes of every replay, and no secret reaches it. Under CI ($CI set to
+// anything but "", "false" or "0") record and once act as replay, the real
+// agent never runs, unless $AGENTVCR_RECORD_IN_CI=1. $AGENTVCR_CASSETTES
+// must be absolute: the agent runs in a directory of its own, and a
+// relative path would record where nobody looks again.
+//
 // $AGENTVCR_FAULT ([EnvFault], [ParseFault]) breaks every replay on purpose,
 // with the words of "agentvcr replay"'s fault flags (stop-after-events=N,
 // stop-after-bytes=N, exit-code=N, stall, pace=X), so that code can be
@@ -136,6 +152,14 @@ const (
 	// harnesses set it; unset, a recording of the call is replaced unless
 	// it began after the call did.
 	EnvRecordSince = "AGENTVCR_RECORD_SINCE"
+	// envRelocate=off plays a recording's bytes as they are; by default
+	// a replay moves the recording's working, home and temporary
+	// directories in its output to the call's (see package
+	// internal/relocate).
+	envRelocate = "AGENTVCR_RELOCATE"
+	// envRecordInCI=1 lets record and once mode run the real agent under
+	// CI; otherwise, with $CI set (true, 1, ...), they act as replay.
+	envRecordInCI = "AGENTVCR_RECORD_IN_CI"
 	// EnvDepth counts stand-ins in a chain of calls: a real agent that is a
 	// wrapper calling back into the stand-in would otherwise recurse for ever.
 	EnvDepth = "AGENTVCR_STANDIN_DEPTH"

@@ -162,7 +162,9 @@ func TestRealAgentRecordings(t *testing.T) {
 			call := exec.Command(link, rd.Header.Argv[1:]...)
 			call.Dir = t.TempDir()
 			abs, _ := filepath.Abs(filepath.Dir(tape))
-			call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir())
+			// Byte for byte: the recorded directories as they are, not
+			// relocated to this call's.
+			call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_RELOCATE=off")
 			r := runCmd(t, call, nil)
 			if r.code != 0 || r.stdout != string(rd.Stream('o')) || r.stderr != string(rd.Stream('e')) {
 				t.Errorf("the stand-in as %s: %+v", name, r)

@@ -152,7 +152,7 @@ func TestAgentCaptures2026(t *testing.T) {
 				}
 				link := vcrtest.Link(t, t.TempDir(), c.argv[0])
 				call := exec.Command(link, c.argv[1:]...)
-				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir())
+				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_RELOCATE=off") // byte for byte
 				r := runCmd(t, call, nil)
 				stdout, _ := os.ReadFile(c.stdout)
 				stderr, _ := os.ReadFile(c.stderr)

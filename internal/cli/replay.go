@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/standin"
@@ -18,7 +19,7 @@ func init() {
 	register(&command{
 		name: "replay",
 		usage: "[--pace SPEED] [--max-delay DURATION] [--stop-after-events N] [--stop-after-bytes N] " +
-			"[--exit-code N] [--stall] [--apply [--force]] CASSETTE",
+			"[--exit-code N] [--stall] [--apply [--force]] [--relocate] CASSETTE",
 		summary: "write the recorded stdout and stderr in recorded order, exit with the recorded status",
 		run:     runReplay,
 	})
@@ -36,6 +37,7 @@ func runReplay(env *Env, args []string) int {
 	fs.BoolVar(&opts.Fault.Stall, "stall", false, "hang at the end (or after a stop) until killed")
 	apply := fs.Bool("apply", false, "also re-create the recorded file changes in the current directory (checked first: nothing is written on a conflict)")
 	force := fs.Bool("force", false, "with --apply: write over files that are not as the agent found them")
+	reloc := fs.Bool("relocate", false, "move the recording's working, home and temp directories in the output to this replay's (default: the recorded bytes as they are)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, args, err)
@@ -63,21 +65,24 @@ func runReplay(env *Env, args []string) int {
 	if *force && !*apply {
 		return usageErr(env, name, "--force goes with --apply")
 	}
-	return replayFile(env, name, pos[0], opts, *apply, *force)
+	return replayFile(env, name, pos[0], opts, *apply, *force, *reloc)
 }
 
 // replayFile plays the cassette at path to env's streams and returns the exit status.
-func replayFile(env *Env, name, path string, opts replayer.Options, apply, force bool) int {
+func replayFile(env *Env, name, path string, opts replayer.Options, apply, force, reloc bool) int {
 	rd, f, err := cassette.Open(path)
 	if err != nil {
 		return fail(env, name, err)
 	}
 	defer f.Close()
 	r := runner.Replay{Stdout: env.Stdout, Stderr: env.Stderr, Name: name, Options: opts, Apply: apply, Force: force}
-	if apply {
+	if apply || reloc {
 		if r.Dir, err = os.Getwd(); err != nil {
 			return fail(env, name, err)
 		}
+	}
+	if reloc {
+		r.Relocate = relocate.ForHeader(rd.Header(), relocate.Here{Cwd: r.Dir, Home: env.Getenv("HOME"), TempDir: env.Getenv("TMPDIR")})
 	}
 	code, applied, err := r.Play(path, rd)
 	if err != nil {

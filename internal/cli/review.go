@@ -199,8 +199,16 @@ func refuseLinks(pending []string) error {
 var errTaken = errors.New("no longer pending")
 
 // acceptPending moves the pending golden over its golden, keeping the
-// golden's mode.
+// golden's mode; it refuses one that holds a temporary directory or a
+// secret (golden.Check), which no golden may hold.
 func acceptPending(p string) error {
+	content, err := readNoFollow(p)
+	if err != nil {
+		return taken(p, err)
+	}
+	if err := golden.Check(p, content); err != nil {
+		return fmt.Errorf("%w; %s is left pending", err, p)
+	}
 	if st, err := os.Lstat(goldenOf(p)); err == nil && st.Mode().IsRegular() {
 		if err := os.Chmod(p, st.Mode().Perm()); err != nil {
 			return taken(p, err)

@@ -201,3 +201,27 @@ func TestReviewConcurrentAccept(t *testing.T) {
 		t.Errorf("left pending: %d", len(left))
 	}
 }
+
+// review --accept takes no golden that holds a temporary directory or a
+// token: it says which file and line, and leaves it pending.
+func TestReviewAcceptRefusesVolatileAndSecret(t *testing.T) {
+	for name, content := range map[string]string{
+		"tmp":   "files: ../.." + t.TempDir() + "/summary.txt\n",
+		"token": "line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+	} {
+		dir := t.TempDir()
+		pending := filepath.Join(dir, name+".golden.new")
+		os.WriteFile(pending, []byte(content), 0o644)
+		r := run(t, nil, "review", "--accept", dir)
+		if r.code != 2 || !strings.Contains(r.stderr, pending+":") || strings.Contains(r.stderr, "ghp_abc") {
+			t.Errorf("%s: %+v", name, r)
+		}
+		oneLine(t, "stderr", r.stderr)
+		if _, err := os.Stat(pending); err != nil {
+			t.Errorf("%s: no longer pending: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name+".golden")); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -38,6 +38,11 @@ func newStandin(t *testing.T) *standinKit {
 		cache: t.TempDir(),
 		home:  t.TempDir(),
 	}
+	// Made here: a recording that makes it says so on stderr, which the
+	// tests comparing a replay with its recording do not want.
+	if err := os.MkdirAll(k.tapes, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	k.real = vcrtest.Script(t, dir, "real-agent", `
 n=$(cat "$COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$COUNT"
 printf 'run %s:' "$n"; printf ' [%s]' "$@"; echo
@@ -140,8 +145,15 @@ func TestStandinMatchesAcrossDirectories(t *testing.T) {
 		t.Fatalf("record: %+v", rec)
 	}
 	rep := k.call(cwd2, "", []string{"HOME=" + home2}, prompt(cwd2, home2)...)
-	if rep != rec || k.runs() != 1 {
-		t.Errorf("replay from another directory: %+v (runs %d), recording %+v", rep, k.runs(), rec)
+	// The replay names the call's directories, as the agent run there
+	// would have (relocated), unless told to play the recorded bytes.
+	want := rec
+	want.stdout = "run 1: [--print] [read " + cwd2 + "/main.go and " + home2 + "/notes.txt] [--workspace] [" + cwd2 + "]\n"
+	if rep != want || k.runs() != 1 {
+		t.Errorf("replay from another directory: %+v (runs %d), want %+v", rep, k.runs(), want)
+	}
+	if raw := k.call(cwd2, "", []string{"HOME=" + home2, "AGENTVCR_RELOCATE=off"}, prompt(cwd2, home2)...); raw != rec {
+		t.Errorf("AGENTVCR_RELOCATE=off: %+v, want the recorded bytes %+v", raw, rec)
 	}
 	// The recording's own directories are not the call's: no match.
 	miss := k.call(cwd2, "", []string{"HOME=" + home2}, prompt(cwd1, home1)...)

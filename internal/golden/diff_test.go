@@ -142,3 +142,16 @@ func TestRenderDiffManyFieldsIsCapped(t *testing.T) {
 		t.Errorf("no count of the fields left out:\n%s", d)
 	}
 }
+
+func TestCheckFindsTestTempDirs(t *testing.T) {
+	for _, c := range []string{"files: ../../TestDo1473217852/003/summary.txt\n", `"a":"..\/TestX_y1473217852\/001"`} {
+		if err := Check("g.golden", []byte(c)); err == nil || !strings.Contains(err.Error(), "g.golden:1 holds") {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+	for _, c := range []string{"files: summary.txt\n", "Testing 1234567/123x", "TestA/001"} {
+		if err := Check("g.golden", []byte(c)); err != nil {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+}

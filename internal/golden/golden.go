@@ -68,13 +68,19 @@ func WritePending(path string, content []byte) (string, error) {
 // RemovePending removes a stale pending snapshot of the golden at path.
 func RemovePending(path string) { os.Remove(path + ".new") }
 
-// HowToAccept ends a failure: how to take the new content as the golden.
-// pending is the pending file ("" when none was written); run is a
-// go test -run pattern for the test.
+// HowToAccept ends a failure: how to take the new content as the golden,
+// to paste at the module root. pending is the pending file ("" when none
+// was written); run is a go test -run pattern for the test.
 func HowToAccept(pending, run string) string {
-	update := "go test -run '" + run + "' -update"
+	update := UpdateCommand(run)
 	if pending == "" {
 		return "to accept the new output: " + update
 	}
-	return "the new output is in " + pending + "\nto accept it: agentvcr review --accept " + pending + "  (or: " + update + ")"
+	return "the new output is in " + Shown(pending) + "\nto accept it: agentvcr review --accept " + Shown(pending) + "  (or: " + update + ")"
+}
+
+// UpdateCommand is the command that rewrites the goldens of the tests run
+// matches, in this package, from the module root.
+func UpdateCommand(run string) string {
+	return "go test -run '" + run + "' " + Package() + " -update"
 }

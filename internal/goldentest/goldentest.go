@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -79,10 +78,24 @@ func Assert(t testing.TB, g Golden, content []byte) Result {
 			return matched
 		}))
 	res := Result{Path: gd.GoldenFileName(t, g.Name)}
+	// Neither a golden nor a pending file holds a temporary directory or
+	// a secret: the first varies, the second must not be committed.
+	if err := golden.Check(relPath(res.Path), content); err != nil {
+		t.Errorf("golden %s: %v; nothing is written", relPath(res.Path), err)
+		res.Outcome = Refused
+		return res
+	}
 	if golden.Updating() {
 		if golden.InCI() {
-			t.Errorf("golden %s: -update is refused under CI (CI=%s): nothing is written; update the goldens outside CI and commit them",
-				relPath(res.Path), os.Getenv("CI"))
+			// The diff, so that the log says what the update would have done.
+			diff := "(no golden yet)\n"
+			if stored, err := os.ReadFile(res.Path); err == nil {
+				if diff = golden.Diff("golden", "actual", stored, content); diff == "" {
+					diff = "(the golden already holds it)\n"
+				}
+			}
+			t.Errorf("golden %s (golden) vs %s:\n%s-update is refused under CI (CI=%s): nothing is written; update the goldens outside CI and commit them",
+				relPath(res.Path), orDefault(g.Actual, "actual"), diff, os.Getenv("CI"))
 			res.Outcome = Refused
 			return res
 		}
@@ -157,22 +170,9 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// relPath shortens a path below the working directory.
-func relPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(wd, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return path
-	}
-	return rel
-}
+// relPath shows a path as a hint does: relative to the module root, where
+// it is pasted, when below it.
+func relPath(path string) string { return golden.Shown(path) }
 
 // Owners keeps, for a harness, which test compares each golden and a
 // digest of the content: two tests giving one golden different content

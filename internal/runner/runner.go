@@ -22,6 +22,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
@@ -146,6 +147,9 @@ type Replay struct {
 	// or played), Force over files that are not as the agent found them.
 	Apply, Force bool
 	Dir          string
+	// Relocate, when not nil, moves the recording's directories in the
+	// output to the ones this replay runs with (see package relocate).
+	Relocate *relocate.Map
 }
 
 // Play plays the cassette rd, opened from path, and returns the exit status
@@ -229,6 +233,11 @@ var BeforeApply func()
 func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code int, cut bool, err error) {
 	opts := r.Options
 	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
+	flush := func() error { return nil }
+	if !r.Relocate.Empty() {
+		o, e := r.Relocate.Writers(r.Stdout, r.Stderr)
+		opts.Stdout, opts.Stderr, flush = o, e, o.Flush
+	}
 	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -245,6 +254,9 @@ func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code in
 		}
 	}()
 	res, err := replayer.Play(ctx, rd, opts)
+	if ferr := flush(); err == nil && ferr != nil { // also what a stopped replay holds back
+		err = ferr
+	}
 	if err != nil {
 		if sig := killedBy.Load(); sig != 0 {
 			return 128 + int(sig), true, nil

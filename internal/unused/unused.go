@@ -41,16 +41,12 @@ func Files(roots []Root, used map[string]bool) []string {
 
 // Report is the message listing files (shown relative to wd when below it):
 // who reports it says what happens next, setting says how it was chosen
-// ("AGENTVCR_UNREFERENCED=fail").
+// ("AGENTVCR_UNREFERENCED=fail"). The files are used by no test of this
+// package nor, as far as this machine knows, of another package that uses
+// their directory.
 func Report(files []string, wd, setting string) string {
-	shown := make([]string, len(files))
-	for i, f := range files {
-		shown[i] = f
-		if rel, err := filepath.Rel(wd, f); err == nil && !strings.HasPrefix(rel, "..") {
-			shown[i] = rel
-		}
-	}
 	return fmt.Sprintf("%d file(s) that no test used (%s):\n\t%s\n"+
-		"delete them, or use them (a cassette is used by the agent call that matches it, a golden by a golden comparison)",
-		len(files), setting, strings.Join(shown, "\n\t"))
+		"no other package known to use their directory used them either: use them (a cassette is used by the agent call that matches it, "+
+		"a golden by a golden comparison), or remove them with a full run: AGENTVCR_UNREFERENCED=delete go test ./...",
+		len(files), setting, strings.Join(shorten(files, wd), "\n\t"))
 }
