@@ -17,6 +17,7 @@ import (
 	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/workspace"
@@ -170,7 +171,7 @@ func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
 			if take := rd.Header().Take; take == 0 || c.take == 1 {
 				if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
 					fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
-						c.name, strings.Join(dups, ", "), f.Name())
+						c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(f.Name()))
 				}
 				c.log.Take = take
 				return c.replay(f.Name(), rd)
@@ -273,7 +274,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		// A Go source tree (go test runs a package in its directory): the
 		// re-created files pile up there and meet the next run.
 		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
-			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), cwd, mod)
+			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), term.Visible(cwd), term.Visible(mod))
 		fmt.Fprintln(c.env.Stderr, note)
 		c.log.Notes = append(c.log.Notes, note)
 	}
@@ -598,7 +599,7 @@ func (c *call) fail(err error, hint string) int {
 func (c *call) report(err error, hint string) {
 	line := c.name + ": " + runner.OneLine(err.Error())
 	if hint != "" {
-		line += "; " + hint
+		line += "; " + term.Visible(hint)
 	}
 	fmt.Fprintln(c.env.Stderr, line)
 	c.log.Error = line

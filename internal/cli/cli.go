@@ -21,6 +21,7 @@ import (
 	"time"
 
 	_ "github.com/agentvcr/agentvcr/agent/all"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -289,7 +290,9 @@ func fail(env *Env, cmd string, err error) int {
 	return ExitUsage
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", `\n`) }
+// oneLine is a message as one line, its control characters made visible:
+// messages name files and quote lines from repositories and recordings.
+func oneLine(s string) string { return term.OneLine(s) }
 
 // parseFlags parses args with fs, letting flags and positional arguments mix
 // ("normalize in.cassette --stderr") until a "--", after which all is positional.

@@ -1,0 +1,91 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// escapes are the sequences an attacker puts in recorded data: a window
+// title (OSC 0), a screen clear, a hyperlink (OSC 8) and a C1 CSI.
+const escapes = "\x1b]0;pwned\x07\x1b[2J\x1b]8;;http://evil/\x1b\\\u009b"
+
+// raw reports whether s holds a byte a terminal acts on.
+func raw(s string) bool {
+	return strings.ContainsAny(s, "\x1b\x07\u009b")
+}
+
+// A cassette whose tool names, call ids, cwd, version and file effects
+// hold escape sequences: inspect shows them as \x1b, never raw.
+func TestInspectShowsEscapesInert(t *testing.T) {
+	esc := `\u001b]0;pwned\u0007\u001b[2J`
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"},
+		Cwd: "/work" + escapes, AgentVersion: "1.0" + escapes})
+	w.WriteChunk(cassette.Stdout, 0, []byte(`{"type":"tool_call","subtype":"started","call_id":"c1`+esc+`","tool_call":{"rm`+esc+`ToolCall":{"args":{}}}}`+"\n"+
+		`{"type":"`+esc+`"}`+"\n"))
+	content := "x"
+	w.WriteEffect(1, cassette.Effect{Op: cassette.OpCreate, Path: "a" + escapes + ".txt", Mode: "0644", SHA256: sha(content)}, strings.NewReader(content), 1)
+	w.Close(cassette.Footer{Code: 0})
+	path := filepath.Join(t.TempDir(), "x"+escapes+".cassette")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Skip(err)
+	}
+	r := run(t, nil, "inspect", path)
+	if r.code != 0 || raw(r.stdout) || raw(r.stderr) {
+		t.Fatalf("inspect: %+v", r)
+	}
+	for _, want := range []string{`/work\x1b]0;pwned\x07\x1b[2J`, `c1\x1b]0;pwned\x07`, `a\x1b]0;pwned`, `x\x1b]0;pwned`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect does not show %s:\n%s", want, r.stdout)
+		}
+	}
+	// An error line naming a file: one line, inert.
+	missing := filepath.Join(t.TempDir(), "gone"+escapes+".cassette")
+	r = run(t, nil, "inspect", missing)
+	oneLine(t, "inspect missing", r.stderr)
+	if r.code != 2 || raw(r.stderr) || !strings.Contains(r.stderr, `gone\x1b]0;pwned`) {
+		t.Errorf("inspect missing: %+v", r)
+	}
+}
+
+// review --list of a new golden and a changed one holding escapes, with
+// escapes in their names: all inert.
+func TestReviewListShowsEscapesInert(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "n"+escapes+".golden.new"), []byte("line "+escapes+"\n"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(filepath.Join(dir, "c.golden"), []byte("old\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.golden.new"), []byte("new "+escapes+"\n"), 0o644)
+	r := run(t, nil, "review", "--list", dir)
+	if r.code != 1 || raw(r.stdout) || !strings.Contains(r.stdout, `line \x1b]0;pwned\x07`) || !strings.Contains(r.stdout, `n\x1b]0;pwned`) {
+		t.Errorf("review --list: %+v", r)
+	}
+}
+
+// A golden that is a FIFO or a device does not hang review: one line names
+// it, and the rest is listed.
+func TestReviewGoldenThatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.golden.new"), []byte("new\n"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "f.golden"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan result)
+	go func() { done <- run(t, nil, "review", "--list", dir) }()
+	select {
+	case r := <-done:
+		if r.code != 1 || !strings.Contains(r.stdout, filepath.Join(dir, "f.golden")+" is not a regular file (a FIFO)") {
+			t.Errorf("review --list: %+v", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("review --list hangs on a FIFO") // a guard, not a measure
+	}
+}
