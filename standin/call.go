@@ -597,9 +597,11 @@ func (c *call) fail(err error, hint string) int {
 }
 
 func (c *call) report(err error, hint string) {
-	line := c.name + ": " + runner.OneLine(err.Error())
+	// Redacted and inert: an error can quote a file that is not what it
+	// should be (a cassette linked to a token file).
+	line := c.name + ": " + runner.OneLine(c.red.Uncounted().String("", err.Error()))
 	if hint != "" {
-		line += "; " + term.Visible(hint)
+		line += "; " + term.Visible(c.red.Uncounted().String("", hint))
 	}
 	fmt.Fprintln(c.env.Stderr, line)
 	c.log.Error = line

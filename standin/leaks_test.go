@@ -155,3 +155,26 @@ func TestReadLogBounded(t *testing.T) {
 		t.Errorf("ReadLog: %v, %v", calls, err)
 	}
 }
+
+// The attack of issue 30: a *.cassette linked to a token file outside the
+// directory. A miss names it among the unreadable, and the token reaches
+// neither stderr nor the run log.
+func TestMissNeverQuotesALinkedTokenFile(t *testing.T) {
+	t.Setenv(standin.EnvCache, t.TempDir())
+	dir := t.TempDir()
+	writeTake(t, dir, 1, []string{"--print", "other"}, "x\n", 0)
+	tokenFile := filepath.Join(t.TempDir(), "hosts.yml")
+	os.WriteFile(tokenFile, []byte("ghp_0123456789abcdefghijABCDEFGHIJ0123\n"), 0o600)
+	link := filepath.Join(dir, "aaa.cassette")
+	os.Symlink(tokenFile, link)
+	os.WriteFile(filepath.Join(dir, "bbb.cassette"), []byte("ghp_0123456789abcdefghijABCDEFGHIJ0123\n"), 0o644)
+	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
+	r := callOnce(t, dir, runLog)
+	logged, _ := os.ReadFile(runLog)
+	if r.code != standin.ExitFailed || !strings.Contains(r.stderr, "2 unreadable") || !strings.Contains(r.stderr, link) {
+		t.Errorf("miss: %+v", r)
+	}
+	if strings.Contains(r.stderr+string(logged), "ghp_0123") {
+		t.Errorf("the token leaked:\n%s\n%s", r.stderr, logged)
+	}
+}

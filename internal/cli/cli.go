@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/agentvcr/agentvcr/agent/all"
 	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -285,9 +286,17 @@ func usageErr(env *Env, cmd, msg string) int {
 
 // fail prints one line for an error that stops a command (bad input, I/O) and
 // returns ExitUsage, the code for "could not do the job".
+// The message passes the redactor first: it can quote a line of a file
+// that is not what it should be.
 func fail(env *Env, cmd string, err error) int {
-	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(redactMessage(err.Error())))
 	return ExitUsage
+}
+
+// redactMessage replaces what looks like a token (or is the value of a
+// secret-looking variable of the environment) in a message.
+func redactMessage(s string) string {
+	return recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).String("", s)
 }
 
 // oneLine is a message as one line, its control characters made visible:

@@ -89,3 +89,24 @@ func TestReviewGoldenThatIsNotAFile(t *testing.T) {
 		t.Fatal("review --list hangs on a FIFO") // a guard, not a measure
 	}
 }
+
+// A line quoted from a cassette in an error passes the redactor: a token
+// where a frame line should be is not printed; a file that is not a
+// cassette at all is named, never quoted.
+func TestErrorLinesRedactQuotedLines(t *testing.T) {
+	tok := "ghp_0123456789abcdefghijABCDEFGHIJ0123"
+	good := craftedTape(t)
+	head := strings.SplitAfterN(string(good), "\n", 3)
+	dir := t.TempDir()
+	frame := filepath.Join(dir, "frame.cassette")
+	os.WriteFile(frame, []byte(head[0]+head[1]+tok+"\n"), 0o644)
+	notOne := filepath.Join(dir, "not.cassette")
+	os.WriteFile(notOne, []byte(tok+"\n"), 0o644)
+	for _, path := range []string{frame, notOne} {
+		r := run(t, nil, "inspect", path)
+		oneLine(t, "inspect", r.stderr)
+		if r.code != 2 || strings.Contains(r.stderr, "ghp_0123") || !strings.Contains(r.stderr, path+":") {
+			t.Errorf("inspect %s: %+v", path, r)
+		}
+	}
+}

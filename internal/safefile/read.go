@@ -171,3 +171,33 @@ func size(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// OpenInRoot opens the file name of root's directory for reading as
+// OpenRegular does, except that a symbolic link that stays inside the
+// directory is followed (a cassette linked to another of its directory);
+// one that leads out of it is refused. dir names the directory in errors.
+func OpenInRoot(root *os.Root, dir, name string) (*os.File, error) {
+	path := dir + string(os.PathSeparator) + name
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if st, lerr := root.Lstat(name); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symbolic link out of its directory, which agentvcr never reads through: %w", term.Visible(path), ErrLink)
+		}
+		return nil, openError(path, err)
+	}
+	if err := checkRegular(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// OpenInDir is OpenInRoot for one file of dir.
+func OpenInDir(dir, name string) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return OpenInRoot(root, dir, name)
+}

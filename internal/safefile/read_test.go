@@ -113,3 +113,30 @@ func TestOpenWriteRefusesLinks(t *testing.T) {
 	}
 	f.Close()
 }
+
+// A file of a directory may be a link to another of its files, never to
+// one outside it; a FIFO among them is refused without a hang.
+func TestOpenInDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
+	os.Symlink("a", filepath.Join(dir, "inside"))
+	secret := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(secret, []byte("ghp_secret\n"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, "out"))
+	os.Symlink("../"+filepath.Base(filepath.Dir(secret))+"/token", filepath.Join(dir, "up"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	for name, want := range map[string]error{"a": nil, "inside": nil, "out": safefile.ErrLink, "up": safefile.ErrLink, "fifo": safefile.ErrNotRegular} {
+		noHang(t, name, func() {
+			f, err := safefile.OpenInDir(dir, name)
+			if f != nil {
+				f.Close()
+			}
+			if !errors.Is(err, want) || want == nil && err != nil {
+				t.Errorf("%s: %v, want %v", name, err, want)
+			}
+			if err != nil && (strings.Contains(err.Error(), "ghp_") || !strings.HasPrefix(err.Error(), filepath.Join(dir, name)+" ")) {
+				t.Errorf("%s: message %q", name, err)
+			}
+		})
+	}
+}
