@@ -14,18 +14,20 @@ import (
 type out struct {
 	w   *bufio.Writer
 	err error
+	// mute drops what is written: the rows of the run outside the page.
+	mute bool
 }
 
 func newOut(w io.Writer) *out { return &out{w: bufio.NewWriterSize(w, 64<<10)} }
 
 func (o *out) raw(s string) {
-	if o.err == nil {
+	if o.err == nil && !o.mute {
 		_, o.err = o.w.WriteString(s)
 	}
 }
 
 func (o *out) rawf(format string, args ...any) {
-	if o.err == nil {
+	if o.err == nil && !o.mute {
 		_, o.err = fmt.Fprintf(o.w, format, args...)
 	}
 }
@@ -36,7 +38,7 @@ func (o *out) text(s string) { o.esc([]byte(s)) }
 // esc writes p escaped for HTML. Bytes that are not UTF-8 become U+FFFD, so
 // that a page of binary output stays a valid document.
 func (o *out) esc(p []byte) {
-	if o.err != nil {
+	if o.err != nil || o.mute {
 		return
 	}
 	start := 0

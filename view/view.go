@@ -77,6 +77,13 @@ const (
 	maxDiffFile = 1 << 20
 )
 
+// pageRows is the most rows of the timeline one page holds (a variable for
+// tests). A row takes some 650 bytes of HTML, so a run of a million tiny
+// events would make a page of 600 MiB that no browser opens; past it, the
+// page says where it stops and which command writes the next one
+// (Options.From).
+var pageRows = 10000
+
 // Options tunes a page. The zero value is ready to use.
 type Options struct {
 	// Name names the run in the title ("bug.cassette"); default "cassette".
@@ -86,6 +93,11 @@ type Options struct {
 	// with the content the recording says it had is shown as a diff.
 	// Default: the recorded working directory, when it still exists.
 	Before string
+	// From is the first row of the timeline the page shows (1 for the
+	// first, the default): a page holds 10 000 rows, and says which From
+	// shows the rows after it. The header, file changes, end and summary
+	// are on every page.
+	From int
 }
 
 // Result says what the page shows.
@@ -111,6 +123,11 @@ func Write(w io.Writer, rd *cassette.Reader, opts Options) (Result, error) {
 	p.head(opts.Name, "")
 	p.invocation(rd.Header(), opts.Name)
 	p.o.raw(`<section class="timeline" id="timeline"><h2>Timeline</h2><div class="rows">`)
+	if p.from > 1 {
+		p.o.rawf(`<div class="end more">Rows 1–%d are on the pages before this one: <code>`, p.from-1)
+		p.o.text(p.viewCommand(max(1, p.from-pageRows)))
+		p.o.raw(`</code> writes the one before.</div>`)
+	}
 	var err error
 	for {
 		var c cassette.Chunk
@@ -165,6 +182,9 @@ type page struct {
 
 	rows       int  // rows started
 	inTemplate bool // rows are going into a lazy batch
+	from       int  // the first row shown (Options.From)
+	shown      int  // rows shown on the page
+	lastLine   int  // the stdout line of the last row shown
 
 	// the row being written, when it may take more: consecutive deltas of
 	// one kind, stderr chunks, text output lines
@@ -229,7 +249,7 @@ type openCall struct {
 }
 
 func newPage(o *out, hdr cassette.Header, opts Options) *page {
-	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}}
+	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}, from: max(1, opts.From)}
 	if len(hdr.Argv) > 0 {
 		if pr, ok := agent.ForBinary(hdr.Argv[0]); ok {
 			p.profile, p.sniffed = pr, true
@@ -309,14 +329,21 @@ func (p *page) invocation(h cassette.Header, name string) {
 // dot on the line, and a card with a head naming it. It returns the row's id.
 func (p *page) startRow(class, name string, t time.Duration, line int, lineText string) string {
 	p.closeRow()
-	if p.rows >= eagerRows && (p.rows-eagerRows)%batchRows == 0 {
-		if p.inTemplate {
-			p.o.raw("</template>")
-		}
-		p.o.raw(`<div class="lazy" aria-hidden="true">more events below…</div><template class="batch">`)
-		p.inTemplate = true
-	}
 	p.rows++
+	// A row outside the page is read as any other (the summary counts
+	// it, a tool call's end finds its start) and written nowhere.
+	p.o.mute = p.rows < p.from || p.rows >= p.from+pageRows
+	if !p.o.mute {
+		if p.shown >= eagerRows && (p.shown-eagerRows)%batchRows == 0 {
+			if p.inTemplate {
+				p.o.raw("</template>")
+			}
+			p.o.raw(`<div class="lazy" aria-hidden="true">more events below…</div><template class="batch">`)
+			p.inTemplate = true
+		}
+		p.shown++
+		p.lastLine = line
+	}
 	id := fmt.Sprintf("e%d", p.rows)
 	p.o.rawf(`<div class="ev %s" id="%s" data-line="%d"><div class="when" title="since the agent started">%s</div><div class="dot"></div><div class="card"><div class="head"><span class="label">`,
 		class, id, line, clock(t))
@@ -827,13 +854,30 @@ func (p *page) finish(foot cassette.Footer, complete bool) {
 // endTimeline ends the rows of events.
 func (p *page) endTimeline() {
 	p.closeRow()
+	p.o.mute = false
 	if p.inTemplate {
 		p.o.raw("</template>")
 		p.inTemplate = false
 	}
-	if p.rows == 0 {
+	switch {
+	case p.rows == 0:
 		p.o.raw(`<div class="empty">The agent wrote nothing.</div>`)
+	case p.from > p.rows:
+		p.o.rawf(`<div class="end more">The run has %d rows, none from row %d on: <code>`, p.rows, p.from)
+		p.o.text(p.viewCommand(1))
+		p.o.raw(`</code> writes its first page.</div>`)
+	case p.rows >= p.from+pageRows:
+		last := p.from + pageRows - 1
+		p.o.rawf(`<div class="end more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows at most. The rest: <code>`,
+			last, p.lastLine, p.from, last, p.rows, pageRows)
+		p.o.text(p.viewCommand(last + 1))
+		p.o.raw(`</code> writes the next page.</div>`)
 	}
+}
+
+// viewCommand is the command that writes the page of the run from row.
+func (p *page) viewCommand(from int) string {
+	return fmt.Sprintf("agentvcr view --from %d %s", from, shellQuote([]string{p.opts.Name}))
 }
 
 // endMark says how the run ended, or where the recording stops.

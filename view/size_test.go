@@ -1,0 +1,152 @@
+package view_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/view"
+)
+
+// tinyRun writes a run of n tiny events, each a row of its own: tool calls
+// started and completed in turn, a thousand lines to a chunk.
+func tinyRun(t testing.TB, dir string, n int) string {
+	t.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("tiny-%d%s", n, cassette.Ext))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w, _ := cassette.NewWriter(bw, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
+	var chunk bytes.Buffer
+	at := time.Duration(0)
+	for i := range n {
+		sub := "started"
+		if i%2 == 1 {
+			sub = "completed"
+		}
+		fmt.Fprintf(&chunk, `{"type":"tool_call","subtype":"%s","call_id":"c%d","tool_call":{"readToolCall":{"args":{"path":"a.go"}}}}`+"\n", sub, i/2)
+		if chunk.Len() > 64<<10 || i == n-1 {
+			at += time.Millisecond
+			if err := w.WriteChunk(cassette.Stdout, at, chunk.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			chunk.Reset()
+		}
+	}
+	if err := w.Close(cassette.Footer{Code: 0, Duration: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var rowID = regexp.MustCompile(`<div class="ev [a-z -]+" id="e(\d+)"`)
+
+// ids lists the row numbers a page shows.
+func ids(page []byte) []string {
+	var out []string
+	for _, m := range rowID.FindAllSubmatch(page, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
+}
+
+// A page holds pageRows rows; one that stops says where and which --from
+// writes the next, and each next page shows the rows after it, until the
+// last, which does not stop. The summary counts the whole run on each.
+func TestPagesOfALongRun(t *testing.T) {
+	defer view.SetPageRows(10)()
+	path := tinyRun(t, t.TempDir(), 25)
+	for _, tc := range []struct {
+		from     int
+		first    string
+		last     string
+		stop     string // the notice at the end, "" for none
+		previous string // the notice at the start
+	}{
+		{0, "1", "10", "at row 10 (stdout line 10): it shows rows 1–10 of the run's 25", ""},
+		{11, "11", "20", "agentvcr view --from 21 ", "Rows 1–10 are on the pages before this one: <code>agentvcr view --from 1 "},
+		{21, "21", "25", "", "Rows 1–20 are on the pages before this one: <code>agentvcr view --from 11 "},
+		{99, "", "", "The run has 25 rows, none from row 99 on: <code>agentvcr view --from 1 ", "Rows 1–98"},
+	} {
+		page, res := render(t, path, view.Options{Name: path, From: tc.from})
+		got := ids(page)
+		if res.Events != 25 || len(got) > 0 && (got[0] != tc.first || got[len(got)-1] != tc.last) || len(got) == 0 && tc.first != "" {
+			t.Errorf("from %d: %d events, rows %v", tc.from, res.Events, got)
+		}
+		if tc.stop != "" && !bytes.Contains(page, []byte(tc.stop)) {
+			t.Errorf("from %d: no %q", tc.from, tc.stop)
+		}
+		if tc.stop == "" && bytes.Contains(page, []byte("The page stops here")) {
+			t.Errorf("from %d: the last page says it stops", tc.from)
+		}
+		if tc.previous != "" && !bytes.Contains(page, []byte(tc.previous)) {
+			t.Errorf("from %d: no %q", tc.from, tc.previous)
+		}
+		if !bytes.Contains(page, []byte("</html>")) || !bytes.Contains(page, []byte(`id="summary"`)) && !bytes.Contains(page, []byte(`class="summary`)) {
+			t.Errorf("from %d: the page is not whole", tc.from)
+		}
+	}
+	// The command a page names quotes the cassette's name for a shell.
+	page, _ := render(t, path, view.Options{Name: "my run's.cassette"})
+	if !bytes.Contains(page, []byte(`agentvcr view --from 11 &#39;my run&#39;\&#39;&#39;s.cassette&#39;`)) {
+		t.Errorf("the command is not quoted: %s", regexp.MustCompile(`agentvcr view --from [^<]*`).Find(page))
+	}
+}
+
+// The page of a run of 100 000 tiny events holds one page of rows: its size
+// does not grow with the run (a row took some 650 bytes, 65 MB here).
+func TestPageSizeBounded(t *testing.T) {
+	page, res := render(t, tinyRun(t, t.TempDir(), 100000), view.Options{Name: "tiny.cassette"})
+	if res.Events != 100000 || len(ids(page)) != 10000 || len(page) > 16<<20 {
+		t.Errorf("%d events, %d rows, %d bytes", res.Events, len(ids(page)), len(page))
+	}
+	if !strings.Contains(string(page), "agentvcr view --from 10001 tiny.cassette") {
+		t.Error("the page does not say how to see the rest")
+	}
+}
+
+// BenchmarkViewPageSize writes the page of runs of 10^4, 10^5 and 10^6
+// tiny events and reports its size (page-MiB) and the time to write it
+// (ms/page); scripts/view-tti.sh measures how long Chromium takes to open
+// such pages.
+func BenchmarkViewPageSize(b *testing.B) {
+	dir := b.TempDir()
+	for _, n := range []int{10000, 100000, 1000000} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			path := tinyRun(b, dir, n)
+			var size int
+			start := time.Now()
+			for b.Loop() {
+				rd, f, err := cassette.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var cw countWriter
+				if _, err := view.Write(&cw, rd, view.Options{Name: path}); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+				size = int(cw)
+			}
+			b.ReportMetric(float64(size)/(1<<20), "page-MiB")
+			b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/page")
+		})
+	}
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
