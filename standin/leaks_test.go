@@ -2,13 +2,16 @@ package standin_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -176,5 +179,68 @@ func TestMissNeverQuotesALinkedTokenFile(t *testing.T) {
 	}
 	if strings.Contains(r.stderr+string(logged), "ghp_0123") {
 		t.Errorf("the token leaked:\n%s\n%s", r.stderr, logged)
+	}
+}
+
+// flood is a client's stdin of size bytes, made as it is read: pattern
+// repeated. Every 16 MiB it collects garbage and notes the live heap, so
+// that what a reader of it holds shows, whatever the timing.
+type flood struct {
+	pattern  []byte
+	left     int64
+	next     int64
+	read     int64
+	peakLive uint64
+}
+
+func (f *flood) Read(p []byte) (int, error) {
+	if f.left <= 0 {
+		return 0, io.EOF
+	}
+	if f.read >= f.next {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		f.peakLive = max(f.peakLive, m.HeapAlloc)
+		f.next += 16 << 20
+	}
+	n := int(min(int64(len(p)), f.left))
+	for i := 0; i < n; {
+		i += copy(p[i:n], f.pattern[int(f.read+int64(i))%len(f.pattern):])
+	}
+	f.left -= int64(n)
+	f.read += int64(n)
+	return n, nil
+}
+
+// A client that floods the stand-in's stdin (128 MiB, of text or of one
+// endless token-shaped run the redactor could hold back) is spooled to a
+// file with the live heap flat: the spool holds nothing in memory but
+// its buffers.
+func TestStdinFloodIsSpooledBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 256 MiB of spool")
+	}
+	red := recorder.NewRedactor(recorder.RedactOptions{Env: []string{"MY_TOKEN=s3cr3t-value-0123456789"}})
+	for name, pattern := range map[string]string{
+		"text":  "hello world, a line of a prompt\n",
+		"token": "ghp_" + strings.Repeat("aB3", 10000),
+	} {
+		fl := &flood{pattern: []byte(pattern), left: 128 << 20}
+		var base runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&base)
+		f, in, err := recorder.SpoolStdin(fl, red)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if in.Size != 128<<20 {
+			t.Errorf("%s: spooled %d bytes", name, in.Size)
+		}
+		t.Logf("%s: live heap %d KiB over the start at most", name, (int64(fl.peakLive)-int64(base.HeapAlloc))>>10)
+		if grown := int64(fl.peakLive) - int64(base.HeapAlloc); grown > 32<<20 {
+			t.Errorf("%s: the live heap grew by %d MiB while spooling 128 MiB", name, grown>>20)
+		}
 	}
 }
