@@ -95,6 +95,13 @@ func TestPagesOfALongRun(t *testing.T) {
 		if tc.previous != "" && !bytes.Contains(page, []byte(tc.previous)) {
 			t.Errorf("from %d: no %q", tc.from, tc.previous)
 		}
+		if !bytes.Contains(page, []byte(`<i>rows on this page</i> `+map[int]string{0: "1–10", 11: "11–20", 21: "21–25", 99: "none"}[tc.from]+" of 25")) {
+			t.Errorf("from %d: the summary does not say which rows the page shows", tc.from)
+		}
+		target := map[int]string{0: "more", 11: "more", 21: "before", 99: "more"}[tc.from]
+		if !bytes.Contains(page, []byte(`<a href="#`+target+`">the other pages</a>`)) || !bytes.Contains(page, []byte(`id="`+target+`"`)) {
+			t.Errorf("from %d: no link to #%s", tc.from, target)
+		}
 		if !bytes.Contains(page, []byte("</html>")) || !bytes.Contains(page, []byte(`id="summary"`)) && !bytes.Contains(page, []byte(`class="summary`)) {
 			t.Errorf("from %d: the page is not whole", tc.from)
 		}

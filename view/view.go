@@ -124,7 +124,7 @@ func Write(w io.Writer, rd *cassette.Reader, opts Options) (Result, error) {
 	p.invocation(rd.Header(), opts.Name)
 	p.o.raw(`<section class="timeline" id="timeline"><h2>Timeline</h2><div class="rows">`)
 	if p.from > 1 {
-		p.o.rawf(`<div class="end more">Rows 1–%d are on the pages before this one: <code>`, p.from-1)
+		p.o.rawf(`<div class="end more" id="before">Rows 1–%d are on the pages before this one: <code>`, p.from-1)
 		p.o.text(p.viewCommand(max(1, p.from-pageRows)))
 		p.o.raw(`</code> writes the one before.</div>`)
 	}
@@ -863,17 +863,20 @@ func (p *page) endTimeline() {
 	case p.rows == 0:
 		p.o.raw(`<div class="empty">The agent wrote nothing.</div>`)
 	case p.from > p.rows:
-		p.o.rawf(`<div class="end more">The run has %d rows, none from row %d on: <code>`, p.rows, p.from)
+		p.o.rawf(`<div class="end more" id="more">The run has %d rows, none from row %d on: <code>`, p.rows, p.from)
 		p.o.text(p.viewCommand(1))
 		p.o.raw(`</code> writes its first page.</div>`)
 	case p.rows >= p.from+pageRows:
 		last := p.from + pageRows - 1
-		p.o.rawf(`<div class="end more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows at most. The rest: <code>`,
+		p.o.rawf(`<div class="end more" id="more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows at most. The rest: <code>`,
 			last, p.lastLine, p.from, last, p.rows, pageRows)
 		p.o.text(p.viewCommand(last + 1))
 		p.o.raw(`</code> writes the next page.</div>`)
 	}
 }
+
+// partial says whether the page shows only some of the run's rows.
+func (p *page) partial() bool { return p.from > 1 || p.rows >= p.from+pageRows }
 
 // viewCommand is the command that writes the page of the run from row.
 func (p *page) viewCommand(from int) string {
@@ -1015,6 +1018,13 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	if p.nFiles > 0 {
 		chip("files changed", fmt.Sprint(p.nFiles))
 	}
+	if p.partial() {
+		rows := fmt.Sprintf("%d–%d of %d", p.from, min(p.rows, p.from+pageRows-1), p.rows)
+		if p.from > p.rows {
+			rows = fmt.Sprintf("none of %d", p.rows)
+		}
+		chip("rows on this page", rows)
+	}
 	if complete {
 		total := 0
 		for _, r := range foot.Redactions {
@@ -1026,7 +1036,15 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	if p.nFiles > 0 {
 		p.o.raw(` · <a href="#files">files</a>`)
 	}
-	p.o.raw(` · <a href="#redactions">redaction</a></nav>`)
+	p.o.raw(` · <a href="#redactions">redaction</a>`)
+	if p.partial() {
+		target := "more" // the notice where the page stops
+		if p.from <= p.rows && p.rows < p.from+pageRows {
+			target = "before" // the last page: the notice of the rows before
+		}
+		p.o.raw(` · <a href="#` + target + `">the other pages</a>`)
+	}
+	p.o.raw(`</nav>`)
 	if len(p.open) > 0 {
 		p.o.raw(`<template id="unfinished">`)
 		n := 0
