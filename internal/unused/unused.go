@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 // Root is a directory of artefacts: the files below it whose name ends in
@@ -49,6 +51,7 @@ func Report(files []string, wd, setting string) string {
 		if rel, err := filepath.Rel(wd, f); err == nil && !strings.HasPrefix(rel, "..") {
 			shown[i] = rel
 		}
+		shown[i] = term.Visible(shown[i]) // a name from the repository: inert
 	}
 	return fmt.Sprintf("%d file(s) that no test used (%s):\n\t%s\n"+
 		"delete them, or use them (a cassette is used by the agent call that matches it, a golden by a golden comparison)",
