@@ -697,6 +697,9 @@ func (p *page) texts(class, s string) {
 
 // rawJSON writes an event as the agent printed it, indented, behind a fold.
 func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
+	if p.o.mute {
+		return // a row outside the page: nothing to lay out
+	}
 	what := "JSON"
 	if first {
 		what = "JSON of the first event"
@@ -805,6 +808,9 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 // value writes a tool's arguments or result: a string as text, anything
 // else as indented JSON.
 func (p *page) value(what, name string, v json.RawMessage) {
+	if p.o.mute {
+		return
+	}
 	p.o.raw(`<div class="val"><div class="vname">`)
 	p.o.text(what)
 	if !strings.HasSuffix(what, name) {

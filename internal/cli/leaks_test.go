@@ -16,6 +16,9 @@ import (
 // title (OSC 0), a screen clear, a hyperlink (OSC 8) and a C1 CSI.
 const escapes = "\x1b]0;pwned\x07\x1b[2J\x1b]8;;http://evil/\x1b\\\u009b"
 
+// nameEscapes are those a file name can hold (no slash).
+const nameEscapes = "\x1b]0;pwned\x07\x1b[2J\x1b]8;;\x1b\\\u009b"
+
 // raw reports whether s holds a byte a terminal acts on.
 func raw(s string) bool {
 	return strings.ContainsAny(s, "\x1b\x07\u009b")
@@ -31,11 +34,11 @@ func TestInspectShowsEscapesInert(t *testing.T) {
 	w.WriteChunk(cassette.Stdout, 0, []byte(`{"type":"tool_call","subtype":"started","call_id":"c1`+esc+`","tool_call":{"rm`+esc+`ToolCall":{"args":{}}}}`+"\n"+
 		`{"type":"`+esc+`"}`+"\n"))
 	content := "x"
-	w.WriteEffect(1, cassette.Effect{Op: cassette.OpCreate, Path: "a" + escapes + ".txt", Mode: "0644", SHA256: sha(content)}, strings.NewReader(content), 1)
+	w.WriteEffect(1, cassette.Effect{Op: cassette.OpCreate, Path: "a" + nameEscapes + ".txt", Mode: "0644", SHA256: sha(content)}, strings.NewReader(content), 1)
 	w.Close(cassette.Footer{Code: 0})
-	path := filepath.Join(t.TempDir(), "x"+escapes+".cassette")
+	path := filepath.Join(t.TempDir(), "x"+nameEscapes+".cassette")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	r := run(t, nil, "inspect", path)
 	if r.code != 0 || raw(r.stdout) || raw(r.stderr) {
@@ -47,7 +50,7 @@ func TestInspectShowsEscapesInert(t *testing.T) {
 		}
 	}
 	// An error line naming a file: one line, inert.
-	missing := filepath.Join(t.TempDir(), "gone"+escapes+".cassette")
+	missing := filepath.Join(t.TempDir(), "gone"+nameEscapes+".cassette")
 	r = run(t, nil, "inspect", missing)
 	oneLine(t, "inspect missing", r.stderr)
 	if r.code != 2 || raw(r.stderr) || !strings.Contains(r.stderr, `gone\x1b]0;pwned`) {
@@ -59,8 +62,8 @@ func TestInspectShowsEscapesInert(t *testing.T) {
 // escapes in their names: all inert.
 func TestReviewListShowsEscapesInert(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "n"+escapes+".golden.new"), []byte("line "+escapes+"\n"), 0o644); err != nil {
-		t.Skip(err)
+	if err := os.WriteFile(filepath.Join(dir, "n"+nameEscapes+".golden.new"), []byte("line "+escapes+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "c.golden"), []byte("old\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "c.golden.new"), []byte("new "+escapes+"\n"), 0o644)
@@ -107,6 +110,29 @@ func TestErrorLinesRedactQuotedLines(t *testing.T) {
 		oneLine(t, "inspect", r.stderr)
 		if r.code != 2 || strings.Contains(r.stderr, "ghp_0123") || !strings.Contains(r.stderr, path+":") {
 			t.Errorf("inspect %s: %+v", path, r)
+		}
+	}
+}
+
+// diff, drift and validate name files and quote lines of recordings: with
+// escape sequences in both, what they print is inert.
+func TestReportsShowEscapesInert(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a"+nameEscapes+".txt")
+	b := filepath.Join(dir, "b"+nameEscapes+".txt")
+	if err := os.WriteFile(a, []byte("one "+escapes+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(b, []byte("two "+escapes+"\n"), 0o644)
+	c := filepath.Join(dir, "c"+nameEscapes+".jsonl")
+	os.WriteFile(c, []byte(`{"type":"\u001b]0;pwned\u0007","x\u001b[2J":1}`+"\n"+"not json "+escapes+"\n"), 0o644)
+	for _, args := range [][]string{
+		{"diff", "--format", "text", a, b},
+		{"validate", "--format", "stream-json", c},
+	} {
+		r := run(t, nil, args...)
+		if raw(r.stdout) || raw(r.stderr) || r.stdout+r.stderr == "" {
+			t.Errorf("%s: %+v", args[0], r)
 		}
 	}
 }
