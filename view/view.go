@@ -16,6 +16,9 @@
 //     the page written as it is read; memory holds one event (up to
 //     [MaxEvent]) whatever the size of the run. Long texts are folded, and
 //     rows past the first few hundred are rendered as the reader scrolls.
+//     A page holds 10 000 rows at most, so that a browser opens the page of
+//     a run of any length: it says where it stops and which
+//     [Options].From writes the next one.
 //   - Safe on any cassette: everything read from it is escaped; a file
 //     outside the working directory is never read (a diff's "before" side
 //     is read through os.Root).
