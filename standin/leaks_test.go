@@ -101,13 +101,17 @@ func TestRunLogThatIsNotAFile(t *testing.T) {
 		"/dev/null": "is not a regular file (a device)",
 		link:        "is a symbolic link",
 	} {
+		// A .takes left there before (by a build without the check) must
+		// gain nothing.
+		before, beforeErr := os.ReadDir(path + ".takes")
 		r := callOnce(t, dir, path)
 		if r.code != standin.ExitFailed || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 ||
 			!strings.Contains(r.stderr, "$AGENTVCR_RUN_LOG: "+path+" "+want) {
 			t.Errorf("%s: %+v", path, r)
 		}
-		if _, err := os.Lstat(path + ".takes"); err == nil {
-			t.Errorf("%s.takes was made", path)
+		after, afterErr := os.ReadDir(path + ".takes")
+		if beforeErr != nil && afterErr == nil || len(after) != len(before) {
+			t.Errorf("%s.takes was made or written", path)
 		}
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
