@@ -280,7 +280,7 @@ func usageErr(env *Env, cmd, msg string) int {
 	if c, ok := commands[strings.TrimPrefix(cmd, "agentvcr ")]; ok {
 		msg += fmt.Sprintf(" (usage: agentvcr %s %s)", c.name, c.usage)
 	}
-	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, msg)
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(msg))
 	return ExitUsage
 }
 
