@@ -136,3 +136,23 @@ func TestReportsShowEscapesInert(t *testing.T) {
 		}
 	}
 }
+
+// view --from takes a row number of one cassette's timeline.
+func TestViewFromUsage(t *testing.T) {
+	tape := filepath.Join(t.TempDir(), "a.cassette")
+	os.WriteFile(tape, craftedTape(t), 0o644)
+	for _, args := range [][]string{
+		{"view", "--from", "0", "-o", "-", tape},
+		{"view", "--from", "2", "-o", "-", tape, tape},
+	} {
+		r := run(t, nil, args...)
+		oneLine(t, "view", r.stderr)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--from") {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	r := run(t, nil, "view", "--from", "2", "-o", "-", tape)
+	if r.code != 0 || !strings.Contains(r.stdout, "Rows 1–1 are on the pages before this one") {
+		t.Errorf("--from 2: code %d, %s", r.code, r.stderr)
+	}
+}

@@ -55,6 +55,9 @@ func runView(env *Env, args []string) int {
 	if *from < 1 {
 		return usageErr(env, name, fmt.Sprintf("--from %d: want a row number, 1 or more", *from))
 	}
+	if *from > 1 && len(pos) == 2 {
+		return usageErr(env, name, "--from pages the timeline of one cassette; two are compared on one page")
+	}
 	for _, p := range pos {
 		if p == "-" {
 			return usageErr(env, name, "a cassette is read from a file; save it first")
