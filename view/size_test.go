@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,3 +158,66 @@ func BenchmarkViewPageSize(b *testing.B) {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// balance is how many more of each element a page opens than it closes,
+// its own script left out (it holds "<" in code).
+func balance(page []byte) [2]int {
+	if i := bytes.LastIndex(page, []byte("<script>")); i >= 0 {
+		page = page[:i]
+	}
+	return [2]int{bytes.Count(page, []byte("<div")) - bytes.Count(page, []byte("</div>")),
+		bytes.Count(page, []byte("<template")) - bytes.Count(page, []byte("</template>"))}
+}
+
+// FuzzPages pages any cassette three rows at a time: whatever the first
+// row, the page's elements nest as on the page of the whole run (a row
+// outside the page is left out whole, never cut), and its rows are the
+// ones asked for.
+func FuzzPages(f *testing.F) {
+	for _, p := range []string{
+		"../testdata/cassettes/stream-json-read-readme-md-then-write-a-summary-f2f781f963855e3b.cassette",
+		"../testdata/cassettes/text-summarise-readme-md-1212bd1fc457bcf7.cassette",
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, 2)
+		f.Add(data, 7)
+	}
+	f.Add([]byte(hdr+"o 1 44\n{\"type\":\"x\",\"text\":\"</div><script>x</script>\"}\nexit {\"code\":0}\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, from int) {
+		if from < 0 || from > 1000 {
+			return
+		}
+		defer view.SetPageRows(3)()
+		write := func(from int) []byte {
+			rd, err := cassette.NewReader(bytes.NewReader(data), "fuzz")
+			if err != nil {
+				return nil
+			}
+			var buf bytes.Buffer
+			if _, err := view.Write(&buf, rd, view.Options{Before: t.TempDir(), From: from}); err != nil {
+				return nil // a malformed cassette: the page is unfinished
+			}
+			return buf.Bytes()
+		}
+		whole := func() []byte {
+			defer view.SetPageRows(1 << 30)()
+			return write(1)
+		}()
+		page := write(from)
+		if page == nil || whole == nil {
+			return
+		}
+		if balance(page) != balance(whole) {
+			t.Fatalf("from %d: balance %v, the whole run's %v", from, balance(page), balance(whole))
+		}
+		for _, id := range ids(page) {
+			n, _ := strconv.Atoi(id)
+			if n < max(from, 1) || n >= max(from, 1)+3 {
+				t.Fatalf("from %d: row %d on the page", from, n)
+			}
+		}
+	})
+}
