@@ -7,3 +7,11 @@ func SetPageRows(n int) (restore func()) {
 	pageRows = n
 	return func() { pageRows = old }
 }
+
+// SetPageBytes sets how much of a page its rows may take and how much of
+// one text it holds, for a test; restore sets them back.
+func SetPageBytes(rows, text int64) (restore func()) {
+	oldRows, oldText := pageBytes, maxText
+	pageBytes, maxText = rows, text
+	return func() { pageBytes, maxText = oldRows, oldText }
+}

@@ -13,12 +13,38 @@ import (
 // error, so that rendering code need not check each write.
 type out struct {
 	w   *bufio.Writer
+	n   *counter // what went through w
 	err error
 	// mute drops what is written: the rows of the run outside the page.
 	mute bool
 }
 
-func newOut(w io.Writer) *out { return &out{w: bufio.NewWriterSize(w, 64<<10)} }
+func newOut(w io.Writer) *out {
+	n := &counter{w: w}
+	return &out{w: bufio.NewWriterSize(n, 64<<10), n: n}
+}
+
+// leftOff says that n bytes of a text were left off the page (see maxText).
+func (o *out) leftOff(n int64) {
+	if n > 0 {
+		o.rawf(`<div class="note">and %s more, left off the page (the cassette holds it all)</div>`, byteSize(n))
+	}
+}
+
+// written is how many bytes of the page were written so far.
+func (o *out) written() int64 { return o.n.n + int64(o.w.Buffered()) }
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
 
 func (o *out) raw(s string) {
 	if o.err == nil && !o.mute {

@@ -221,3 +221,36 @@ func FuzzPages(f *testing.F) {
 		}
 	})
 }
+
+// A page stops at its byte budget too, whatever its rows (rows of long
+// texts), and one text holds at most its bound, saying how much is left
+// off.
+func TestPageBytesBounded(t *testing.T) {
+	defer view.SetPageBytes(64<<10, 20<<10)()
+	path := filepath.Join(t.TempDir(), "long.cassette")
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
+	for i := range 20 {
+		text := strings.Repeat(fmt.Sprintf("word%d ", i), 5000) // 30 KiB and more
+		w.WriteChunk(cassette.Stdout, time.Duration(i)*time.Millisecond,
+			[]byte(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"`+text+`"}]}}`+"\n"+
+				`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"next"}]}}`+"\n"))
+	}
+	w.Close(cassette.Footer{})
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	page, res := render(t, path, view.Options{Name: "long.cassette"})
+	got := ids(page)
+	if res.Events != 40 || len(got) == 0 || len(got) >= 40 || len(page) > 256<<10 {
+		t.Fatalf("%d events, %d rows, a page of %d bytes", res.Events, len(got), len(page))
+	}
+	next := fmt.Sprintf("agentvcr view --from %d long.cassette", len(got)+1)
+	if !bytes.Contains(page, []byte(next)) || !bytes.Contains(page, []byte(fmt.Sprintf("at row %d ", len(got)))) {
+		t.Errorf("the page does not say it stops at row %d", len(got))
+	}
+	if !bytes.Contains(page, []byte("more, left off the page (the cassette holds it all)")) {
+		t.Errorf("a long text is not cut")
+	}
+	if bytes.Contains(page, []byte("word0 word0 word0 word0 word0 word0 word0 word0 word0 word0 word0 word0"+strings.Repeat(" word0", 4000))) {
+		t.Errorf("a text holds more than its bound")
+	}
+}

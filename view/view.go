@@ -16,9 +16,10 @@
 //     the page written as it is read; memory holds one event (up to
 //     [MaxEvent]) whatever the size of the run. Long texts are folded, and
 //     rows past the first few hundred are rendered as the reader scrolls.
-//     A page holds 10 000 rows at most, so that a browser opens the page of
-//     a run of any length: it says where it stops and which
-//     [Options].From writes the next one.
+//     A page holds 10 000 rows (or 48 MiB of them) at most, and 1 MiB of
+//     any one text, so that a browser opens the page of a run of any size:
+//     it says where it stops and which [Options].From writes the next one,
+//     and how much of a text it left off.
 //   - Safe on any cassette: everything read from it is escaped; a file
 //     outside the working directory is never read (a diff's "before" side
 //     is read through os.Root).
@@ -87,6 +88,16 @@ const (
 // (Options.From).
 var pageRows = 10000
 
+// pageBytes is how much of a page its rows may take before it stops,
+// whatever their number (rows of long texts), and maxText how much of one
+// text (an output, a tool's result) a page holds, the first visibleText
+// laid out, the rest folded: past it the text is cut, saying how much is
+// left out. Variables for tests.
+var (
+	pageBytes int64 = 48 << 20
+	maxText   int64 = 1 << 20
+)
+
 // Options tunes a page. The zero value is ready to use.
 type Options struct {
 	// Name names the run in the title ("bug.cassette"); default "cassette".
@@ -97,9 +108,9 @@ type Options struct {
 	// Default: the recorded working directory, when it still exists.
 	Before string
 	// From is the first row of the timeline the page shows (1 for the
-	// first, the default): a page holds 10 000 rows, and says which From
-	// shows the rows after it. The header, file changes, end and summary
-	// are on every page.
+	// first, the default): a page holds 10 000 rows (or 48 MiB of them),
+	// and says which From shows the rows after it. The header, file
+	// changes, end and summary are on every page.
 	From int
 }
 
@@ -187,6 +198,7 @@ type page struct {
 	inTemplate bool // rows are going into a lazy batch
 	from       int  // the first row shown (Options.From)
 	shown      int  // rows shown on the page
+	stop       int  // the first row past the page's end; 0 while it goes on
 	lastLine   int  // the stdout line of the last row shown
 
 	// the row being written, when it may take more: consecutive deltas of
@@ -335,7 +347,10 @@ func (p *page) startRow(class, name string, t time.Duration, line int, lineText 
 	p.rows++
 	// A row outside the page is read as any other (the summary counts
 	// it, a tool call's end finds its start) and written nowhere.
-	p.o.mute = p.rows < p.from || p.rows >= p.from+pageRows
+	if p.rows >= p.from && p.stop == 0 && p.shown > 0 && (p.shown >= pageRows || p.o.written() > pageBytes) {
+		p.stop = p.rows
+	}
+	p.o.mute = p.rows < p.from || p.stop != 0
 	if !p.o.mute {
 		if p.shown >= eagerRows && (p.shown-eagerRows)%batchRows == 0 {
 			if p.inTemplate {
@@ -719,14 +734,25 @@ func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
 		buf.Reset()
 		buf.Write(raw)
 	}
+	shown, left := buf.Bytes(), 0
+	if int64(len(shown)) > maxText {
+		keep := int(maxText)
+		for keep > 0 && !utf8.RuneStart(shown[keep]) {
+			keep--
+		}
+		shown, left = shown[:keep], len(shown)-keep
+	}
 	if buf.Len() > visibleText/2 {
 		p.o.raw(`<template class="fold"><pre class="json">`)
-		p.o.esc(buf.Bytes())
-		p.o.raw(`</pre></template>`)
+		p.o.esc(shown)
+		p.o.raw(`</pre>`)
+		p.o.leftOff(int64(left))
+		p.o.raw(`</template>`)
 	} else {
 		p.o.raw(`<pre class="json">`)
-		p.o.esc(buf.Bytes())
+		p.o.esc(shown)
 		p.o.raw(`</pre>`)
+		p.o.leftOff(int64(left))
 	}
 	p.o.raw(`</details>`)
 }
@@ -875,17 +901,17 @@ func (p *page) endTimeline() {
 		p.o.rawf(`<div class="end more" id="more">The run has %d rows, none from row %d on: <code>`, p.rows, p.from)
 		p.o.text(p.viewCommand(1))
 		p.o.raw(`</code> writes its first page.</div>`)
-	case p.rows >= p.from+pageRows:
-		last := p.from + pageRows - 1
-		p.o.rawf(`<div class="end more" id="more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows at most. The rest: <code>`,
-			last, p.lastLine, p.from, last, p.rows, pageRows)
+	case p.stop != 0:
+		last := p.stop - 1
+		p.o.rawf(`<div class="end more" id="more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows or %s at most. The rest: <code>`,
+			last, p.lastLine, p.from, last, p.rows, pageRows, byteSize(pageBytes))
 		p.o.text(p.viewCommand(last + 1))
 		p.o.raw(`</code> writes the next page.</div>`)
 	}
 }
 
 // partial says whether the page shows only some of the run's rows.
-func (p *page) partial() bool { return p.from > 1 || p.rows >= p.from+pageRows }
+func (p *page) partial() bool { return p.from > 1 || p.stop != 0 }
 
 // viewCommand is the command that writes the page of the run from row.
 func (p *page) viewCommand(from int) string {
@@ -1028,7 +1054,11 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 		chip("files changed", fmt.Sprint(p.nFiles))
 	}
 	if p.partial() {
-		rows := fmt.Sprintf("%d–%d of %d", p.from, min(p.rows, p.from+pageRows-1), p.rows)
+		last := p.rows
+		if p.stop != 0 {
+			last = p.stop - 1
+		}
+		rows := fmt.Sprintf("%d–%d of %d", p.from, last, p.rows)
 		if p.from > p.rows {
 			rows = fmt.Sprintf("none of %d", p.rows)
 		}
@@ -1048,7 +1078,7 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	p.o.raw(` · <a href="#redactions">redaction</a>`)
 	if p.partial() {
 		target := "more" // the notice where the page stops
-		if p.from <= p.rows && p.rows < p.from+pageRows {
+		if p.from <= p.rows && p.stop == 0 {
 			target = "before" // the last page: the notice of the rows before
 		}
 		p.o.raw(` · <a href="#` + target + `">the other pages</a>`)
@@ -1221,6 +1251,7 @@ type textWriter struct {
 	visible         int
 	written         int64
 	lines           int64
+	cut             int64 // bytes past maxText, left out
 }
 
 func (t *textWriter) start(o *out, class string, visible int) {
@@ -1233,6 +1264,17 @@ func (t *textWriter) write(o *out, p []byte) {
 		return
 	}
 	t.lines += int64(bytes.Count(p, []byte{'\n'}))
+	if room := maxText - t.written; int64(len(p)) > room {
+		keep := int(max(room, 0))
+		for keep > 0 && keep < len(p) && !utf8.RuneStart(p[keep]) {
+			keep--
+		}
+		t.cut += int64(len(p) - keep)
+		p = p[:keep]
+		if len(p) == 0 {
+			return
+		}
+	}
 	if !t.folded && t.written+int64(len(p)) > int64(t.visible) {
 		cut := int(int64(t.visible) - t.written)
 		for cut > 0 && cut < len(p) && !utf8.RuneStart(p[cut]) {
@@ -1258,6 +1300,7 @@ func (t *textWriter) close(o *out) {
 	} else {
 		o.raw(`</div>`)
 	}
+	o.leftOff(t.cut)
 	if t.folded || t.written > clampBytes || t.lines > clampLines {
 		o.rawf(`<button type="button" class="more">show all · %s</button>`, plural(t.lines+1, "line", "lines"))
 	}

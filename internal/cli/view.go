@@ -28,9 +28,10 @@ result and duration, stderr where it happened; then the files the agent
 created, modified or deleted, how the run ended and what was redacted.
 Events are named as inspect names them. A recording without its exit line,
 or cut inside a frame, shows what was recorded and says where it stops.
-A page holds 10 000 rows of the timeline at most, so that a browser opens
-the page of any run; a longer run's page says where it stops and which
---from writes the next page.
+A page holds 10 000 rows of the timeline (or 48 MiB of them) and 1 MiB
+of any one text at most, so that a browser opens the page of any run; a
+longer run's page says where it stops and which --from writes the next
+page, and a text cut says how much was left off.
 
 With two cassettes it shows both runs side by side after normalisation
 (as diff compares them): events aligned, changed fields marked, runs of
@@ -43,7 +44,7 @@ func runView(env *Env, args []string) int {
 	const name = "agentvcr view"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	outPath := fs.String("o", "", "write the page to PAGE.html, or to standard output for -; default: CASSETTE.html beside the cassette (A.vs.B.html beside A for two)")
-	from := fs.Int("from", 1, "the first row of the timeline the page shows: a page holds 10 000 rows, and one that stops says which --from writes the next")
+	from := fs.Int("from", 1, "the first row of the timeline the page shows: a page holds 10 000 rows (or 48 MiB), and one that stops says which --from writes the next")
 	before := fs.String("before", "", "the agent's working directory as it was before the run (a fixture, a checkout): modified files found there as they were are shown as diffs; default: the recorded cwd, if it still exists")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
