@@ -58,7 +58,7 @@ func (h *harness) cmdGolden(ts *testscript.TestScript, neg bool, args []string) 
 		ts.Fatalf("golden %s is also written by script %s, with other content: give each script its own golden NAME", relPath(path), first)
 	}
 	if !golden.Updating() && !effects {
-		if stored, err := os.ReadFile(path); err == nil {
+		if stored, err := golden.Read(path); err == nil {
 			ts.Check(h.checkStoredGolden(ts, path, file, stored, scan))
 		}
 	}

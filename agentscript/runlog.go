@@ -3,9 +3,9 @@ package agentscript
 import (
 	"bufio"
 	"errors"
-	"os"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -44,7 +44,7 @@ func runHeader(c standin.Call) (cassette.Header, bool, error) {
 
 // isCassette reports whether the file at path starts like a cassette.
 func isCassette(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path) // a FIFO must not hang the script
 	if err != nil {
 		return false
 	}

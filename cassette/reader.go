@@ -108,12 +108,14 @@ func (r *Reader) checkMagic(line []byte) error {
 	s := string(line)
 	rest, ok := strings.CutPrefix(s, Magic+" v")
 	if !ok {
-		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want \"%s vN\" (N from %d to %d)", s, Magic, MinVersion, Version)
+		// Named, never quoted: a file that is not a cassette (a token file
+		// linked in, a key) must not reach a log.
+		return r.errf(ErrFormat, "not a cassette: its first line is not \"%s vN\" (N from %d to %d)", Magic, MinVersion, Version)
 	}
 	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)
 	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
-		return r.errf(ErrFormat, "bad version %.20q, want v%d", rest, Version)
+		return r.errf(ErrFormat, "bad version after %q, want v%d", Magic, Version)
 	}
 	if v < MinVersion || v > Version {
 		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, Version)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/safefile"
 )
 
 // The cached index of a cassette directory is a file under CacheDir: a first
@@ -41,6 +41,17 @@ import (
 const (
 	indexMagic = "agentvcr-index v5"
 	deltaMagic = "agentvcr-index-delta v1"
+)
+
+// The index and delta files come from a cache that may be shared or
+// restored between CI jobs, or (the committed index) from the repository:
+// each is opened as safefile.OpenRegular does (never a link, a FIFO or a
+// device) and read only up to its bound; past it, it is not used and the
+// directory is read instead. An index of a million cassettes takes some
+// 100 MB; a delta holds a sixteenth of its index's lines at most.
+const (
+	maxIndex = 256 << 20
+	maxDelta = maxIndex / 8
 )
 
 // minDelta is the most changes a delta holds whatever the index's size;
@@ -81,7 +92,7 @@ type fileStamp struct {
 // indexHead reads the first line of the index at path: the directory stamp
 // and id it was made with, and where its lines start.
 func indexHead(path string) (stamp, id string, bodyAt int64, ok bool) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return "", "", 0, false
 	}
@@ -102,8 +113,8 @@ func parseHead(data []byte, magic string) (stamp, id string, bodyAt int64, ok bo
 // readIndex reads the cached index at path. A damaged index (another
 // version, a line cut short, lines out of order) is not ok, and is rebuilt.
 func readIndex(path string) (*memIndex, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > math.MaxInt32 {
+	data, err := safefile.ReadFile(path, maxIndex)
+	if err != nil {
 		return nil, false
 	}
 	_, id, at, ok := parseHead(data, indexMagic)
@@ -129,8 +140,8 @@ type deltaIndex struct {
 
 // readDelta reads the delta at path; a damaged one is not ok, and ignored.
 func readDelta(path string) (*deltaIndex, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := safefile.ReadFile(path, maxDelta)
+	if err != nil || len(data) == 0 {
 		return nil, false
 	}
 	stamp, base, at, ok := parseHead(data, deltaMagic)
@@ -405,7 +416,7 @@ func (l *Library) filesOf(key string) []string {
 	var names []string
 	switch {
 	case l.cached != "":
-		f, err := os.Open(l.cached)
+		f, err := safefile.OpenRegular(l.cached)
 		if err != nil {
 			return nil
 		}

@@ -334,7 +334,7 @@ const CommittedName = ".agentvcr-index"
 // cassettes, so it is untrusted, and a miss reads it whole. An index of a
 // million cassettes takes some 100 MB; a larger file is left alone (the
 // directory is read instead).
-const maxCommitted = 256 << 20
+const maxCommitted = maxIndex
 
 // WriteCommitted writes the index committed beside the cassettes of dir
 // (see CommittedName), by renaming a new file into place, and brings the
@@ -623,7 +623,7 @@ func (l *Library) preferComplete() {
 
 // isComplete reads a cassette through and reports whether it has its footer.
 func isComplete(path string) bool {
-	rd, f, err := cassette.Open(path)
+	rd, f, err := openCassette(path)
 	if err != nil {
 		return false
 	}
@@ -668,12 +668,30 @@ func (l *Library) reindex() {
 }
 
 func readHeader(path string) (cassette.Header, error) {
-	rd, f, err := cassette.Open(path)
+	rd, f, err := openCassette(path)
 	if err != nil {
 		return cassette.Header{}, err
 	}
 	f.Close()
 	return rd.Header(), nil
+}
+
+// openCassette opens a cassette of a library's directory, as its index
+// names it: a regular file of the directory (a link to another of its
+// files is one), never one a link leads out of it to (a token file, a key),
+// whose lines a message would quote, nor a FIFO or device, which would
+// hang the call or never end.
+func openCassette(path string) (*cassette.Reader, *os.File, error) {
+	f, err := safefile.OpenInDir(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := cassette.NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return rd, f, nil
 }
 
 // Entries lists the cassettes, sorted by file name.
@@ -735,7 +753,7 @@ func OpenVerified(e Entry, inv Invocation) (*cassette.Reader, *os.File, bool) {
 	if st, err := os.Stat(e.File); err != nil || !st.Mode().IsRegular() {
 		return nil, nil, false
 	}
-	rd, f, err := cassette.Open(e.File)
+	rd, f, err := openCassette(e.File)
 	if err != nil {
 		return nil, nil, false
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agentvcr/agentvcr/internal/safefile"
 )
 
 // The version probe: "AGENT --version", asked for the cassette header so
@@ -61,7 +63,9 @@ func cachedVersion(agent string, env []string, cacheDir, workDir string, redact 
 	if cacheDir != "" {
 		key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", bin, st.Size(), st.ModTime().UnixNano()))
 		cached = filepath.Join(cacheDir, "versions", hex.EncodeToString(key[:16]))
-		if data, err := os.ReadFile(cached); err == nil && len(data) <= maxVersionAnswer+1 {
+		// The cache may be shared or restored between CI jobs: never a
+		// link, a FIFO or /dev/zero, and never more than an answer.
+		if data, err := safefile.ReadFile(cached, maxVersionAnswer+1); err == nil {
 			return strings.TrimSuffix(string(data), "\n")
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/workspace"
@@ -194,7 +195,7 @@ func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
 			if take := rd.Header().Take; take == 0 || c.take == 1 {
 				if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
 					fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
-						c.name, strings.Join(dups, ", "), f.Name())
+						c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(f.Name()))
 				}
 				c.log.Take = take
 				return c.replay(f.Name(), rd)
@@ -298,7 +299,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		// A Go source tree (go test runs a package in its directory): the
 		// re-created files pile up there and meet the next run.
 		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
-			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), cwd, mod)
+			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), term.Visible(cwd), term.Visible(mod))
 		fmt.Fprintln(c.env.Stderr, note)
 		c.log.Notes = append(c.log.Notes, note)
 	}
@@ -665,8 +666,11 @@ func (c *call) fail(err error, hint string) int {
 }
 
 func (c *call) report(err error, hint string) {
-	line := c.name + ": " + runner.OneLine(err.Error())
+	// Redacted and inert: an error can quote a file that is not what it
+	// should be (a cassette linked to a token file).
+	line := c.name + ": " + runner.OneLine(c.red.Uncounted().String("", err.Error()))
 	if hint != "" {
+		hint = term.Visible(c.red.Uncounted().String("", hint))
 		line += "; " + hint
 		c.log.Hint = runner.OneLine(hint)
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 // Outcome says what a call did.
@@ -74,14 +77,23 @@ type Call struct {
 	TempDir string `json:"tmp,omitempty"`
 }
 
+// The run log's bounds: a line is one call (its arguments, a line of
+// error), and a log holds one test's calls. A log past them was not
+// written by the stand-in.
+const (
+	maxLogLine = 64 << 20
+	maxLog     = 1 << 30
+)
+
 // AppendLog appends c to the run log at path, in one write, so that calls
-// logging at once do not interleave.
+// logging at once do not interleave. The log is never written through a
+// symbolic link, nor to a FIFO or device (see CheckLog).
 func AppendLog(path string, c Call) error {
 	line, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := safefile.OpenWrite(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
 		return err
 	}
@@ -92,10 +104,23 @@ func AppendLog(path string, c Call) error {
 	return err
 }
 
+// CheckLog says whether path can be a run log: a regular file or nothing
+// yet. A FIFO would hang the call that logs (or the harness reading it), a
+// device swallows the log and puts the take counters beside it
+// (/dev/null.takes), and a symbolic link could point at any file.
+func CheckLog(path string) error {
+	if err := safefile.CheckRegular(path); err != nil {
+		return fmt.Errorf("$%s: %w", EnvRunLog, err)
+	}
+	return nil
+}
+
 // ReadLog reads the calls logged at path, in order; a log that does not
-// exist holds none. A line that is not a call is an error naming it.
+// exist holds none. A line that is not a call is an error naming it, as is
+// a log that is not a regular file or is past its bounds (64 MiB a line,
+// 1 GiB in all).
 func ReadLog(path string) ([]Call, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -103,14 +128,26 @@ func ReadLog(path string) ([]Call, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readLog(path, io.LimitReader(f, maxLog+1))
+}
+
+func readLog(path string, r io.Reader) ([]Call, error) {
 	var calls []Call
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(r)
+	var read int64
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' || err == io.EOF && len(line) > 0 {
+		line, err := readLine(br, maxLogLine)
+		read += int64(len(line))
+		if read > maxLog {
+			return calls, fmt.Errorf("%s: longer than a run log can be (1 GiB): remove it", term.Visible(path))
+		}
+		if errors.Is(err, errLongLine) {
+			return calls, fmt.Errorf("%s:%d: not a run log line: longer than 64 MiB", term.Visible(path), n)
+		}
+		if len(line) > 0 {
 			var c Call
 			if jerr := json.Unmarshal(line, &c); jerr != nil {
-				return calls, fmt.Errorf("%s:%d: not a run log line: %v", path, n, jerr)
+				return calls, fmt.Errorf("%s:%d: not a run log line: %v", term.Visible(path), n, jerr)
 			}
 			calls = append(calls, c)
 		}
@@ -119,6 +156,23 @@ func ReadLog(path string) ([]Call, error) {
 		}
 		if err != nil {
 			return calls, err
+		}
+	}
+}
+
+var errLongLine = errors.New("line too long")
+
+// readLine reads a line, its newline included, of at most max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
 		}
 	}
 }

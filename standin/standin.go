@@ -102,6 +102,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	_ "github.com/agentvcr/agentvcr/agent/all" // every profile's binary names
+	"github.com/agentvcr/agentvcr/internal/runner"
 )
 
 // Mode is the stand-in's record mode, from $AGENTVCR_MODE.
@@ -196,6 +197,14 @@ func Main() int {
 // keeps too.
 func Run(env Env, args []string) int {
 	c := newCall(env, args)
+	if path := env.Getenv(EnvRunLog); path != "" {
+		// Refused before anything runs: a FIFO would hang the call once
+		// its output is out, /dev/null would take .takes beside it.
+		if err := CheckLog(path); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %s; point it at a file, or leave it unset\n", c.name, runner.OneLine(err.Error()))
+			return ExitFailed
+		}
+	}
 	code := c.run()
 	c.log.Code = code
 	if path := env.Getenv(EnvRunLog); path != "" {

@@ -1,13 +1,16 @@
 package standin
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 // takeCounter is the count of a test's answered calls of one invocation:
@@ -33,11 +36,14 @@ func takesDir(runLog string) string { return runLog + ".takes" }
 // another run log than the one there now (the log removed, replaced or cut
 // short since) is no count: takes start again with the log.
 func openTakeCounter(runLog, key string) (*takeCounter, error) {
-	dir := takesDir(runLog)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	dir, err := makeTakesDir(takesDir(runLog))
+	if err != nil {
 		return nil, fmt.Errorf("counting takes: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, key), os.O_CREATE|os.O_RDWR, 0o666)
+	// Never through a link, nor into a file with other names: the key is
+	// in cassette names and the index, so a link planted at it would have
+	// the count truncate and overwrite any file.
+	f, err := safefile.OpenWrite(filepath.Join(dir, key), os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("counting takes: %w", err)
 	}
@@ -60,6 +66,26 @@ func openTakeCounter(runLog, key string) (*takeCounter, error) {
 		}
 	}
 	return tc, nil
+}
+
+// makeTakesDir makes the directory of take counters at dir, or finds it:
+// a directory of its own, never a symbolic link to one elsewhere.
+func makeTakesDir(dir string) (string, error) {
+	err := os.Mkdir(dir, 0o777)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s %w: remove it", term.Visible(dir), safefile.ErrLink)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory: remove it", term.Visible(dir))
+	}
+	return dir, nil
 }
 
 // release ends the call the counter numbered, once it is logged: an
@@ -88,8 +114,8 @@ type logIdentity struct {
 }
 
 func identify(path string) (logIdentity, bool) {
-	st, err := os.Stat(path)
-	if err != nil {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
 		return logIdentity{}, false
 	}
 	sys, ok := st.Sys().(*syscall.Stat_t)

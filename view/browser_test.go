@@ -3,6 +3,7 @@ package view_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/cli"
 	"github.com/agentvcr/agentvcr/view"
 )
@@ -157,4 +159,58 @@ func driftPage(t *testing.T, a, b string) []byte {
 		t.Fatalf("agentvcr view A B: exit %d: %s", code, stderr.Bytes())
 	}
 	return stdout.Bytes()
+}
+
+// TestTimeToInteractive opens the pages of runs of 10^4, 10^5 and 10^6
+// tiny events in headless Chromium and logs each page's size, the time its
+// script reports it was done, and how long Chromium took to load it and
+// dump its document. It is a measurement, run by scripts/view-tti.sh
+// (AGENTVCR_TTI=1; AGENTVCR_TTI_ROWS=N sets the rows of a page, to measure
+// pages of another size), not part of the suite.
+func TestTimeToInteractive(t *testing.T) {
+	if os.Getenv("AGENTVCR_TTI") == "" {
+		t.Skip("a measurement: run scripts/view-tti.sh")
+	}
+	bin := chromium(t)
+	if n, err := strconv.Atoi(os.Getenv("AGENTVCR_TTI_ROWS")); err == nil {
+		defer view.SetPageRows(n)()
+	}
+	dir := t.TempDir()
+	for _, n := range []int{10000, 100000, 1000000} {
+		path := tinyRun(t, dir, n)
+		rd, f, err := cassette.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := filepath.Join(dir, fmt.Sprintf("tiny-%d.html", n))
+		out, err := os.Create(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := view.Write(out, rd, view.Options{Name: filepath.Base(path)}); err != nil {
+			t.Fatal(err)
+		}
+		built := time.Since(start)
+		f.Close()
+		out.Close()
+		st, _ := os.Stat(page)
+		start = time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(),
+			"--window-size=1280,1000", "--dump-dom", "file://"+page)
+		dom, err := cmd.Output()
+		cancel()
+		loaded := time.Since(start)
+		ready := "none (the script did not run to its end)"
+		if m := regexp.MustCompile(`data-ready-ms="(\d+)"`).FindSubmatch(dom); m != nil {
+			ready = string(m[1]) + " ms"
+		}
+		t.Logf("%7d events: page %s, built in %v; Chromium: script done at %s, loaded and dumped in %v (%v)",
+			n, byteSizeOf(int(st.Size())), built.Round(time.Millisecond), ready, loaded.Round(time.Millisecond), err)
+		if shots := os.Getenv("AGENTVCR_VIEW_OUT"); shots != "" {
+			browser(t, bin, page, "--screenshot="+filepath.Join(shots, fmt.Sprintf("tiny-%d.png", n)), "1280,1600")
+		}
+		os.Remove(path)
+	}
 }

@@ -227,6 +227,9 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		}
 		o.raw(`</div>`)
 	}
+	// shown counts the lines laid out side by side: a page stops at
+	// pageRows of them or pageBytes, as a run's page does.
+	shown := 0
 	equal := func(n int) { // n equal lines from the current positions
 		for k := 0; k < n; k++ {
 			x, _ := ls[0].next()
@@ -235,6 +238,14 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 			o.rawf(`<div class="mark">%d %d</div>`, ls[0].n, ls[1].n)
 			cell(0, x, "", nil)
 			cell(1, y, "", nil)
+			shown++
+		}
+	}
+	// skip passes n equal lines by, writing nothing.
+	skip := func(n int) {
+		for k := 0; k < n; k++ {
+			ls[0].next()
+			ls[1].next()
 		}
 	}
 	gap := func(n int, first, last bool) {
@@ -255,8 +266,14 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		equal(head)
 		o.rawf(`<details class="same"><summary>%s alike on both sides</summary><template class="fold"><div class="sides">`,
 			plural(int64(n-head-tail), "line", "lines"))
-		equal(n - head - tail)
-		o.raw(`</div></template></details>`)
+		folded := min(n-head-tail, maxFolded)
+		equal(folded)
+		skip(n - head - tail - folded)
+		o.raw(`</div>`)
+		if left := n - head - tail - folded; left > 0 {
+			o.rawf(`<div class="note">and %s more alike, left off the page</div>`, plural(int64(left), "line", "lines"))
+		}
+		o.raw(`</template></details>`)
 		equal(tail)
 	}
 	one := func(op contract.DiffOp) {
@@ -278,10 +295,19 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 			cell(0, x, "chg", op.Fields)
 			cell(1, y, "chg", op.Fields)
 		}
+		shown++
 	}
 	first := true
 	for i := 0; i < len(ops); {
 		op := ops[i]
+		if shown >= pageRows || o.written() > pageBytes {
+			o.raw(`</div>`)
+			o.rawf(`<div class="end more" id="more"><b>The page stops here,</b> at line %d of A and line %d of B, with %s to come: a page lays out %d lines or %s at most. <code>`,
+				ls[0].n, ls[1].n, plural(int64(len(ops)-i), "difference", "differences"), pageRows, byteSize(pageBytes))
+			o.text(shellQuote([]string{"agentvcr", "diff", sides[0].Name, sides[1].Name}))
+			o.raw(`</code> reports every one.</div>`)
+			return nil
+		}
 		switch op.Op {
 		case contract.Added:
 			gap(op.LineB-1-ls[1].n, first, false)
@@ -301,10 +327,26 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 			}
 			o.rawf(`<details class="same"><summary>%d more %s events %s</summary><template class="fold"><div class="sides">`,
 				j-i-1, label, map[bool]string{true: "only in B", false: "only in A"}[op.Op == contract.Added])
-			for _, more := range ops[i+1 : j] {
-				one(more)
+			for k, more := range ops[i+1 : j] {
+				if k < maxFolded {
+					one(more)
+					continue
+				}
+				switch more.Op { // passed by, not laid out
+				case contract.Added:
+					ls[1].next()
+				case contract.Removed:
+					ls[0].next()
+				default:
+					ls[0].next()
+					ls[1].next()
+				}
 			}
-			o.raw(`</div></template></details>`)
+			o.raw(`</div>`)
+			if left := j - i - 1 - maxFolded; left > 0 {
+				o.rawf(`<div class="note">and %d more, left off the page</div>`, left)
+			}
+			o.raw(`</template></details>`)
 			i = j
 			continue
 		}
@@ -314,6 +356,10 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 	o.raw(`</div>`)
 	return nil
 }
+
+// maxFolded is the most lines of an equal stretch a drift page holds folded;
+// the rest are counted, not laid out.
+const maxFolded = 1000
 
 // minFold is the length from which a run of added or removed events of one
 // kind is folded after its first.

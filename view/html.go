@@ -13,19 +13,47 @@ import (
 // error, so that rendering code need not check each write.
 type out struct {
 	w   *bufio.Writer
+	n   *counter // what went through w
 	err error
+	// mute drops what is written: the rows of the run outside the page.
+	mute bool
 }
 
-func newOut(w io.Writer) *out { return &out{w: bufio.NewWriterSize(w, 64<<10)} }
+func newOut(w io.Writer) *out {
+	n := &counter{w: w}
+	return &out{w: bufio.NewWriterSize(n, 64<<10), n: n}
+}
+
+// leftOff says that n bytes of a text were left off the page (see maxText).
+func (o *out) leftOff(n int64) {
+	if n > 0 {
+		o.rawf(`<div class="note">and %s more, left off the page (the cassette holds it all)</div>`, byteSize(n))
+	}
+}
+
+// written is how many bytes of the page were written so far.
+func (o *out) written() int64 { return o.n.n + int64(o.w.Buffered()) }
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
 
 func (o *out) raw(s string) {
-	if o.err == nil {
+	if o.err == nil && !o.mute {
 		_, o.err = o.w.WriteString(s)
 	}
 }
 
 func (o *out) rawf(format string, args ...any) {
-	if o.err == nil {
+	if o.err == nil && !o.mute {
 		_, o.err = fmt.Fprintf(o.w, format, args...)
 	}
 }
@@ -36,7 +64,7 @@ func (o *out) text(s string) { o.esc([]byte(s)) }
 // esc writes p escaped for HTML. Bytes that are not UTF-8 become U+FFFD, so
 // that a page of binary output stays a valid document.
 func (o *out) esc(p []byte) {
-	if o.err != nil {
+	if o.err != nil || o.mute {
 		return
 	}
 	start := 0

@@ -16,6 +16,10 @@
 //     the page written as it is read; memory holds one event (up to
 //     [MaxEvent]) whatever the size of the run. Long texts are folded, and
 //     rows past the first few hundred are rendered as the reader scrolls.
+//     A page holds 10 000 rows (or 48 MiB of them) at most, and 1 MiB of
+//     any one text, so that a browser opens the page of a run of any size:
+//     it says where it stops and which [Options].From writes the next one,
+//     and how much of a text it left off.
 //   - Safe on any cassette: everything read from it is escaped; a file
 //     outside the working directory is never read (a diff's "before" side
 //     is read through os.Root).
@@ -77,6 +81,23 @@ const (
 	maxDiffFile = 1 << 20
 )
 
+// pageRows is the most rows of the timeline one page holds (a variable for
+// tests). A row takes some 650 bytes of HTML, so a run of a million tiny
+// events would make a page of 600 MiB that no browser opens; past it, the
+// page says where it stops and which command writes the next one
+// (Options.From).
+var pageRows = 10000
+
+// pageBytes is how much of a page its rows may take before it stops,
+// whatever their number (rows of long texts), and maxText how much of one
+// text (an output, a tool's result) a page holds, the first visibleText
+// laid out, the rest folded: past it the text is cut, saying how much is
+// left out. Variables for tests.
+var (
+	pageBytes int64 = 48 << 20
+	maxText   int64 = 1 << 20
+)
+
 // Options tunes a page. The zero value is ready to use.
 type Options struct {
 	// Name names the run in the title ("bug.cassette"); default "cassette".
@@ -86,6 +107,11 @@ type Options struct {
 	// with the content the recording says it had is shown as a diff.
 	// Default: the recorded working directory, when it still exists.
 	Before string
+	// From is the first row of the timeline the page shows (1 for the
+	// first, the default): a page holds 10 000 rows (or 48 MiB of them),
+	// and says which From shows the rows after it. The header, file
+	// changes, end and summary are on every page.
+	From int
 }
 
 // Result says what the page shows.
@@ -111,6 +137,11 @@ func Write(w io.Writer, rd *cassette.Reader, opts Options) (Result, error) {
 	p.head(opts.Name, "")
 	p.invocation(rd.Header(), opts.Name)
 	p.o.raw(`<section class="timeline" id="timeline"><h2>Timeline</h2><div class="rows">`)
+	if p.from > 1 {
+		p.o.rawf(`<div class="end more" id="before">Rows 1–%d are on the pages before this one: <code>`, p.from-1)
+		p.o.text(p.viewCommand(max(1, p.from-pageRows)))
+		p.o.raw(`</code> writes the one before.</div>`)
+	}
 	var err error
 	for {
 		var c cassette.Chunk
@@ -165,6 +196,10 @@ type page struct {
 
 	rows       int  // rows started
 	inTemplate bool // rows are going into a lazy batch
+	from       int  // the first row shown (Options.From)
+	shown      int  // rows shown on the page
+	stop       int  // the first row past the page's end; 0 while it goes on
+	lastLine   int  // the stdout line of the last row shown
 
 	// the row being written, when it may take more: consecutive deltas of
 	// one kind, stderr chunks, text output lines
@@ -229,7 +264,7 @@ type openCall struct {
 }
 
 func newPage(o *out, hdr cassette.Header, opts Options) *page {
-	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}}
+	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}, from: max(1, opts.From)}
 	if len(hdr.Argv) > 0 {
 		if pr, ok := agent.ForBinary(hdr.Argv[0]); ok {
 			p.profile, p.sniffed = pr, true
@@ -309,14 +344,24 @@ func (p *page) invocation(h cassette.Header, name string) {
 // dot on the line, and a card with a head naming it. It returns the row's id.
 func (p *page) startRow(class, name string, t time.Duration, line int, lineText string) string {
 	p.closeRow()
-	if p.rows >= eagerRows && (p.rows-eagerRows)%batchRows == 0 {
-		if p.inTemplate {
-			p.o.raw("</template>")
-		}
-		p.o.raw(`<div class="lazy" aria-hidden="true">more events below…</div><template class="batch">`)
-		p.inTemplate = true
-	}
 	p.rows++
+	// A row outside the page is read as any other (the summary counts
+	// it, a tool call's end finds its start) and written nowhere.
+	if p.rows >= p.from && p.stop == 0 && p.shown > 0 && (p.shown >= pageRows || p.o.written() > pageBytes) {
+		p.stop = p.rows
+	}
+	p.o.mute = p.rows < p.from || p.stop != 0
+	if !p.o.mute {
+		if p.shown >= eagerRows && (p.shown-eagerRows)%batchRows == 0 {
+			if p.inTemplate {
+				p.o.raw("</template>")
+			}
+			p.o.raw(`<div class="lazy" aria-hidden="true">more events below…</div><template class="batch">`)
+			p.inTemplate = true
+		}
+		p.shown++
+		p.lastLine = line
+	}
 	id := fmt.Sprintf("e%d", p.rows)
 	p.o.rawf(`<div class="ev %s" id="%s" data-line="%d"><div class="when" title="since the agent started">%s</div><div class="dot"></div><div class="card"><div class="head"><span class="label">`,
 		class, id, line, clock(t))
@@ -670,6 +715,9 @@ func (p *page) texts(class, s string) {
 
 // rawJSON writes an event as the agent printed it, indented, behind a fold.
 func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
+	if p.o.mute {
+		return // a row outside the page: nothing to lay out
+	}
 	what := "JSON"
 	if first {
 		what = "JSON of the first event"
@@ -686,14 +734,25 @@ func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
 		buf.Reset()
 		buf.Write(raw)
 	}
+	shown, left := buf.Bytes(), 0
+	if int64(len(shown)) > maxText {
+		keep := int(maxText)
+		for keep > 0 && !utf8.RuneStart(shown[keep]) {
+			keep--
+		}
+		shown, left = shown[:keep], len(shown)-keep
+	}
 	if buf.Len() > visibleText/2 {
 		p.o.raw(`<template class="fold"><pre class="json">`)
-		p.o.esc(buf.Bytes())
-		p.o.raw(`</pre></template>`)
+		p.o.esc(shown)
+		p.o.raw(`</pre>`)
+		p.o.leftOff(int64(left))
+		p.o.raw(`</template>`)
 	} else {
 		p.o.raw(`<pre class="json">`)
-		p.o.esc(buf.Bytes())
+		p.o.esc(shown)
 		p.o.raw(`</pre>`)
+		p.o.leftOff(int64(left))
 	}
 	p.o.raw(`</details>`)
 }
@@ -778,6 +837,9 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 // value writes a tool's arguments or result: a string as text, anything
 // else as indented JSON.
 func (p *page) value(what, name string, v json.RawMessage) {
+	if p.o.mute {
+		return
+	}
 	p.o.raw(`<div class="val"><div class="vname">`)
 	p.o.text(what)
 	if !strings.HasSuffix(what, name) {
@@ -827,13 +889,33 @@ func (p *page) finish(foot cassette.Footer, complete bool) {
 // endTimeline ends the rows of events.
 func (p *page) endTimeline() {
 	p.closeRow()
+	p.o.mute = false
 	if p.inTemplate {
 		p.o.raw("</template>")
 		p.inTemplate = false
 	}
-	if p.rows == 0 {
+	switch {
+	case p.rows == 0:
 		p.o.raw(`<div class="empty">The agent wrote nothing.</div>`)
+	case p.from > p.rows:
+		p.o.rawf(`<div class="end more" id="more">The run has %d rows, none from row %d on: <code>`, p.rows, p.from)
+		p.o.text(p.viewCommand(1))
+		p.o.raw(`</code> writes its first page.</div>`)
+	case p.stop != 0:
+		last := p.stop - 1
+		p.o.rawf(`<div class="end more" id="more"><b>The page stops here,</b> at row %d (stdout line %d): it shows rows %d–%d of the run's %d, as a page of any run holds %d rows or %s at most. The rest: <code>`,
+			last, p.lastLine, p.from, last, p.rows, pageRows, byteSize(pageBytes))
+		p.o.text(p.viewCommand(last + 1))
+		p.o.raw(`</code> writes the next page.</div>`)
 	}
+}
+
+// partial says whether the page shows only some of the run's rows.
+func (p *page) partial() bool { return p.from > 1 || p.stop != 0 }
+
+// viewCommand is the command that writes the page of the run from row.
+func (p *page) viewCommand(from int) string {
+	return fmt.Sprintf("agentvcr view --from %d %s", from, shellQuote([]string{p.opts.Name}))
 }
 
 // endMark says how the run ended, or where the recording stops.
@@ -971,6 +1053,17 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	if p.nFiles > 0 {
 		chip("files changed", fmt.Sprint(p.nFiles))
 	}
+	if p.partial() {
+		last := p.rows
+		if p.stop != 0 {
+			last = p.stop - 1
+		}
+		rows := fmt.Sprintf("%d–%d of %d", p.from, last, p.rows)
+		if p.from > p.rows {
+			rows = fmt.Sprintf("none of %d", p.rows)
+		}
+		chip("rows on this page", rows)
+	}
 	if complete {
 		total := 0
 		for _, r := range foot.Redactions {
@@ -982,7 +1075,15 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 	if p.nFiles > 0 {
 		p.o.raw(` · <a href="#files">files</a>`)
 	}
-	p.o.raw(` · <a href="#redactions">redaction</a></nav>`)
+	p.o.raw(` · <a href="#redactions">redaction</a>`)
+	if p.partial() {
+		target := "more" // the notice where the page stops
+		if p.from <= p.rows && p.stop == 0 {
+			target = "before" // the last page: the notice of the rows before
+		}
+		p.o.raw(` · <a href="#` + target + `">the other pages</a>`)
+	}
+	p.o.raw(`</nav>`)
 	if len(p.open) > 0 {
 		p.o.raw(`<template id="unfinished">`)
 		n := 0
@@ -1150,6 +1251,7 @@ type textWriter struct {
 	visible         int
 	written         int64
 	lines           int64
+	cut             int64 // bytes past maxText, left out
 }
 
 func (t *textWriter) start(o *out, class string, visible int) {
@@ -1162,6 +1264,17 @@ func (t *textWriter) write(o *out, p []byte) {
 		return
 	}
 	t.lines += int64(bytes.Count(p, []byte{'\n'}))
+	if room := maxText - t.written; int64(len(p)) > room {
+		keep := int(max(room, 0))
+		for keep > 0 && keep < len(p) && !utf8.RuneStart(p[keep]) {
+			keep--
+		}
+		t.cut += int64(len(p) - keep)
+		p = p[:keep]
+		if len(p) == 0 {
+			return
+		}
+	}
 	if !t.folded && t.written+int64(len(p)) > int64(t.visible) {
 		cut := int(int64(t.visible) - t.written)
 		for cut > 0 && cut < len(p) && !utf8.RuneStart(p[cut]) {
@@ -1187,6 +1300,7 @@ func (t *textWriter) close(o *out) {
 	} else {
 		o.raw(`</div>`)
 	}
+	o.leftOff(t.cut)
 	if t.folded || t.written > clampBytes || t.lines > clampLines {
 		o.rawf(`<button type="button" class="more">show all · %s</button>`, plural(t.lines+1, "line", "lines"))
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -75,8 +76,11 @@ func trimTrailingSpaces(s string) string {
 }
 
 // readIgnoreFile adds the rules of the file at full, if there is one.
+// Non-blocking: a FIFO in a checkout must not hang the recording (it is
+// closed unread, as is anything but a regular file). A link is followed:
+// the global excludes file is often one, and rules are never printed.
 func (g *gitignore) readIgnoreFile(full, base string) {
-	f, err := os.Open(full)
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return
 	}

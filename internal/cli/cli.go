@@ -21,6 +21,8 @@ import (
 	"time"
 
 	_ "github.com/agentvcr/agentvcr/agent/all"
+	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/standin"
 )
 
@@ -278,18 +280,28 @@ func usageErr(env *Env, cmd, msg string) int {
 	if c, ok := commands[strings.TrimPrefix(cmd, "agentvcr ")]; ok {
 		msg += fmt.Sprintf(" (usage: agentvcr %s %s)", c.name, c.usage)
 	}
-	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, msg)
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(msg))
 	return ExitUsage
 }
 
 // fail prints one line for an error that stops a command (bad input, I/O) and
 // returns ExitUsage, the code for "could not do the job".
+// The message passes the redactor first: it can quote a line of a file
+// that is not what it should be.
 func fail(env *Env, cmd string, err error) int {
-	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(redactMessage(err.Error())))
 	return ExitUsage
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", `\n`) }
+// redactMessage replaces what looks like a token (or is the value of a
+// secret-looking variable of the environment) in a message.
+func redactMessage(s string) string {
+	return recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).String("", s)
+}
+
+// oneLine is a message as one line, its control characters made visible:
+// messages name files and quote lines from repositories and recordings.
+func oneLine(s string) string { return term.OneLine(s) }
 
 // parseFlags parses args with fs, letting flags and positional arguments mix
 // ("normalize in.cassette --stderr") until a "--", after which all is positional.

@@ -16,6 +16,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/normalize"
 	"github.com/agentvcr/agentvcr/view"
 	"github.com/agentvcr/agentvcr/workspace"
@@ -106,7 +107,10 @@ func runDiff(env *Env, args []string) int {
 		}
 		sides[i] = s
 	}
-	out := bufio.NewWriter(env.Stdout)
+	// Names and quoted lines come from the recordings: shown inert.
+	vis := term.NewWriter(env.Stdout)
+	defer vis.Flush()
+	out := bufio.NewWriter(vis)
 	differ, err := writeDiff(out, sides[0], sides[1])
 	if ferr := out.Flush(); err == nil {
 		err = ferr

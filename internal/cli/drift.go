@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 func init() {
@@ -64,7 +65,10 @@ func runDrift(env *Env, args []string) int {
 			old[e.key], oldTake[e.key] = e.file, e.take
 		}
 	}
-	out := bufio.NewWriter(env.Stdout)
+	// File names and quoted lines come from the recordings: shown inert.
+	vis := term.NewWriter(env.Stdout)
+	defer vis.Flush()
+	out := bufio.NewWriter(vis)
 	defer out.Flush()
 	var drifted, same, added int
 	seen := map[string]bool{}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 func init() {
@@ -77,7 +78,11 @@ func runInspect(env *Env, args []string) int {
 	if s.agentSum != nil && s.agentSum.jsonEvents == 0 && len(s.head) > 0 {
 		s.agentSum.document(s.head, s.bytes[cassette.Stdout])
 	}
-	s.print(env.Stdout, pos[0], rd)
+	// Everything below comes from the recording: shown inert, whatever
+	// escape sequences a tool name, call id or path holds.
+	out := term.NewWriter(env.Stdout)
+	s.print(out, pos[0], rd)
+	out.Flush()
 	return ExitOK
 }
 
@@ -252,16 +257,16 @@ func (a *agentSummary) document(data []byte, stdoutBytes int64) {
 func (a *agentSummary) print(w io.Writer) {
 	fmt.Fprintf(w, "agent\t%s\n", a.p.Name())
 	if a.session != "" {
-		fmt.Fprintf(w, "session\t%s\n", a.session)
+		fmt.Fprintf(w, "session\t%s\n", term.Visible(a.session))
 	}
 	if a.model != "" {
-		fmt.Fprintf(w, "model\t%s\n", a.model)
+		fmt.Fprintf(w, "model\t%s\n", term.Visible(a.model))
 	}
 	if !a.text {
 		fmt.Fprintf(w, "events\t%d\n", a.events)
 	}
 	for _, k := range sortedKeys(a.kinds) {
-		fmt.Fprintf(w, "  %s\t%d\n", k, a.kinds[k])
+		fmt.Fprintf(w, "  %s\t%d\n", term.Visible(k), a.kinds[k])
 	}
 	if len(a.calls) > 0 {
 		fmt.Fprintf(w, "tool calls\t%d\n", len(a.calls))
@@ -275,7 +280,7 @@ func (a *agentSummary) print(w io.Writer) {
 					took += ", failed"
 				}
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", c.kind, took, strings.ReplaceAll(c.id, "\n", `\n`))
+			fmt.Fprintf(w, "  %s\t%s\t%s\n", term.Visible(c.kind), took, term.Visible(c.id))
 		}
 	}
 	text := a.textLen
@@ -339,7 +344,7 @@ func printEffects(w io.Writer, effects []*effectSummary) {
 	}
 	fmt.Fprintf(w, "files\t%s\n", counted(len(effects), "change"))
 	for _, e := range effects {
-		fmt.Fprintf(w, "  %s\t%s\n", e.Op, strings.TrimSpace(e.Path+"  "+effectNote(e)))
+		fmt.Fprintf(w, "  %s\t%s\n", e.Op, term.Visible(strings.TrimSpace(e.Path+"  "+effectNote(e))))
 	}
 }
 
@@ -563,12 +568,12 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if !ok {
 		state = "INCOMPLETE: no exit line, the recorder stopped before the agent ended"
 	}
-	fmt.Fprintf(tw, "cassette\t%s (%s)\n", path, state)
+	fmt.Fprintf(tw, "cassette\t%s (%s)\n", term.Visible(path), state)
 	fmt.Fprintf(tw, "argv\t%s\n", quoteArgs(h.Argv))
-	fmt.Fprintf(tw, "cwd\t%s\n", h.Cwd)
+	fmt.Fprintf(tw, "cwd\t%s\n", term.Visible(h.Cwd))
 	fmt.Fprintf(tw, "started\t%s\n", h.Start.Format(time.RFC3339))
 	if h.AgentVersion != "" {
-		fmt.Fprintf(tw, "version\t%s\n", h.AgentVersion)
+		fmt.Fprintf(tw, "version\t%s\n", term.Visible(h.AgentVersion))
 	}
 	if h.Take > 0 {
 		fmt.Fprintf(tw, "take\t%d (the call's recording number %d within one test)\n", h.Take, h.Take)
@@ -604,7 +609,7 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if s.jsonLines > 0 {
 		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
 		for _, k := range sortedKeys(s.events) {
-			fmt.Fprintf(tw, "  %s\t%d\n", k, s.events[k])
+			fmt.Fprintf(tw, "  %s\t%d\n", term.Visible(k), s.events[k])
 		}
 	}
 	if len(s.tools) > 0 {
@@ -614,7 +619,7 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 			if tc.done {
 				took = tc.took().String()
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", tc.kind, took, strings.ReplaceAll(tc.id, "\n", `\n`))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", term.Visible(tc.kind), took, term.Visible(tc.id))
 		}
 	}
 	tw.Flush()

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/term"
@@ -55,12 +54,18 @@ func runReview(env *Env, args []string) int {
 	if err := refuseLinks(pending); err != nil {
 		return fail(env, name, err)
 	}
+	interactive := !*list && isTerminal(env.Stdin) && isTerminal(env.Stdout)
+	// Golden content and file names come from the repository: whatever
+	// they hold reaches the terminal inert.
+	out := term.NewWriter(env.Stdout)
+	defer out.Flush()
+	env = &Env{Stdin: env.Stdin, Stdout: out, Stderr: env.Stderr, Getenv: env.Getenv}
 	switch {
 	case *accept:
 		return reviewAll(env, name, pending, acceptPending, "accepted")
 	case *reject:
 		return reviewAll(env, name, pending, rejectPending, "rejected")
-	case !*list && isTerminal(env.Stdin) && isTerminal(env.Stdout):
+	case interactive:
 		return reviewInteractively(env, name, pending)
 	}
 	for _, p := range pending {
@@ -138,27 +143,21 @@ func goldenOf(pending string) string { return strings.TrimSuffix(pending, ".new"
 func describePending(pending string) string {
 	newer, err := readNoFollow(pending)
 	if err != nil {
-		return fmt.Sprintf("%s: %v\n", pending, err)
+		return fmt.Sprintf("%v\n", err)
 	}
 	old, err := readNoFollow(goldenOf(pending))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("== %s (new golden, %s)\n%s", goldenOf(pending), counted(strings.Count(string(newer), "\n"), "line"), indent(string(newer), 20))
 	}
 	if err != nil {
-		return fmt.Sprintf("%s: %v\n", goldenOf(pending), err)
+		return fmt.Sprintf("%v\n", err)
 	}
 	return fmt.Sprintf("== %s\n%s", goldenOf(pending), golden.Diff("golden", "pending", old, newer))
 }
 
-// readNoFollow reads a file that must not be a symbolic link.
-func readNoFollow(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
+// readNoFollow reads a golden or pending golden: a regular file, never
+// through a symbolic link, bounded.
+func readNoFollow(path string) ([]byte, error) { return golden.Read(path) }
 
 // indent shows the first n lines of s, indented.
 func indent(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent/cursor"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/normalize"
 
 	"bufio"
@@ -101,7 +102,10 @@ func runValidate(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 
-	out := bufio.NewWriter(env.Stdout)
+	// File names and quoted lines come from the recordings: shown inert.
+	vis := term.NewWriter(env.Stdout)
+	defer vis.Flush()
+	out := bufio.NewWriter(vis)
 	if *asJSON {
 		err = writeValidateJSON(out, in.Name, exit, report)
 	} else {

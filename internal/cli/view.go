@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "view",
-		usage:   "[-o PAGE.html|-] [--before DIR] CASSETTE [CASSETTE2]",
+		usage:   "[-o PAGE.html|-] [--before DIR] [--from ROW] CASSETTE [CASSETTE2]",
 		summary: "write one self-contained HTML page of a run (timeline, tool calls, stderr, file changes, exit, redaction report), or of two runs side by side",
 		doc: `The page needs nothing but a browser: its style and script are inline and
 it fetches nothing, so it can be attached to a bug report as it is.
@@ -28,6 +28,10 @@ result and duration, stderr where it happened; then the files the agent
 created, modified or deleted, how the run ended and what was redacted.
 Events are named as inspect names them. A recording without its exit line,
 or cut inside a frame, shows what was recorded and says where it stops.
+A page holds 10 000 rows of the timeline (or 48 MiB of them) and 1 MiB
+of any one text at most, so that a browser opens the page of any run; a
+longer run's page says where it stops and which --from writes the next
+page, and a text cut says how much was left off.
 
 With two cassettes it shows both runs side by side after normalisation
 (as diff compares them): events aligned, changed fields marked, runs of
@@ -40,6 +44,7 @@ func runView(env *Env, args []string) int {
 	const name = "agentvcr view"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	outPath := fs.String("o", "", "write the page to PAGE.html, or to standard output for -; default: CASSETTE.html beside the cassette (A.vs.B.html beside A for two)")
+	from := fs.Int("from", 1, "the first row of the timeline the page shows: a page holds 10 000 rows (or 48 MiB), and one that stops says which --from writes the next")
 	before := fs.String("before", "", "the agent's working directory as it was before the run (a fixture, a checkout): modified files found there as they were are shown as diffs; default: the recorded cwd, if it still exists")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -47,6 +52,12 @@ func runView(env *Env, args []string) int {
 	}
 	if len(pos) != 1 && len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, or two to compare, got %d arguments", len(pos)))
+	}
+	if *from < 1 {
+		return usageErr(env, name, fmt.Sprintf("--from %d: want a row number, 1 or more", *from))
+	}
+	if *from > 1 && len(pos) == 2 {
+		return usageErr(env, name, "--from pages the timeline of one cassette; two are compared on one page")
 	}
 	for _, p := range pos {
 		if p == "-" {
@@ -69,7 +80,7 @@ func runView(env *Env, args []string) int {
 			return err
 		}
 		defer f.Close()
-		res, err := view.Write(w, rd, view.Options{Name: pos[0], Before: *before})
+		res, err := view.Write(w, rd, view.Options{Name: pos[0], Before: *before, From: *from})
 		if err == nil && res.Cut != nil {
 			fmt.Fprintf(env.Stderr, "%s: note: %s (the page shows what came before)\n", name, oneLine(res.Cut.Error()))
 		}

@@ -95,7 +95,7 @@ func TestViewHelp(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	for _, s := range []string{"usage: agentvcr view [-o PAGE.html|-] [--before DIR] CASSETTE [CASSETTE2]", "  -o PAGE.html|-\n", "  --before DIR\n", "side by side"} {
+	for _, s := range []string{"usage: agentvcr view [-o PAGE.html|-] [--before DIR] [--from ROW] CASSETTE [CASSETTE2]", "  -o PAGE.html|-\n", "  --before DIR\n", "  --from ROW\n", "side by side"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("help lacks %q:\n%s", s, r.stdout)
 		}

@@ -12,7 +12,10 @@
 package golden
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +48,24 @@ func Updating() bool {
 func InCI() bool {
 	v := strings.ToLower(strings.TrimSpace(os.Getenv("CI")))
 	return v != "" && v != "false" && v != "0"
+}
+
+// MaxSize is the most a golden may hold: one longer is refused before it
+// is read, with a line naming it.
+const MaxSize = 256 << 20
+
+// Read reads the golden (or pending golden) at path: never through a
+// symbolic link, never a FIFO or device, never more than MaxSize. A golden
+// comes with the repository under test, so a link in its place could
+// point at a key or /proc/self/environ, whose lines a failing comparison
+// would print. A golden that does not exist is an error wrapping
+// fs.ErrNotExist; any other names the file and what to do, in one line.
+func Read(path string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSize)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("golden %w", err)
+	}
+	return data, err
 }
 
 // Write writes a golden atomically.

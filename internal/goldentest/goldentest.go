@@ -22,7 +22,9 @@ package goldentest
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -110,13 +112,13 @@ func Assert(t testing.TB, g Golden, content []byte) Result {
 		res.Outcome = Updated
 		return res
 	}
-	stored, err := os.ReadFile(res.Path)
-	if err != nil && !os.IsNotExist(err) {
-		t.Errorf("golden %s: %v", res.Path, err)
+	stored, err := golden.Read(res.Path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%v", err)
 		res.Outcome = Refused
 		return res
 	}
-	if err != nil {
+	if err != nil { // does not exist
 		res = pend(res, content)
 		t.Errorf("no golden %s yet\n%s", relPath(res.Path), accept(res, g.Run))
 		return res

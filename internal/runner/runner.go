@@ -24,6 +24,7 @@ import (
 	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 	"github.com/agentvcr/agentvcr/workspace"
@@ -168,7 +169,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if why := rd.Header().FilesNotRecorded; why != "" && r.Apply {
 		// A replay that silently lacks the agent's files is a bug to find.
 		fmt.Fprintf(r.Stderr, "%s: %s: warning: the agent's file changes were not recorded (%s): this replay does not re-create them\n",
-			r.Name, path, why)
+			r.Name, term.Visible(path), term.Visible(why))
 	}
 	if !r.Apply {
 		code, _, err = r.play(path, rd, rd.Line)
@@ -217,7 +218,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		return ExitUsage, nil, err
 	}
 	if signalled {
-		fmt.Fprintf(r.Stderr, "%s: %s: signal (%v) while applying its changes: they were all applied first\n", r.Name, path, sig)
+		fmt.Fprintf(r.Stderr, "%s: %s: signal (%v) while applying its changes: they were all applied first\n", r.Name, term.Visible(path), sig)
 		return 128 + int(sig), res.Applied, nil
 	}
 	return code, res.Applied, nil
@@ -265,7 +266,7 @@ func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code in
 	}
 	if res.Incomplete {
 		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
-			r.Name, path, line(), res.Code)
+			r.Name, term.Visible(path), line(), res.Code)
 	}
 	return res.Code, res.Stopped, nil
 }
@@ -303,4 +304,6 @@ func CatchBrokenPipe() (undo func()) {
 }
 
 // OneLine makes a message one line, for a stderr that is read line by line.
-func OneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", `\n`) }
+// Its control characters are made visible: a message can name a file or
+// quote a line of a recording, which could hold escape sequences.
+func OneLine(s string) string { return term.OneLine(s) }

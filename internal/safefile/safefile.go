@@ -1,4 +1,6 @@
-// Package safefile writes files so that nothing is lost: a file is written
+// Package safefile writes files so that nothing is lost, and opens what it
+// reads from a repository or a cache so that nothing leaks or hangs (see
+// OpenRegular). A file is written
 // to a temporary file beside it and renamed into place only when complete, so
 // an existing file survives a failed, killed or concurrent write, and readers
 // see either the old content or the new, never a mix. CreateLocked makes

@@ -1,4 +1,5 @@
-// Package term tells a terminal from a pipe, a file or /dev/null.
+// Package term tells a terminal from a pipe, a file or /dev/null, and makes
+// the control characters of text printed to one visible.
 package term
 
 import (

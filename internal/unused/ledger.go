@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 // A directory of cassettes (or goldens) may serve several packages: a file
@@ -288,6 +289,7 @@ func shorten(files []string, wd string) []string {
 		if rel, err := filepath.Rel(wd, f); err == nil && !strings.HasPrefix(rel, "..") {
 			shown[i] = rel
 		}
+		shown[i] = term.Visible(shown[i]) // a name from the repository: inert
 	}
 	return shown
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
 )
 
 // Root is a directory of artefacts: the files below it whose name ends in

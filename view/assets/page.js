@@ -90,6 +90,10 @@
       }
     }
     if (e.target.id === "expand") expandAll();
+    // The notice where a page stops follows its deferred rows: rendered
+    // first, so that rendering them does not push it away.
+    var a = e.target.closest && e.target.closest('a[href="#more"]');
+    if (a) expandAll();
   });
   doc.addEventListener("toggle", function (e) {
     var d = e.target;
@@ -104,7 +108,7 @@
   doc.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   if (location.hash) {
     var id = location.hash.slice(1);
-    if (!doc.getElementById(id)) expandAll();
+    if (!doc.getElementById(id) || id === "more") expandAll();
     var el = doc.getElementById(id);
     if (el) el.scrollIntoView();
   }
