@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
 )
 
 // Root is a directory of artefacts: the files below it whose name ends in
