@@ -193,6 +193,10 @@ type Header struct {
 	// cassette as frames, matched message by message on replay, and Stdin
 	// is nil. Such cassettes are version 4.
 	Conversation string `json:"conversation,omitempty"`
+	// Agent names the profile of the agent a conversation was recorded for
+	// (package agent), which says what in its argv is made afresh each
+	// run: the recorded binary may have any name.
+	Agent string `json:"agent,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`

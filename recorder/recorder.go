@@ -115,6 +115,9 @@ type Options struct {
 	// the agent) is not a recording of the call: Record returns
 	// ErrAbandoned, with Ran set, and the cassette has no footer.
 	Conversation string
+	// Agent is the name of the agent's profile, written in a conversation's
+	// header (cassette.Header.Agent).
+	Agent string
 }
 
 // DefaultEnvAllow lists the environment variables kept in a cassette header.
@@ -209,6 +212,9 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	}
 	hdr := r.header(env, hdrStdin)
 	hdr.Conversation = r.opts.Conversation
+	if hdr.Conversation != "" {
+		hdr.Agent = r.opts.Agent
+	}
 	var snap *workspace.Snapshot
 	if r.opts.Workspace != nil {
 		dir := r.opts.WorkDir
