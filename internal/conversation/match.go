@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -182,4 +184,36 @@ func excerpt(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Digest sums up the messages of the conversation recorded in rd, as they
+// are compared (normalised, client ids left out): re-recording the same
+// conversation gives the same digest, another prompt another. A
+// conversation's cassette is named by it, beside the key of its argv.
+func Digest(rd *cassette.Reader, conv agent.Conversation) (string, error) {
+	h := rd.Header()
+	c := &comparer{conv: conv, rec: normalize.Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}}
+	t := newTape(rd.Name(), rd)
+	sum := sha256.New()
+	for {
+		s, err := t.next()
+		if err != nil {
+			return "", err
+		}
+		switch s.kind {
+		case kEnd:
+			return hex.EncodeToString(sum.Sum(nil))[:8], nil
+		case kInput:
+			n := c.normal(s.data, c.rec)
+			if n.raw != nil {
+				sum.Write(n.raw)
+			} else {
+				js, _ := json.Marshal(n.value) // map keys sorted
+				sum.Write(js)
+			}
+			sum.Write([]byte{'\n'})
+		case kClose:
+			sum.Write([]byte{0})
+		}
+	}
 }
