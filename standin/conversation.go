@@ -85,7 +85,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
 	if c.mode == ModeRecord {
-		return c.recordConversation(cv, inv, stdin)
+		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 	}
 	lib, err := index.OpenLibrary(c.dir)
 	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
@@ -103,7 +103,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	}
 	if len(cands) == 0 {
 		if c.mode == ModeOnce {
-			return c.recordConversation(cv, inv, stdin)
+			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 		}
 		return c.miss(lib, inv)
 	}
@@ -165,11 +165,13 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	switch {
 	case errors.As(p.err, &miss):
 		c.log.Cassette = miss.Cassette
-		if c.mode == ModeOnce && miss.Turn <= 1 && !miss.Played {
-			// No recording of the argv starts as the caller does: a new
-			// conversation, recorded with the stdin read so far given
-			// back to the agent first.
-			return c.recordConversation(cv, inv, io.MultiReader(bytes.NewReader(miss.Consumed), stdin))
+		if c.mode == ModeOnce && miss.Consumed != nil {
+			// A conversation no recording of the argv holds: recorded
+			// live, the agent given what the caller said so far first, and
+			// the caller not shown again the lines the replay gave it
+			// (the agent's answers to the same messages).
+			return c.recordConversation(cv, inv, io.MultiReader(bytes.NewReader(miss.Consumed), stdin),
+				&skipLines{w: c.env.Stdout, n: miss.OutLines}, &skipLines{w: c.env.Stderr, n: miss.ErrLines})
 		}
 		hint := fmt.Sprintf("the caller's messages changed: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
 		return c.fail(p.err, hint)
@@ -207,7 +209,7 @@ func cwdOf() string {
 // through as it comes, into a cassette named by its argv's key and a
 // digest of its messages, so that recordings of one argv with other
 // prompts sit side by side. Recorders of one argv take turns.
-func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.Reader) int {
+func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.Reader, stdout, stderr io.Writer) int {
 	real, err := c.realAgent()
 	if err != nil {
 		return c.fail(err, "")
@@ -222,7 +224,7 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	}
 	defer out.Unlock()
 	cwd := c.agentDir(cwdOf())
-	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
+	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		Take: inv.Take, Workspace: &workspace.Options{Exclude: c.ownFiles()}, WorkDir: cwd,
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir(),
 		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
@@ -250,6 +252,29 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	}
 	c.log.Cassette, c.log.Outcome, c.log.Take = out.Path(), Recorded, inv.Take
 	return code
+}
+
+// skipLines drops the first n lines written through it.
+type skipLines struct {
+	w io.Writer
+	n int
+}
+
+func (s *skipLines) Write(p []byte) (int, error) {
+	size := len(p)
+	for s.n > 0 && len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return size, nil
+		}
+		p, s.n = p[i+1:], s.n-1
+	}
+	if len(p) > 0 {
+		if _, err := s.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
 }
 
 // eofReader is a caller's stdin that is not a pipe: closed from the start.

@@ -21,10 +21,14 @@ type ids struct {
 	names map[string]bool
 	str   map[string]string // recorded → live string values
 	rpc   map[string][]byte // JSON-RPC: a recorded request id, as JSON → the live one
+	// played maps values of this recording to those another recording
+	// of the call gave the caller in the same place of an output line it
+	// played: the agent's ids, which the caller may quote back.
+	played map[string]string
 }
 
 func newIDs(conv agent.Conversation) *ids {
-	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}}
+	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}, played: map[string]string{}}
 	for _, p := range conv.ClientIDs {
 		m.names[p[strings.LastIndexByte(p, '.')+1:]] = true
 	}
@@ -93,7 +97,7 @@ func pathString(obj map[string]json.RawMessage, path string) string {
 // member named like a client id field, when it is a learned value. Every
 // other byte stays as recorded; a line that is not JSON is left alone.
 func (m *ids) rewrite(line []byte) []byte {
-	if len(m.str) == 0 && len(m.rpc) == 0 {
+	if len(m.str) == 0 && len(m.rpc) == 0 && len(m.played) == 0 {
 		return line
 	}
 	type span struct {
@@ -156,8 +160,12 @@ func (m *ids) rewrite(line []byte) []byte {
 			}
 			continue
 		}
-		if s, ok := tok.(string); ok && m.names[key] {
-			if live, ok := m.str[s]; ok {
+		if s, ok := tok.(string); ok {
+			live, ok := m.played[s]
+			if !ok && m.names[key] {
+				live, ok = m.str[s]
+			}
+			if ok {
 				js, _ := json.Marshal(live)
 				spans = append(spans, span{start, end, js})
 			}
@@ -182,4 +190,42 @@ func (m *ids) rewrite(line []byte) []byte {
 		at = s.to
 	}
 	return append(out, line[at:]...)
+}
+
+// maxLearnLine bounds the lines learnPlayed compares.
+const maxLearnLine = 1 << 20
+
+// learnPlayed learns, from a line of this recording and the line another
+// recording gave the caller in its place (the same after normalisation),
+// which of this one's string values the caller knows by another value.
+func (m *ids) learnPlayed(mine, played []byte) {
+	if len(mine) > maxLearnLine || len(played) > maxLearnLine || bytes.Equal(mine, played) {
+		return
+	}
+	var a, b any
+	if json.Unmarshal(mine, &a) != nil || json.Unmarshal(played, &b) != nil {
+		return
+	}
+	var walk func(a, b any)
+	walk = func(a, b any) {
+		switch av := a.(type) {
+		case string:
+			if bv, ok := b.(string); ok && av != bv {
+				m.played[av] = bv
+			}
+		case map[string]any:
+			if bv, ok := b.(map[string]any); ok {
+				for k, x := range av {
+					walk(x, bv[k])
+				}
+			}
+		case []any:
+			if bv, ok := b.([]any); ok && len(av) == len(bv) {
+				for i := range av {
+					walk(av[i], bv[i])
+				}
+			}
+		}
+	}
+	walk(a, b)
 }

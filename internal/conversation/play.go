@@ -22,12 +22,19 @@ type MissError struct {
 	Line     int    // its line where the recorded message is
 	Turn     int
 	What     string // what differs, said in a few words
-	// Played is set when output was written to the caller before the miss;
-	// Consumed holds what was read of stdin, raw, when only the first
-	// message was (a caller may then record the call afresh, stdin intact).
-	Played   bool
-	Consumed []byte
+	// Played is set when output was written to the caller before the miss,
+	// OutLines and ErrLines count the newlines of what was; Consumed holds
+	// every byte read of stdin, raw (nil past maxConsumed, or once the
+	// caller answered a request of the agent's the replay played). A stand-in may
+	// then record the call afresh: the agent given what was read first, its
+	// first OutLines and ErrLines lines not shown again.
+	Played             bool
+	OutLines, ErrLines int
+	Consumed           []byte
 }
+
+// maxConsumed bounds the stdin a miss gives back.
+const maxConsumed = 64 << 20
 
 func (e *MissError) Error() string {
 	return fmt.Sprintf("%s:%d: message %d: %s", e.Cassette, e.Line, e.Turn, e.What)
@@ -67,8 +74,8 @@ type Result struct {
 	Incomplete bool // the recording has no footer
 }
 
-// maxPending bounds the output held back while several recordings still
-// match and disagree on it: past that, the first one is followed.
+// maxPending bounds the output held for the other candidates while several
+// recordings still match: past that, the first one is followed.
 const maxPending = 16 << 20
 
 // cand is a recording being followed.
@@ -77,8 +84,9 @@ type cand struct {
 	t       *tape
 	next    step // the step after the pending output, once ready
 	ready   bool
-	pending []outChunk // output not yet played (while several disagree)
+	pending []outChunk // output read, not yet played, a line a piece
 	size    int        // bytes in pending
+	owed    []owedLine // lines played from another candidate, still to come in this one
 	ids     *ids       // its recorded values → the live ones
 	cmp     *comparer  // compares with its recording's directories
 	out     *lineRewriter
@@ -130,7 +138,11 @@ type player struct {
 	turn   int  // messages read from the caller
 	eof    bool // the caller closed stdin
 	played bool
-	first  []byte // the raw bytes of the first message, kept for a miss
+	// consumed is what was read of stdin, raw, kept for a miss while under
+	// maxConsumed; lost once over.
+	consumed []byte
+	lost     bool
+	errLines int
 }
 
 func (p *player) play() (Result, error) {
@@ -138,7 +150,7 @@ func (p *player) play() (Result, error) {
 		if err := p.advance(); err != nil {
 			return Result{}, err
 		}
-		if err := p.playAgreed(); err != nil {
+		if err := p.playPending(); err != nil {
 			return Result{}, err
 		}
 		allEnd := true
@@ -160,7 +172,7 @@ func (p *player) play() (Result, error) {
 }
 
 // advance reads each candidate's output up to its next other step. With
-// one candidate the output is played as it is read.
+// one candidate and nothing owed, the output is played as it is read.
 func (p *player) advance() error {
 	for _, c := range p.cands {
 		for !c.ready {
@@ -172,71 +184,146 @@ func (p *player) advance() error {
 				c.next, c.ready = s, true
 				break
 			}
-			if len(p.cands) == 1 && len(c.pending) == 0 {
+			if len(p.cands) == 1 && len(c.pending) == 0 && len(c.owed) == 0 {
 				if err := p.write(c, s.stream, s.data); err != nil {
 					return err
 				}
 				continue
 			}
-			c.pending = append(c.pending, outChunk{s.stream, bytes.Clone(s.data)})
-			c.size += len(s.data)
+			c.add(s.stream, s.data)
 		}
 	}
 	return nil
 }
 
-// playAgreed plays the pending output when every candidate has the same
-// (after normalisation), or when one is left; else it waits for the next
-// message to tell them apart.
-func (p *player) playAgreed() error {
-	first := p.cands[0]
-	if len(p.cands) > 1 {
-		total := 0
-		for _, c := range p.cands {
-			total += c.size
+// add keeps output of c's to play, a line a piece.
+func (c *cand) add(s cassette.Stream, data []byte) {
+	c.size += len(data)
+	for len(data) > 0 {
+		n := len(data)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			n = i + 1
 		}
-		if total <= maxPending {
-			want := first.normalOutput()
-			for _, c := range p.cands[1:] {
-				if !bytes.Equal(c.normalOutput(), want) {
-					return nil
-				}
-			}
+		if k := len(c.pending) - 1; k >= 0 && c.pending[k].stream == s && !bytes.HasSuffix(c.pending[k].data, []byte{'\n'}) {
+			c.pending[k].data = append(c.pending[k].data, data[:n]...)
 		} else {
-			p.cands = p.cands[:1] // too much to hold: follow the first
+			c.pending = append(c.pending, outChunk{s, bytes.Clone(data[:n])})
 		}
+		data = data[n:]
 	}
-	if err := p.flush(first); err != nil {
+}
+
+// playPending plays the first candidate's pending output, and holds every
+// other candidate to it: what was played is owed by each, and its own
+// output must come to the same lines (after normalisation), in order on
+// each stream, wherever it recorded them relative to the messages (the
+// order of a message and an answer to the one before is a race). One that
+// comes to other lines is dropped. So the caller never waits for output
+// while the candidates are told apart, as the Qwen SDK waits for its
+// initialize answer.
+func (p *player) playPending() error {
+	first := p.cands[0]
+	played, err := p.settle(first)
+	if err != nil {
 		return err
 	}
+	total := 0
+	kept := p.cands[:1]
 	for _, c := range p.cands[1:] {
-		c.pending, c.size = nil, 0
-	}
-	return nil
-}
-
-// normalOutput is the pending output of c, normalised, stdout then stderr.
-func (c *cand) normalOutput() []byte {
-	var out, errs []byte
-	for _, o := range c.pending {
-		if o.stream == cassette.Stdout {
-			out = append(out, o.data...)
-		} else {
-			errs = append(errs, o.data...)
+		c.owed = append(c.owed, played...)
+		if c.reconcile() {
+			kept = append(kept, c)
+			total += c.size
+			for _, o := range c.owed {
+				total += len(o.raw)
+			}
 		}
 	}
-	n := normalize.New(c.cmp.rec)
-	return append(append(n.Bytes(out, cassette.Stdout), 0), n.Bytes(errs, cassette.Stderr)...)
+	if total > maxPending {
+		kept = kept[:1] // too much to hold: follow the first
+	}
+	p.cands = kept
+	return first.out.flush()
+}
+
+// settle plays c's pending output but what it owes, and returns the lines
+// played, normalised.
+func (p *player) settle(c *cand) ([]owedLine, error) {
+	var played []owedLine
+	for _, o := range c.pending {
+		n := c.normalLine(o)
+		if len(c.owed) > 0 && c.owed[0].same(n) {
+			c.ids.learnPlayed(o.data, c.owed[0].raw)
+			c.owed = c.owed[1:]
+			continue
+		}
+		c.owed = nil // the last one left: it plays what it recorded
+		if err := p.write(c, o.stream, o.data); err != nil {
+			return nil, err
+		}
+		n.raw = c.ids.rewrite(o.data)
+		played = append(played, n)
+	}
+	c.pending, c.size = c.pending[:0], 0
+	return played, nil
+}
+
+// reconcile drops from c's pending output the lines it owes, and reports
+// whether what is left is consistent: it owes nothing it did not record.
+func (c *cand) reconcile() bool {
+	k := 0
+	for _, o := range c.pending {
+		if len(c.owed) == 0 {
+			c.pending[k] = o
+			k++
+			continue
+		}
+		n := c.normalLine(o)
+		if !n.same(c.owed[0]) {
+			if n.stream == c.owed[0].stream {
+				return false
+			}
+			c.pending[k] = o // another stream: waits its turn
+			k++
+			continue
+		}
+		c.ids.learnPlayed(o.data, c.owed[0].raw)
+		c.owed = c.owed[1:]
+		c.size -= len(o.data)
+	}
+	c.pending = c.pending[:k]
+	if len(c.owed) > 0 && len(c.pending) > 0 {
+		for _, o := range c.pending { // owed lines still to come may not pass lines of their stream
+			for _, w := range c.owed {
+				if o.stream == w.stream {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// owedLine is a line played: its stream, its normal form, and the bytes
+// the caller got, whose ids a candidate that owes it gives back from then
+// on in place of its own.
+type owedLine struct {
+	stream cassette.Stream
+	norm   string
+	raw    []byte
+}
+
+func (o owedLine) same(p owedLine) bool { return o.stream == p.stream && o.norm == p.norm }
+
+func (c *cand) normalLine(o outChunk) owedLine {
+	return owedLine{stream: o.stream, norm: string(normalize.New(c.cmp.rec).Bytes(o.data, o.stream))}
 }
 
 // flush plays c's pending output, and what its stdout holds of a line.
 func (p *player) flush(c *cand) error {
-	for _, o := range c.pending {
-		if err := p.write(c, o.stream, o.data); err != nil {
-			return err
-		}
+	if _, err := p.settle(c); err != nil {
+		return err
 	}
-	c.pending, c.size = nil, 0
 	return c.out.flush()
 }
 
@@ -245,6 +332,7 @@ func (p *player) write(c *cand, s cassette.Stream, data []byte) error {
 	if s == cassette.Stdout {
 		return c.out.write(data)
 	}
+	p.errLines += bytes.Count(data, []byte{'\n'})
 	_, err := p.opts.Stderr.Write(data)
 	return err
 }
@@ -295,10 +383,16 @@ func (p *player) answer() error {
 		}
 	}
 	if len(kept) == 0 {
-		if p.turn <= 1 {
-			miss.Consumed = p.first
+		if !p.lost {
+			miss.Consumed = p.consumed
+			if miss.Consumed == nil {
+				miss.Consumed = []byte{}
+			}
 		}
-		miss.Played = p.played
+		miss.Played, miss.ErrLines = p.played, p.errLines
+		for _, c := range p.cands {
+			miss.OutLines = max(miss.OutLines, c.out.lines)
+		}
 		return miss
 	}
 	p.cands = kept
@@ -366,8 +460,16 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 		return nil, false, fmt.Errorf("reading stdin: %w", err)
 	}
 	p.turn++
-	if p.turn == 1 {
-		p.first = bytes.Clone(line)
+	if long || len(p.consumed)+len(line) > maxConsumed {
+		p.lost, p.consumed = true, nil
+	}
+	if !p.lost && p.played && answersAgent(p.opts.Conversation.Framing, line) {
+		// It may name what the replay made up for the agent (the id of
+		// its request): a live agent would not know it.
+		p.lost, p.consumed = true, nil
+	}
+	if !p.lost {
+		p.consumed = append(p.consumed, line...)
 	}
 	if long {
 		return []byte{}, true, nil
@@ -379,10 +481,11 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 // time, the live ids in place of the recorded ones. A line over maxLine
 // goes out as recorded, unheld: memory stays bounded.
 type lineRewriter struct {
-	w    io.Writer
-	ids  *ids
-	line []byte
-	raw  bool // the current line is too long to rewrite
+	w     io.Writer
+	ids   *ids
+	line  []byte
+	raw   bool // the current line is too long to rewrite
+	lines int  // newlines written
 }
 
 const maxLine = 4 << 20
@@ -414,6 +517,7 @@ func (l *lineRewriter) write(p []byte) error {
 				return err
 			}
 			l.raw = false
+			l.lines++
 		}
 	}
 	return nil
@@ -430,4 +534,19 @@ func (l *lineRewriter) flush() error {
 		l.line = nil
 	}
 	return err
+}
+
+// answersAgent reports whether a message of the caller's answers a request
+// of the agent's: a JSON-RPC response, a stream-json control_response.
+func answersAgent(framing agent.Framing, msg []byte) bool {
+	obj := topLevel(msg)
+	if obj == nil {
+		return false
+	}
+	if framing == agent.FramingJSONRPC {
+		_, method := obj["method"]
+		_, id := obj["id"]
+		return id && !method
+	}
+	return string(obj["type"]) == `"control_response"`
 }

@@ -140,7 +140,8 @@ func TestPlayMiss(t *testing.T) {
 	if want := `a.cassette:3: message 2: message.content: recorded "hi", got "bye\u0007"`; err.Error() != want {
 		t.Errorf("miss %q\nwant %q", err, want)
 	}
-	if miss.Turn != 2 || miss.Consumed != nil {
+	// Nothing answered the agent: a once-mode stand-in may record afresh.
+	if miss.Turn != 2 || strings.Count(string(miss.Consumed), "\n") != 2 {
 		t.Errorf("turn %d consumed %q", miss.Turn, miss.Consumed)
 	}
 }
