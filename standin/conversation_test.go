@@ -40,6 +40,18 @@ func randomID() string {
 // stdio until stdin ends. Its own ids are random each run, as a real
 // agent's are; it writes the last prompt to answer.txt.
 func fakeAgent(args []string) int {
+	if len(args) > 0 && args[0] == "exec" { // codex exec: the prompt on stdin, the work in --cd
+		prompt, _ := io.ReadAll(os.Stdin)
+		dir := "."
+		for i, a := range args {
+			if a == "--cd" && i+1 < len(args) {
+				dir = args[i+1]
+			}
+		}
+		os.WriteFile(filepath.Join(dir, "answer.txt"), prompt, 0o644)
+		fmt.Printf(`{"type":"turn.completed","cwd":%q}`+"\n", dir)
+		return 0
+	}
 	in := bufio.NewReader(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
 	read := func() map[string]any {
@@ -441,5 +453,38 @@ func TestConversationACP(t *testing.T) {
 	}
 	if rep.seen[3] != rec.seen[3] || !strings.Contains(rep.seen[3], `{"id":0,"jsonrpc":"2.0","method":"session/request_permission"`) {
 		t.Errorf("the agent's own request changed: %s, recorded %s", rep.seen[3], rec.seen[3])
+	}
+}
+
+// Codex runs in --cd, a per-test directory: it is the call's $CWD for
+// matching, where the file changes are recorded and where they are
+// re-created, whatever the process's own directory.
+func TestCodexWorkingDirectory(t *testing.T) {
+	inTempDir(t)
+	env, _ := conversationEnv(t, "record")
+	call := func(work string) (int, string, string) {
+		var out, errb strings.Builder
+		code := standin.Run(standin.Env{Stdin: strings.NewReader("write the answer"), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return env[k] }}, []string{"codex", "exec", "--experimental-json", "--cd", work, "--skip-git-repo-check"})
+		return code, out.String(), errb.String()
+	}
+	first := t.TempDir()
+	if code, _, errs := call(first); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	env[standin.EnvMode], env[standin.EnvRealAgent] = "replay", "/nonexistent"
+	second := t.TempDir()
+	code, out, errs := call(second)
+	if code != 0 {
+		t.Fatalf("replay in another directory: exit %d: %s", code, errs)
+	}
+	if want := fmt.Sprintf(`{"type":"turn.completed","cwd":%q}`+"\n", first); out != want {
+		t.Errorf("replayed %q, want %q", out, want)
+	}
+	if data, err := os.ReadFile(filepath.Join(second, "answer.txt")); err != nil || string(data) != "write the answer" {
+		t.Errorf("answer.txt in --cd: %q %v", data, err)
+	}
+	if _, err := os.Stat("answer.txt"); err == nil {
+		t.Error("the file change was made in the process's directory, not in --cd")
 	}
 }
