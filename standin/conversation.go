@@ -139,7 +139,8 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	c.log.Cassette = cands[0].Name
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
-		Redact: func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) }}
+		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
+		KeepInput: c.mode == ModeOnce}
 	// The client ends a replay as it would the agent: 128+N, logged.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)

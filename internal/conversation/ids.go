@@ -96,7 +96,10 @@ func pathString(obj map[string]json.RawMessage, path string) string {
 // a request of the client's; for every framing, the string value of a
 // member named like a client id field, when it is a learned value. Every
 // other byte stays as recorded; a line that is not JSON is left alone.
-func (m *ids) rewrite(line []byte) []byte {
+//
+// answered says the line goes to the caller: a response's request is then
+// forgotten (it is answered once), so the map stays small.
+func (m *ids) rewrite(line []byte, answered bool) []byte {
 	if len(m.str) == 0 && len(m.rpc) == 0 && len(m.played) == 0 {
 		return line
 	}
@@ -172,6 +175,9 @@ func (m *ids) rewrite(line []byte) []byte {
 		}
 	}
 	if idSpan != nil && !method {
+		if answered {
+			delete(m.rpc, string(line[idSpan.from:idSpan.to]))
+		}
 		spans = append(spans, *idSpan)
 		if len(spans) > 1 && spans[len(spans)-2].from > idSpan.from { // keep them in order
 			for i := len(spans) - 1; i > 0 && spans[i-1].from > spans[i].from; i-- {

@@ -34,7 +34,7 @@ type MissError struct {
 }
 
 // maxConsumed bounds the stdin a miss gives back.
-const maxConsumed = 64 << 20
+const maxConsumed = 8 << 20
 
 func (e *MissError) Error() string {
 	return fmt.Sprintf("%s:%d: message %d: %s", e.Cassette, e.Line, e.Turn, e.What)
@@ -65,6 +65,10 @@ type Options struct {
 	// Redact redacts what the caller wrote as the recorder did, before it
 	// is compared or quoted; nil leaves it as it is.
 	Redact func([]byte) []byte
+	// KeepInput keeps what is read of stdin (up to maxConsumed) for a
+	// miss to give back (MissError.Consumed): a once-mode stand-in records
+	// the call with it.
+	KeepInput bool
 }
 
 // Result is how a played conversation ended.
@@ -258,10 +262,10 @@ func (p *player) settle(c *cand) ([]owedLine, error) {
 			continue
 		}
 		c.owed = nil // the last one left: it plays what it recorded
+		n.raw = c.ids.rewrite(o.data, false) // before the write forgets an answered request
 		if err := p.write(c, o.stream, o.data); err != nil {
 			return nil, err
 		}
-		n.raw = c.ids.rewrite(o.data)
 		played = append(played, n)
 	}
 	c.pending, c.size = c.pending[:0], 0
@@ -463,6 +467,9 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 	if long || len(p.consumed)+len(line) > maxConsumed {
 		p.lost, p.consumed = true, nil
 	}
+	if !p.opts.KeepInput {
+		p.lost = true
+	}
 	if !p.lost && p.played && answersAgent(p.opts.Conversation.Framing, line) {
 		// It may name what the replay made up for the agent (the id of
 		// its request): a live agent would not know it.
@@ -528,7 +535,7 @@ func (l *lineRewriter) flush() error {
 	if len(l.line) == 0 {
 		return nil
 	}
-	_, err := l.w.Write(l.ids.rewrite(l.line))
+	_, err := l.w.Write(l.ids.rewrite(l.line, true))
 	l.line = l.line[:0]
 	if cap(l.line) > 1<<20 {
 		l.line = nil

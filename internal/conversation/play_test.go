@@ -127,7 +127,7 @@ func TestPlayClaude(t *testing.T) {
 }
 
 func TestPlayMiss(t *testing.T) {
-	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude},
+	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude, KeepInput: true},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"request_id":"live-9","type":"control_request","request":{"subtype":"initialize"}}`+"\n"+
 				`{"type":"user","message":{"role":"user","content":"bye\u0007"},"session_id":"s-live"}`+"\n")
