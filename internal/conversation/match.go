@@ -39,7 +39,7 @@ type normal struct {
 }
 
 func (c *comparer) normal(msg []byte, opts normalize.Options) normal {
-	opts.Format = contract.StreamJSON
+	opts.Format = contract.JSON // one message: one pass, no pieces
 	n := normalize.New(opts).Bytes(msg, cassette.Stdout)
 	n = bytes.TrimRight(n, "\r\n")
 	dec := json.NewDecoder(bytes.NewReader(n))

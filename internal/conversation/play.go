@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -320,7 +321,9 @@ type owedLine struct {
 func (o owedLine) same(p owedLine) bool { return o.stream == p.stream && o.norm == p.norm }
 
 func (c *cand) normalLine(o outChunk) owedLine {
-	return owedLine{stream: o.stream, norm: string(normalize.New(c.cmp.rec).Bytes(o.data, o.stream))}
+	opts := c.cmp.rec
+	opts.Format = contract.JSON // one line: one pass, no pieces
+	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream))}
 }
 
 // flush plays c's pending output, and what its stdout holds of a line.
