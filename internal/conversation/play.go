@@ -262,7 +262,7 @@ func (p *player) settle(c *cand) ([]owedLine, error) {
 			c.owed = c.owed[1:]
 			continue
 		}
-		c.owed = nil // the last one left: it plays what it recorded
+		c.owed = nil                         // the last one left: it plays what it recorded
 		n.raw = c.ids.rewrite(o.data, false) // before the write forgets an answered request
 		if err := p.write(c, o.stream, o.data); err != nil {
 			return nil, err
