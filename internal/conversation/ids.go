@@ -21,14 +21,16 @@ type ids struct {
 	names map[string]bool
 	str   map[string]string // recorded → live string values
 	rpc   map[string][]byte // JSON-RPC: a recorded request id, as JSON → the live one
-	// played maps values of this recording to those another recording
-	// of the call gave the caller in the same place of an output line it
-	// played: the agent's ids, which the caller may quote back.
-	played map[string]string
+	// exact maps values replaced wherever they stand as a whole string:
+	// a per-run argument's (a --session-id the agent echoes in any field),
+	// and values of this recording that another recording of the call gave
+	// the caller in the same place of an output line it played (the
+	// agent's ids, which the caller may quote back).
+	exact map[string]string
 }
 
 func newIDs(conv agent.Conversation) *ids {
-	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}, played: map[string]string{}}
+	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}, exact: map[string]string{}}
 	for _, p := range conv.ClientIDs {
 		m.names[p[strings.LastIndexByte(p, '.')+1:]] = true
 	}
@@ -39,6 +41,7 @@ func newIDs(conv agent.Conversation) *ids {
 func (m *ids) learnArg(recorded, live string) {
 	if recorded != live && recorded != "" {
 		m.str[recorded] = live
+		m.exact[recorded] = live
 	}
 }
 
@@ -100,7 +103,7 @@ func pathString(obj map[string]json.RawMessage, path string) string {
 // answered says the line goes to the caller: a response's request is then
 // forgotten (it is answered once), so the map stays small.
 func (m *ids) rewrite(line []byte, answered bool) []byte {
-	if len(m.str) == 0 && len(m.rpc) == 0 && len(m.played) == 0 {
+	if len(m.str) == 0 && len(m.rpc) == 0 && len(m.exact) == 0 {
 		return line
 	}
 	type span struct {
@@ -164,7 +167,7 @@ func (m *ids) rewrite(line []byte, answered bool) []byte {
 			continue
 		}
 		if s, ok := tok.(string); ok {
-			live, ok := m.played[s]
+			live, ok := m.exact[s]
 			if !ok && m.names[key] {
 				live, ok = m.str[s]
 			}
@@ -217,7 +220,7 @@ func (m *ids) learnPlayed(mine, played []byte) {
 		switch av := a.(type) {
 		case string:
 			if bv, ok := b.(string); ok && av != bv {
-				m.played[av] = bv
+				m.exact[av] = bv
 			}
 		case map[string]any:
 			if bv, ok := b.(map[string]any); ok {
