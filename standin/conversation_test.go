@@ -295,13 +295,13 @@ func TestConversationClaudeSDK(t *testing.T) {
 	// A changed prompt is a clear miss, not a hang.
 	miss := start(t, env, claudeArgs...)
 	miss.send(`{"request_id":"{{id:init}}","type":"control_request","request":{"subtype":"initialize","hooks":null}}`)
-	miss.send(`{"type":"user","message":{"role":"user","content":"goodbye with a tool"},"parent_tool_use_id":null,"session_id":""}`)
+	miss.send(`{"type":"user","message":{"role":"user","content":"goodbye with a tool ` + token + `"},"parent_tool_use_id":null,"session_id":""}`)
 	if code := miss.end(); code != 2 {
 		t.Fatalf("changed prompt: exit %d, stderr %s", code, miss.stderr)
 	}
 	line := miss.stderr.String()
-	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "message 2: message.content: recorded \"hello with a tool\", got \"goodbye with a tool\"") ||
-		!strings.Contains(line, dir) {
+	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "message 2: message.content: recorded \"hello with a tool\", got \"goodbye with a tool <REDACTED>\"") ||
+		!strings.Contains(line, dir) || strings.Contains(line, token) {
 		t.Errorf("miss said %q", line)
 	}
 }

@@ -156,8 +156,11 @@ func joinPath(path, k string) string {
 
 // show is a short excerpt of a JSON value.
 func show(v any) string {
-	js, _ := json.Marshal(v)
-	return excerpt(string(js))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the redaction placeholder has angle brackets
+	enc.Encode(v)
+	return excerpt(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // excerpt shortens s to some 60 bytes and makes every control character
