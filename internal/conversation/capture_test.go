@@ -16,6 +16,8 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	_ "github.com/agentvcr/agentvcr/agent/all" // the profiles
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // The captures in testdata/captures are what the official SDKs and CLIs
@@ -50,7 +52,8 @@ func captureCassette(t *testing.T, dir, agentName string) (*cassette.Reader, []s
 		}
 	}
 	var buf bytes.Buffer
-	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: argv, Cwd: meta.Cwd, Conversation: "stream-json", Agent: agentName})
+	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: argv, Cwd: meta.Cwd,
+		Home: filepath.Join(filepath.Dir(meta.Cwd), "home"), Conversation: "stream-json", Agent: agentName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +102,9 @@ func TestCaptures(t *testing.T) {
 		// the SDK's ids in the capture: replaced by fresh ones
 		ids []string
 	}{
-		{"claude-allow", "claude", []string{"xzvnu6skfrk"}},
+		{"claude-allow", "claude", nil},
+		{"claude-deny", "claude", nil},
+		{"claude-oneshot", "claude", nil},
 		{"claude-twoturns", "claude", nil},
 		{"qwen-oneshot", "qwen", []string{"9c0b68f4-78b8-4a66-b759-3494edc859e6"}},
 	} {
@@ -148,11 +153,63 @@ func TestCaptures(t *testing.T) {
 			// Another prompt is a miss naming the field.
 			rd, _ = captureCassette(t, dir, tc.agent)
 			changed := strings.Replace(liveIn, "List the files", "Remove the files", 1)
+			if changed == liveIn {
+				t.Fatal("no prompt to change")
+			}
 			_, err = Play([]Candidate{{"capture.cassette", rd}}, Options{Conversation: conv, Args: strings.Split(liveArgs, "\x00"),
 				Stdin: bufio.NewReader(strings.NewReader(changed)), Stdout: io.Discard, Stderr: io.Discard})
 			if err == nil || !strings.Contains(err.Error(), "message 2: message.content") || !strings.Contains(err.Error(), `got "Remove the files here"`) {
 				t.Errorf("changed prompt: %v", err)
 			}
 		})
+	}
+}
+
+// The allow and deny captures share their argv: a caller that denies gets
+// the deny recording's answer, the lines the two share played from the
+// first, its ids kept throughout.
+func TestCapturesNarrow(t *testing.T) {
+	allow, args := captureCassette(t, filepath.Join("testdata", "captures", "claude-allow"), "claude")
+	deny, denyArgs := captureCassette(t, filepath.Join("testdata", "captures", "claude-deny"), "claude")
+	if strings.Join(args, " ") != strings.Join(denyArgs, " ") {
+		t.Skip("the captures' argv differ")
+	}
+	dir := filepath.Join("testdata", "captures", "claude-deny")
+	stdin, _ := os.ReadFile(filepath.Join(dir, "stdin.bin"))
+	stdout, _ := os.ReadFile(filepath.Join(dir, "stdout.bin"))
+	prof, _ := agent.ByName("claude")
+	conv, _ := agent.ConversationOf(prof, args)
+	var out bytes.Buffer
+	res, err := Play([]Candidate{{"allow.cassette", allow}, {"deny.cassette", deny}}, Options{Conversation: conv, Args: args,
+		Stdin: bufio.NewReader(bytes.NewReader(stdin)), Stdout: &out, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cassette != "deny.cassette" {
+		t.Errorf("played %s", res.Cassette)
+	}
+	// The lines before the permission answer come from the allow
+	// recording (its pid, its home directory), the rest from deny's: the
+	// same events either way, and deny's answer.
+	got, want := strings.Split(out.String(), "\n"), strings.Split(string(stdout), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if shapeOf([]byte(got[i])) != shapeOf([]byte(want[i])) {
+			t.Errorf("line %d is another event:\n got %.200s\nwant %.200s", i+1, got[i], want[i])
+		}
+	}
+	norm := func(s string) string {
+		return normalize.String(s, normalize.Options{Format: contract.StreamJSON, Cwd: "/work/sdkscratch/runs/claude-deny/work"})
+	}
+	last := 0
+	for i, l := range want {
+		if obj := topLevel([]byte(l)); obj != nil && string(obj["type"]) == `"result"` {
+			last = i
+		}
+	}
+	if !strings.Contains(got[last], "permission_denials") || norm(got[last]) != norm(want[last]) {
+		t.Errorf("result:\n got %.400s\nwant %.400s", got[last], want[last])
 	}
 }

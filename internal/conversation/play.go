@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -315,15 +317,43 @@ func (c *cand) reconcile() bool {
 type owedLine struct {
 	stream cassette.Stream
 	norm   string
+	shape  string // of a JSON object: see shapeOf
 	raw    []byte
 }
 
-func (o owedLine) same(p owedLine) bool { return o.stream == p.stream && o.norm == p.norm }
+// same reports whether two lines are the same event of the agent's: equal
+// after normalisation, or JSON objects of one shape. Before the message
+// that tells two recordings apart the agent was told the same, so what
+// differs in an event of the same kind is what varies from run to run
+// that the normaliser does not know (a pid, a count).
+func (o owedLine) same(p owedLine) bool {
+	return o.stream == p.stream && (o.norm == p.norm || o.shape != "" && o.shape == p.shape)
+}
+
+// shapeOf is a JSON object's member names and its type, subtype and
+// method: what kind of event it is. "" for anything else.
+func shapeOf(line []byte) string {
+	obj := topLevel(line)
+	if obj == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range []string{"type", "subtype", "method"} {
+		if v, ok := obj[k]; ok {
+			keys = append(keys, k+"="+string(v))
+		}
+	}
+	return strings.Join(keys, "\x00")
+}
 
 func (c *cand) normalLine(o outChunk) owedLine {
 	opts := c.cmp.rec
 	opts.Format = contract.JSON // one line: one pass, no pieces
-	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream))}
+	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream)), shape: shapeOf(o.data)}
 }
 
 // flush plays c's pending output, and what its stdout holds of a line.
