@@ -166,15 +166,18 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	switch {
 	case errors.As(p.err, &miss):
 		c.log.Cassette = miss.Cassette
-		if c.mode == ModeOnce && miss.Consumed != nil {
+		if h := conversation.NewHandover(miss); c.mode == ModeOnce && h != nil {
 			// A conversation no recording of the argv holds: recorded
-			// live, the agent given what the caller said so far first, and
-			// the caller not shown again the lines the replay gave it
-			// (the agent's answers to the same messages).
-			return c.recordConversation(cv, inv, io.MultiReader(bytes.NewReader(miss.Consumed), stdin),
-				&skipLines{w: c.env.Stdout, n: miss.OutLines}, &skipLines{w: c.env.Stderr, n: miss.ErrLines})
+			// live, the agent told what the caller said so far, the caller
+			// not shown again what the replay gave it, the values they
+			// know differently translated (see conversation.Handover).
+			defer h.Close()
+			return c.recordConversation(cv, inv, h.Stdin(stdin), h.Stdout(c.env.Stdout), &skipLines{w: c.env.Stderr, n: miss.ErrLines})
 		}
 		hint := fmt.Sprintf("the caller's messages changed: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		if c.mode == ModeOnce {
+			hint = fmt.Sprintf("too much was said to hand the conversation over to the agent: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		}
 		return c.fail(p.err, hint)
 	case p.err != nil:
 		hint := ""

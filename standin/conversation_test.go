@@ -307,31 +307,28 @@ func TestConversationClaudeSDK(t *testing.T) {
 }
 
 // A denied permission is another conversation of the same argv: both are
-// kept, and each replay gets its own. Once mode does not record the second
-// (the answer names the request the replay made up), and says so.
+// kept, and each replay gets its own. In once mode the second is handed
+// over to the agent after the replay of the first has answered up to the
+// permission request: the agent is told what the caller said, its own
+// request id in place of the one the caller got.
 func TestConversationDenyBesideAllow(t *testing.T) {
 	inTempDir(t)
 	env, dir := conversationEnv(t, "once")
 	var recorded [2][]string
 	for i, behavior := range []string{"allow", "deny"} {
 		os.Remove("answer.txt")
-		if i == 1 {
-			s := start(t, env, claudeArgs...)
-			s.send(`{"request_id":"{{id:init}}","type":"control_request","request":{"subtype":"initialize","hooks":null}}`)
-			s.send(`{"type":"user","message":{"role":"user","content":"hello with a tool"},"parent_tool_use_id":null,"session_id":""}`)
-			req := s.until("control_request")
-			s.send(fmt.Sprintf(`{"type":"control_response","response":{"subtype":"success","request_id":%q,"response":{"behavior":"deny"}}}`, req["request_id"]))
-			if code := s.end(); code != 2 || !strings.Contains(s.stderr.String(), "message 3: response.response.behavior: recorded \"allow\", got \"deny\"; the caller's messages changed: record the call again with AGENTVCR_MODE=record") {
-				t.Fatalf("once, deny: exit %d, stderr %s", code, s.stderr)
-			}
-			env[standin.EnvMode] = "record"
-		}
 		s := start(t, env, claudeArgs...)
 		claudeClient(s, "hello", behavior)
 		if code := s.end(); code != 0 {
 			t.Fatalf("%s: exit %d, stderr %s", behavior, code, s.stderr)
 		}
+		if c := s.calls()[0]; c.Outcome != standin.Recorded {
+			t.Fatalf("%s: %+v", behavior, c)
+		}
 		recorded[i] = s.seen
+	}
+	if !strings.Contains(strings.Join(recorded[1], "\n"), "echo: hello with a tool deny") {
+		t.Fatalf("the handed over conversation:\n%s", strings.Join(recorded[1], "\n"))
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(files) != 2 {
 		t.Fatalf("cassettes %q, want one per conversation", files)

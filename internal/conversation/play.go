@@ -34,6 +34,10 @@ type MissError struct {
 	Played             bool
 	OutLines, ErrLines int
 	Consumed           []byte
+	// for a Handover: the stdout lines played, and each message read with
+	// how many had been played before it
+	played [][]byte
+	inputs []consumed
 }
 
 // maxConsumed bounds the stdin a miss gives back.
@@ -118,6 +122,7 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 		opts.Redact = func(p []byte) []byte { return p }
 	}
 	p := &player{opts: opts}
+	p.lost = !opts.KeepInput
 	for _, c := range cands {
 		h := c.Reader.Header()
 		k := &cand{Candidate: c, t: newTape(c.Name, c.Reader), ids: newIDs(opts.Conversation),
@@ -134,6 +139,9 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 			}
 		}
 		k.out = &lineRewriter{w: opts.Stdout, ids: k.ids}
+		if opts.KeepInput {
+			k.out.shown = p.shown
+		}
 		p.cands = append(p.cands, k)
 	}
 	return p.play()
@@ -143,13 +151,38 @@ type player struct {
 	opts   Options
 	cands  []*cand
 	turn   int  // messages read from the caller
-	eof    bool // the caller closed stdin
-	played bool
+	eof       bool // the caller closed stdin
+	playedAny bool
 	// consumed is what was read of stdin, raw, kept for a miss while under
 	// maxConsumed; lost once over.
 	consumed []byte
 	lost     bool
 	errLines int
+	inputs   []consumed // the messages in consumed, each with the lines played before it
+	played   [][]byte   // the stdout lines played, while consumed is kept
+	cur      []byte     // the stdout line being played
+	kept     int        // bytes in consumed and played
+}
+
+// shown keeps the stdout lines played while what is read is kept: a miss
+// hands them over to the live agent's (see Handover).
+func (p *player) shown(b []byte) {
+	if p.lost {
+		return
+	}
+	p.kept += len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.cur = append(p.cur, b...)
+			break
+		}
+		p.played = append(p.played, append(p.cur, b[:i+1]...))
+		p.cur, b = nil, b[i+1:]
+	}
+	if p.kept > maxConsumed {
+		p.lost, p.consumed, p.inputs, p.played, p.cur = true, nil, nil, nil, nil
+	}
 }
 
 func (p *player) play() (Result, error) {
@@ -365,7 +398,7 @@ func (p *player) flush(c *cand) error {
 }
 
 func (p *player) write(c *cand, s cassette.Stream, data []byte) error {
-	p.played = true
+	p.playedAny = true
 	if s == cassette.Stdout {
 		return c.out.write(data)
 	}
@@ -426,7 +459,8 @@ func (p *player) answer() error {
 				miss.Consumed = []byte{}
 			}
 		}
-		miss.Played, miss.ErrLines = p.played, p.errLines
+		miss.Played, miss.ErrLines = p.playedAny, p.errLines
+		miss.played, miss.inputs = p.played, p.inputs
 		for _, c := range p.cands {
 			miss.OutLines = max(miss.OutLines, c.out.lines)
 		}
@@ -497,19 +531,15 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 		return nil, false, fmt.Errorf("reading stdin: %w", err)
 	}
 	p.turn++
-	if long || len(p.consumed)+len(line) > maxConsumed {
-		p.lost, p.consumed = true, nil
-	}
-	if !p.opts.KeepInput {
-		p.lost = true
-	}
-	if !p.lost && p.played && answersAgent(p.opts.Conversation.Framing, line) {
-		// It may name what the replay made up for the agent (the id of
-		// its request): a live agent would not know it.
+	p.kept += len(line)
+	if long || p.kept > maxConsumed {
 		p.lost, p.consumed = true, nil
 	}
 	if !p.lost {
 		p.consumed = append(p.consumed, line...)
+		p.inputs = append(p.inputs, consumed{data: bytes.Clone(line), after: len(p.played)})
+	} else {
+		p.inputs, p.played = nil, nil
 	}
 	if long {
 		return []byte{}, true, nil
@@ -526,6 +556,8 @@ type lineRewriter struct {
 	line  []byte
 	raw   bool // the current line is too long to rewrite
 	lines int  // newlines written
+	// shown, when set, sees every byte written to the caller.
+	shown func([]byte)
 }
 
 const maxLine = 4 << 20
@@ -539,14 +571,14 @@ func (l *lineRewriter) write(p []byte) error {
 		}
 		p = p[len(part):]
 		if l.raw {
-			if _, err := l.w.Write(part); err != nil {
+			if err := l.send(part); err != nil {
 				return err
 			}
 		} else {
 			l.line = append(l.line, part...)
 			if len(l.line) > maxLine {
 				l.raw = true
-				if _, err := l.w.Write(l.line); err != nil {
+				if err := l.send(l.line); err != nil {
 					return err
 				}
 				l.line = l.line[:0]
@@ -563,30 +595,23 @@ func (l *lineRewriter) write(p []byte) error {
 	return nil
 }
 
+func (l *lineRewriter) send(p []byte) error {
+	if l.shown != nil {
+		l.shown(p)
+	}
+	_, err := l.w.Write(p)
+	return err
+}
+
 // flush writes what is held of a line.
 func (l *lineRewriter) flush() error {
 	if len(l.line) == 0 {
 		return nil
 	}
-	_, err := l.w.Write(l.ids.rewrite(l.line, true))
+	err := l.send(l.ids.rewrite(l.line, true))
 	l.line = l.line[:0]
 	if cap(l.line) > 1<<20 {
 		l.line = nil
 	}
 	return err
-}
-
-// answersAgent reports whether a message of the caller's answers a request
-// of the agent's: a JSON-RPC response, a stream-json control_response.
-func answersAgent(framing agent.Framing, msg []byte) bool {
-	obj := topLevel(msg)
-	if obj == nil {
-		return false
-	}
-	if framing == agent.FramingJSONRPC {
-		_, method := obj["method"]
-		_, id := obj["id"]
-		return id && !method
-	}
-	return string(obj["type"]) == `"control_response"`
 }
