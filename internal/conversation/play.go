@@ -148,9 +148,9 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 }
 
 type player struct {
-	opts   Options
-	cands  []*cand
-	turn   int  // messages read from the caller
+	opts      Options
+	cands     []*cand
+	turn      int  // messages read from the caller
 	eof       bool // the caller closed stdin
 	playedAny bool
 	// consumed is what was read of stdin, raw, kept for a miss while under
