@@ -78,9 +78,10 @@
 // output; where the recording says stdin closed, the replay waits for its
 // end. A caller that says something else fails with exit 2 and one line
 // naming the cassette, the message number and the first differing field.
-// In once mode, a conversation no recording holds is recorded, the agent
-// given what the caller said so far, unless the caller already answered a
-// request the replay made up (then it fails, saying to record).
+// In once mode, a conversation no recording holds is recorded: handed over
+// to the agent mid-way, told what the caller said so far, what the replay
+// already answered not shown again, the agent's ids translated to those
+// the caller got (see conversation.Handover).
 //
 // When the profile names the agent's working directory in its flags
 // (agent.Invoking: codex --cd, cursor --workspace), that directory is the

@@ -27,10 +27,9 @@ type MissError struct {
 	What     string // what differs, said in a few words
 	// Played is set when output was written to the caller before the miss,
 	// OutLines and ErrLines count the newlines of what was; Consumed holds
-	// every byte read of stdin, raw (nil past maxConsumed, or once the
-	// caller answered a request of the agent's the replay played). A stand-in may
-	// then record the call afresh: the agent given what was read first, its
-	// first OutLines and ErrLines lines not shown again.
+	// every byte read of stdin, raw, with Options.KeepInput (nil past
+	// maxConsumed). A stand-in may then hand the conversation over to the
+	// live agent (NewHandover).
 	Played             bool
 	OutLines, ErrLines int
 	Consumed           []byte
