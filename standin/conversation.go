@@ -137,6 +137,11 @@ func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversat
 
 func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []conversation.Candidate, stdin *bufio.Reader, cwd, home string) int {
 	c.log.Cassette = cands[0].Name
+	if c.log.Fault != "" {
+		note := fmt.Sprintf("%s: warning: $%s=%s is not applied to a conversation, replayed turn by turn", c.name, EnvFault, c.log.Fault)
+		fmt.Fprintln(c.env.Stderr, note)
+		c.log.Notes = append(c.log.Notes, note)
+	}
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
 		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
