@@ -105,6 +105,14 @@ func (c *call) converse(cv conversing, cwd string) int {
 		if c.mode == ModeOnce {
 			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 		}
+		if c.take > 1 {
+			if first, files := c.candidates(lib, inv.WithTake(1)); len(first) > 0 {
+				for _, f := range files {
+					f.Close()
+				}
+				return c.tooMany(inv, first[0].Name)
+			}
+		}
 		return c.miss(lib, inv)
 	}
 	return c.replayConversation(cv, inv, cands, stdin, cwd, home)

@@ -138,10 +138,17 @@ type session struct {
 
 func start(t *testing.T, env map[string]string, args ...string) *session {
 	t.Helper()
+	return startLogged(t, env, filepath.Join(t.TempDir(), "runs.jsonl"), args...)
+}
+
+// startLogged is start with the run log given: calls sharing it are the
+// calls of one test, answered in takes.
+func startLogged(t *testing.T, env map[string]string, log string, args ...string) *session {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &session{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan int, 1), stderr: &strings.Builder{},
-		log: filepath.Join(t.TempDir(), "runs.jsonl"), mine: map[string]string{}}
+		log: log, mine: map[string]string{}}
 	env[standin.EnvRunLog] = s.log
 	errw := &lockedBuilder{b: s.stderr}
 	go func() {
@@ -483,5 +490,52 @@ func TestCodexWorkingDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat("answer.txt"); err == nil {
 		t.Error("the file change was made in the process's directory, not in --cd")
+	}
+}
+
+// The same conversation twice in one test is recorded in takes, and
+// replayed in order; a third call is one more than recorded.
+func TestConversationTakes(t *testing.T) {
+	inTempDir(t)
+	env, dir := conversationEnv(t, "record")
+	args := []string{"gemini", "--acp"}
+	client := func(s *session, prompt string) {
+		s.send(`{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"x","prompt":"` + prompt + `"}}`)
+		s.recv()
+		req := s.recv()
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{}}`, req["id"]))
+		s.recv()
+		s.recv()
+	}
+	log := filepath.Join(t.TempDir(), "runs.jsonl")
+	for _, prompt := range []string{"first", "second"} {
+		os.Remove("answer.txt")
+		s := startLogged(t, env, log, args...)
+		client(s, prompt)
+		if code := s.end(); code != 0 {
+			t.Fatalf("record %s: %d %s", prompt, code, s.stderr)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*take2*.cassette")); len(files) != 1 {
+		t.Fatalf("take 2: %q", files)
+	}
+	env[standin.EnvMode], env[standin.EnvRealAgent] = "replay", "/nonexistent"
+	log = filepath.Join(t.TempDir(), "runs.jsonl")
+	for _, prompt := range []string{"first", "second"} {
+		os.Remove("answer.txt")
+		s := startLogged(t, env, log, args...)
+		client(s, prompt)
+		if code := s.end(); code != 0 {
+			t.Fatalf("replay %s: %d %s", prompt, code, s.stderr)
+		}
+	}
+	calls := (&session{t: t, log: log}).calls()
+	if len(calls) != 2 || calls[0].Take != 1 || calls[1].Take != 2 {
+		t.Errorf("takes %+v", calls)
+	}
+	s := startLogged(t, env, log, args...)
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"x","prompt":"first"}}`)
+	if code := s.end(); code != 2 || !strings.Contains(s.stderr.String(), "was recorded 2 times, called 3 in this test") {
+		t.Errorf("a third call: exit %d, stderr %s", code, s.stderr)
 	}
 }
