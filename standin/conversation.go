@@ -84,10 +84,26 @@ func (c *call) converse(cv conversing, cwd string) int {
 		in = s
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
-	if c.mode == ModeRecord {
-		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
-	}
 	lib, err := index.OpenLibrary(c.dir)
+	if c.mode == ModeRecord {
+		// Recorded again, unless another test of the run recorded this
+		// conversation since it began ($AGENTVCR_RECORD_SINCE): that one
+		// answers, handed over to the agent where the caller leaves it.
+		var fresh []conversation.Candidate
+		if err == nil {
+			cands, files := c.candidates(lib, inv)
+			defer closeAll(files)
+			for _, k := range cands {
+				if !k.Reader.Header().Start.Before(c.start) {
+					fresh = append(fresh, k)
+				}
+			}
+		}
+		if len(fresh) == 0 {
+			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
+		}
+		return c.replayConversation(cv, inv, fresh, stdin, cwd, home)
+	}
 	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
 		return c.fail(err, "")
 	}
@@ -95,11 +111,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	if lib != nil {
 		var files []*os.File
 		cands, files = c.candidates(lib, inv)
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
+		defer closeAll(files)
 	}
 	if len(cands) == 0 {
 		if c.mode == ModeOnce {
@@ -107,9 +119,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 		}
 		if c.take > 1 {
 			if first, files := c.candidates(lib, inv.WithTake(1)); len(first) > 0 {
-				for _, f := range files {
-					f.Close()
-				}
+				closeAll(files)
 				return c.tooMany(inv, first[0].Name)
 			}
 		}
@@ -153,7 +163,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
 		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
-		KeepInput: c.mode == ModeOnce}
+		KeepInput: c.mode.Live()}
 	// The client ends a replay as it would the agent: 128+N, logged.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -179,7 +189,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	switch {
 	case errors.As(p.err, &miss):
 		c.log.Cassette = miss.Cassette
-		if h := conversation.NewHandover(miss); c.mode == ModeOnce && h != nil {
+		if h := conversation.NewHandover(miss); c.mode.Live() && h != nil {
 			// A conversation no recording of the argv holds: recorded
 			// live, the agent told what the caller said so far, the caller
 			// not shown again what the replay gave it, the values they
@@ -188,7 +198,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 			return c.recordConversation(cv, inv, h.Stdin(stdin), h.Stdout(c.env.Stdout), &skipLines{w: c.env.Stderr, n: miss.ErrLines})
 		}
 		hint := fmt.Sprintf("the caller's messages changed: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
-		if c.mode == ModeOnce {
+		if c.mode.Live() {
 			hint = fmt.Sprintf("too much was said to hand the conversation over to the agent: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
 		}
 		return c.fail(p.err, hint)
@@ -292,6 +302,12 @@ func (s *skipLines) Write(p []byte) (int, error) {
 		}
 	}
 	return size, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // eofReader is a caller's stdin that is not a pipe: closed from the start.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
@@ -537,5 +538,42 @@ func TestConversationTakes(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"x","prompt":"first"}}`)
 	if code := s.end(); code != 2 || !strings.Contains(s.stderr.String(), "was recorded 2 times, called 3 in this test") {
 		t.Errorf("a third call: exit %d, stderr %s", code, s.stderr)
+	}
+}
+
+// In record mode, a conversation another test of the run recorded since
+// it began answers the call again; another conversation of the argv is
+// handed over to the agent and recorded beside it.
+func TestConversationRecordedInThisRun(t *testing.T) {
+	inTempDir(t)
+	env, dir := conversationEnv(t, "record")
+	env[standin.EnvRecordSince] = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339Nano)
+	self := env[standin.EnvRealAgent]
+	for i, tc := range []struct {
+		prompt, real string
+		outcome      standin.Outcome
+	}{
+		{"one", self, standin.Recorded},
+		{"one", "/nonexistent", standin.Replayed}, // the agent does not run
+		{"two", self, standin.Recorded},
+	} {
+		os.Remove("answer.txt")
+		env[standin.EnvRealAgent] = tc.real
+		s := start(t, env, "qwen", "--input-format", "stream-json", "--session-id", randomID())
+		s.send(`{"type":"control_request","request_id":"{{id:init}}","request":{"subtype":"initialize"}}`)
+		s.until("control_response")
+		s.send(`{"type":"user","session_id":"x","message":{"role":"user","content":"` + tc.prompt + `"},"parent_tool_use_id":null}`)
+		if r := s.until("result"); r["result"] != "echo: "+tc.prompt {
+			t.Errorf("call %d: result %v", i, r["result"])
+		}
+		if code := s.end(); code != 0 {
+			t.Fatalf("call %d: exit %d: %s", i, code, s.stderr)
+		}
+		if c := s.calls()[0]; c.Outcome != tc.outcome {
+			t.Errorf("call %d: %s, want %s", i, c.Outcome, tc.outcome)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(files) != 2 {
+		t.Errorf("cassettes %q", files)
 	}
 }
