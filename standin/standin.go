@@ -78,7 +78,10 @@
 // output; where the recording says stdin closed, the replay waits for its
 // end. A caller that says something else fails with exit 2 and one line
 // naming the cassette, the message number and the first differing field.
-// In once mode, a conversation no recording holds is recorded: handed over
+// In record mode a conversation is recorded again, unless a recording of
+// it was made since the run began ($AGENTVCR_RECORD_SINCE), which answers.
+// In once mode (and record mode, then), a conversation no recording holds
+// is recorded: handed over
 // to the agent mid-way, told what the caller said so far, what the replay
 // already answered not shown again, the agent's ids translated to those
 // the caller got (see conversation.Handover).
