@@ -132,6 +132,10 @@ func (c *call) run() int {
 		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)), hint)
 	}
 	cwd, _ := os.Getwd()
+	if cv, ok := c.conversing(); ok {
+		return c.converse(cv, cwd)
+	}
+	cwd = c.agentDir(cwd)
 	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
 	if err != nil {
 		return c.fail(err, "")
@@ -270,6 +274,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	cwd = c.agentDir(cwd)
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
 		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
@@ -423,8 +428,8 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	// of a recording round (a golden) is then what it makes of every replay.
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		LiveRedacted: true,
-		Workspace:    &workspace.Options{Exclude: c.ownFiles()},
-		AskVersion:   runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
+		Workspace:    &workspace.Options{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
+		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
