@@ -9,8 +9,8 @@ import (
 	"github.com/agentvcr/agentvcr/standin"
 )
 
-// fakeAgent is a real agent that leaves a mark each time it runs.
-func fakeAgent(t *testing.T) (path string, runs func() int) {
+// markingAgent is a real agent that leaves a mark each time it runs.
+func markingAgent(t *testing.T) (path string, runs func() int) {
 	t.Helper()
 	dir := t.TempDir()
 	path = filepath.Join(dir, "agent")
@@ -28,7 +28,7 @@ func fakeAgent(t *testing.T) (path string, runs func() int) {
 func TestCIReplaysOnly(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
 	t.Chdir(t.TempDir())
-	agent, runs := fakeAgent(t)
+	agent, runs := markingAgent(t)
 	dir := filepath.Join(t.TempDir(), "cassettes")
 	for _, mode := range []standin.Mode{standin.ModeOnce, standin.ModeRecord} {
 		for _, ci := range []string{"true", "1", "yes"} {
@@ -66,7 +66,7 @@ func TestCIReplaysOnly(t *testing.T) {
 func TestCassettesDirMustBeAbsolute(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
 	t.Chdir(t.TempDir())
-	agent, runs := fakeAgent(t)
+	agent, runs := markingAgent(t)
 	for _, mode := range []string{"", "once", "record"} {
 		r := run(t, map[string]string{standin.EnvCassettes: "testdata/cassettes", standin.EnvMode: mode, standin.EnvRealAgent: agent}, "--print", "hi")
 		if r.code != 2 || !strings.Contains(r.stderr, "give an absolute path") || strings.Count(r.stderr, "\n") != 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/conversation"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/recorder"
@@ -163,7 +164,8 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
 		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
-		KeepInput: c.mode.Live()}
+		KeepInput: c.mode.Live(),
+		Relocate:  func(h cassette.Header) *relocate.Map { return c.relocation(h, c.agentDir(cwd)) }}
 	// The client ends a replay as it would the agent: 128+N, logged.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)

@@ -483,7 +483,8 @@ func TestCodexWorkingDirectory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replay in another directory: exit %d: %s", code, errs)
 	}
-	if want := fmt.Sprintf(`{"type":"turn.completed","cwd":%q}`+"\n", first); out != want {
+	// The recorded --cd is given as the replay's own (relocated).
+	if want := fmt.Sprintf(`{"type":"turn.completed","cwd":%q}`+"\n", second); out != want {
 		t.Errorf("replayed %q, want %q", out, want)
 	}
 	if data, err := os.ReadFile(filepath.Join(second, "answer.txt")); err != nil || string(data) != "write the answer" {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -75,6 +76,12 @@ type Options struct {
 	// miss to give back (MissError.Consumed): a once-mode stand-in records
 	// the call with it.
 	KeepInput bool
+	// Relocate, when set, gives the moves that put a recording's
+	// directories (its header's) where the live call's are: replayed
+	// output names the caller's directories, as a one-shot replay's does,
+	// so that a client serving fs/* requests in its own directory, or
+	// relating the agent's paths to it, sees what it saw live.
+	Relocate func(cassette.Header) *relocate.Map
 }
 
 // Result is how a played conversation ended.
@@ -138,6 +145,9 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 			}
 		}
 		k.out = &lineRewriter{w: opts.Stdout, ids: k.ids}
+		if opts.Relocate != nil {
+			k.out.moves = opts.Relocate(h)
+		}
 		if opts.KeepInput {
 			k.out.shown = p.shown
 		}
@@ -402,7 +412,7 @@ func (p *player) write(c *cand, s cassette.Stream, data []byte) error {
 		return c.out.write(data)
 	}
 	p.errLines += bytes.Count(data, []byte{'\n'})
-	_, err := p.opts.Stderr.Write(data)
+	_, err := p.opts.Stderr.Write(c.out.moves.Bytes(data))
 	return err
 }
 
@@ -552,6 +562,7 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 type lineRewriter struct {
 	w     io.Writer
 	ids   *ids
+	moves *relocate.Map // the recording's directories → the call's; nil moves nothing
 	line  []byte
 	raw   bool // the current line is too long to rewrite
 	lines int  // newlines written
@@ -607,7 +618,7 @@ func (l *lineRewriter) flush() error {
 	if len(l.line) == 0 {
 		return nil
 	}
-	err := l.send(l.ids.rewrite(l.line, true))
+	err := l.send(l.moves.Bytes(l.ids.rewrite(l.line, true)))
 	l.line = l.line[:0]
 	if cap(l.line) > 1<<20 {
 		l.line = nil
