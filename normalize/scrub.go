@@ -82,6 +82,9 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		if cl == clsWord {
 			if prev != clsWord {
 				if m, rep := n.atWord(s, i, esc, prev); m > 0 {
+					if n.spansOnly {
+						n.matched(i, i+m)
+					}
 					dst = append(append(dst, s[last:i]...), rep...)
 					i += m
 					last, prev = i, lastClass(rep)
@@ -100,6 +103,9 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		}
 		if n.roots.start[c] && prev == clsOther {
 			if m, rep := n.matchRoot(s, i, esc); m > 0 {
+				if n.spansOnly {
+					n.matched(i, i+m)
+				}
 				dst = append(append(dst, s[last:i]...), rep...)
 				i += m
 				last, prev = i, lastClass(rep)
@@ -451,6 +457,9 @@ func (n *Normalizer) epochInWord(dst, s []byte, i, j, last int) ([]byte, int) {
 		// The run must end the word: letters after the placeholder would
 		// start a word of their own in a second pass.
 		if k+d == j && isLetter(s[k-1]) && !isHex(s[k-1]) && isEpoch(s[k:k+d]) && k >= last {
+			if n.spansOnly {
+				n.matched(k, k+d)
+			}
 			dst = append(append(dst, s[last:k]...), "<TIMESTAMP>"...)
 			last = k + d
 		}
@@ -742,13 +751,20 @@ func (n *Normalizer) scrubUser(dst, s []byte, esc, final bool, st *scrubState) (
 				break
 			}
 		}
+		n.spanBase += pos
 		dst, _ = n.scrubDefault(dst, s[pos:a], esc, true, st)
+		n.spanBase -= pos
+		if n.spansOnly {
+			n.matched(a, b)
+		}
 		text := n.ruleText(rule, s[a:b])
 		dst = append(dst, text...)
 		st.prev = lastClass(text)
 		pos = b
 	}
+	n.spanBase += pos
 	dst, used := n.scrubDefault(dst, s[pos:], esc, final, st)
+	n.spanBase -= pos
 	return dst, pos + used
 }
 

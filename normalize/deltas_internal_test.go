@@ -1,0 +1,226 @@
+package normalize
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+const testDeltaRules = `
+delta  $.d.p  $.type=piece  by  $.id
+delta  $.msg.content.text  $.type=seg  $.n=*
+`
+
+func deltaNormalizer(t *testing.T, cwd string) *Normalizer {
+	t.Helper()
+	rules, err := ParseRules(strings.NewReader(testDeltaRules), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{Format: contract.StreamJSON, Cwd: cwd, AgentRules: rules})
+}
+
+// readAll runs s through a deltaReader alone: what the normaliser reads.
+func readAll(t *testing.T, n *Normalizer, s string) string {
+	t.Helper()
+	out, err := io.ReadAll(newDeltaReader(strings.NewReader(s), n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func pieceEvent(id, p string) string {
+	b, _ := json.Marshal(map[string]any{"type": "piece", "id": id, "d": map[string]string{"p": p}})
+	return string(b) + "\n"
+}
+
+// joinedPieces decodes the pieces of each stream of a stream of piece
+// events, joined, and counts the lines.
+func joinedPieces(t *testing.T, s string) (map[string]string, int) {
+	t.Helper()
+	joined := map[string]string{}
+	lines := 0
+	for line := range strings.Lines(s) {
+		lines++
+		var ev struct {
+			Type, ID string
+			D        struct{ P string }
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %d is not JSON any more: %v: %s", lines, err, line)
+		}
+		if ev.Type == "piece" {
+			joined[ev.ID] += ev.D.P
+		}
+	}
+	return joined, lines
+}
+
+// Whatever the cuts, the reader keeps every line, keeps each stream's
+// joined text, and keeps each line valid JSON (a piece never ends inside an
+// escape); and the path cut anywhere ends whole in one piece.
+func TestDeltaReaderKeepsStreams(t *testing.T) {
+	const cwd = "/tmp/Te\"st é/001"
+	text := `Wrote ` + cwd + `/a.go and "quoted" \ back é, ` + cwd + "\n" + `x.txt`
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		var b strings.Builder
+		b.WriteString(`{"type":"system","cwd":"elsewhere"}` + "\n")
+		// Two streams, interleaved, each cut at random places.
+		rest := [2]string{text, text}
+		for rest[0] != "" || rest[1] != "" {
+			k := rng.IntN(2)
+			if rest[k] == "" {
+				k = 1 - k
+			}
+			// Cut at a rune boundary: the agent streams whole characters.
+			n := 1 + rng.IntN(min(len(rest[k]), 12))
+			for n < len(rest[k]) && rest[k][n]&0xC0 == 0x80 {
+				n++
+			}
+			b.WriteString(pieceEvent([]string{"a", "b"}[k], rest[k][:n]))
+			rest[k] = rest[k][n:]
+		}
+		b.WriteString(`{"type":"end"}` + "\n")
+		in := b.String()
+		out := readAll(t, deltaNormalizer(t, cwd), in)
+		wantJoined, wantLines := joinedPieces(t, in)
+		gotJoined, gotLines := joinedPieces(t, out)
+		if gotLines != wantLines {
+			t.Fatalf("trial %d: %d lines, want %d", trial, gotLines, wantLines)
+		}
+		for id, want := range wantJoined {
+			if gotJoined[id] != want {
+				t.Fatalf("trial %d: stream %s joins to %q, want %q", trial, id, gotJoined[id], want)
+			}
+		}
+		norm := string(deltaNormalizer(t, cwd).Bytes([]byte(in), cassette.Stdout))
+		normJoined, _ := joinedPieces(t, norm)
+		for id, got := range normJoined {
+			if want := "Wrote $CWD/a.go and \"quoted\" \\ back é, $CWD\nx.txt"; got != want {
+				t.Fatalf("trial %d: stream %s normalises to %q, want %q\nin:\n%s\nout:\n%s", trial, id, got, want, in, norm)
+			}
+		}
+	}
+}
+
+// A cwd learned from the init event (none given) is scrubbed across
+// pieces too.
+func TestDeltaReaderLearnsCwd(t *testing.T) {
+	in := `{"type":"system","subtype":"init","cwd":"/work/proj-17"}` + "\n" +
+		pieceEvent("a", "see /work/pr") + pieceEvent("a", "oj-17/x.go") + `{"type":"end"}` + "\n"
+	out := string(deltaNormalizer(t, "").Bytes([]byte(in), cassette.Stdout))
+	joined, _ := joinedPieces(t, out)
+	if joined["a"] != "see $CWD/x.go" {
+		t.Fatalf("joined %q, want the learned cwd scrubbed:\n%s", joined["a"], out)
+	}
+}
+
+// Any other event ends a run of deltas: a value cut across it is not
+// joined (it is not one value of one stream), and nothing is lost.
+func TestDeltaReaderOtherEventEndsRun(t *testing.T) {
+	in := pieceEvent("a", "see /work/pr") + `{"type":"tool"}` + "\n" + pieceEvent("a", "oj-17/x.go")
+	if out := readAll(t, deltaNormalizer(t, "/work/proj-17"), in); out != in {
+		t.Fatalf("got\n%s\nwant it unchanged\n%s", out, in)
+	}
+}
+
+// A segment event matched by presence ("$.n=*") and a piece in an array
+// (the event's content list) are read as the rules say.
+func TestDeltaRulePresenceAndArray(t *testing.T) {
+	seg := func(p string, n bool) string {
+		ev := map[string]any{"type": "seg", "msg": map[string]any{"content": []any{map[string]string{"type": "text", "text": p}}}}
+		if n {
+			ev["n"] = 1
+		}
+		b, _ := json.Marshal(ev)
+		return string(b) + "\n"
+	}
+	in := seg("at /ho", true) + seg("me/u/p now", true) + seg("at /home/u/p now", false)
+	out := string(New(Options{Format: contract.StreamJSON, Cwd: "/home/u/p", AgentRules: mustParse(t, testDeltaRules)}).Bytes([]byte(in), cassette.Stdout))
+	want := seg("at $CWD", true) + seg(" now", true) + seg("at $CWD now", false)
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func mustParse(t *testing.T, text string) *Rules {
+	t.Helper()
+	r, err := ParseRules(strings.NewReader(text), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A run of deltas longer than maxDeltaRun is let go in parts: what is held
+// stays bounded, every line comes out, and each stream's text is kept.
+func TestDeltaReaderBounded(t *testing.T) {
+	var b strings.Builder
+	piece := strings.Repeat("x", 900) + " /home/u/p "
+	for b.Len() < 4*maxDeltaRun {
+		b.WriteString(pieceEvent("a", piece))
+	}
+	in := b.String()
+	d := newDeltaReader(strings.NewReader(in), deltaNormalizer(t, "/home/u/p"))
+	var out bytes.Buffer
+	buf := make([]byte, 4096)
+	most := 0
+	for {
+		n, err := d.Read(buf)
+		out.Write(buf[:n])
+		most = max(most, cap(d.held))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if most > 2*maxDeltaRun+maxDropLine {
+		t.Errorf("held up to %d bytes, want at most %d", most, 2*maxDeltaRun+maxDropLine)
+	}
+	if out.String() != in {
+		t.Errorf("a run of whole values changed: %d bytes in, %d out", len(in), out.Len())
+	}
+}
+
+// A line longer than the reader's buffer passes through whole, and a last
+// line without a newline is kept as it is.
+func TestDeltaReaderLongAndUnterminatedLines(t *testing.T) {
+	long := `{"type":"piece","id":"a","d":{"p":"` + strings.Repeat("y", 3*maxDropLine) + `"}}` + "\n"
+	in := pieceEvent("a", "one ") + long + pieceEvent("a", "two") + `{"type":"piece","id":"a","d":{"p":"end"}}`
+	if out := readAll(t, deltaNormalizer(t, "/x/y/z"), in); out != in {
+		t.Fatalf("changed: %d bytes in, %d out", len(in), len(out))
+	}
+}
+
+func TestParseDeltaRules(t *testing.T) {
+	for _, bad := range []string{
+		"delta",
+		"delta $.a.b",
+		"delta a.b $.t=x",
+		"delta $.a.* $.t=x",
+		"delta $.a $.t",
+		"delta $.a $.t=x by $.**",
+	} {
+		if _, err := ParseRules(strings.NewReader(bad), "f"); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	r := mustParse(t, "delta $.a.b $.t=x $.n=3 $.ok=true $.c=* by $.id $.i")
+	d := r.deltas[0]
+	if len(d.when) != 4 || len(d.by) != 2 || !d.when[3].any || string(d.needle) != "true" && string(d.needle) != `"x"` {
+		t.Errorf("parsed %+v", d)
+	}
+	if r.scrubs() {
+		t.Error("a delta rule turns the fast paths off")
+	}
+}
