@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/agentvcr/agentvcr/contract/jsonscan"
@@ -24,6 +25,9 @@ type deltaRule struct {
 	// needle is a byte string every such event holds (a quoted condition
 	// value): lines without it are passed by without being parsed.
 	needle []byte
+	// paths are every path the rule reads (the conditions', the piece's,
+	// the by paths), looked up in one walk of an event.
+	paths [][]string
 }
 
 type deltaCond struct {
@@ -67,16 +71,27 @@ func parseDelta(fields []string) (deltaRule, error) {
 		}
 		c := deltaCond{path: p, value: value, any: value == "*"}
 		d.when = append(d.when, c)
-		if !c.any && len(value) > len(d.needle)-2 {
-			d.needle = []byte(value) // a string as written, or a literal
+		if !c.any && len(value) > len(d.needle)-1 {
+			// A string as written, with its closing quote (an opening
+			// quote first would stop the search at every quote), or a
+			// literal.
+			d.needle = []byte(value)
 			if value != "true" && value != "false" && value != "null" && !validNumber([]byte(value)) {
-				d.needle = []byte(`"` + jsonEscape(value) + `"`)
+				d.needle = []byte(jsonEscape(value) + `"`)
 			}
 		}
 	}
 	if len(d.when) == 0 {
 		return d, errors.New("a delta rule needs at least one PATH=VALUE condition naming its events")
 	}
+	if 1+len(d.when)+len(d.by) > maxDeltaPaths {
+		return d, fmt.Errorf("a delta rule reads at most %d members", maxDeltaPaths)
+	}
+	for _, c := range d.when {
+		d.paths = append(d.paths, c.path)
+	}
+	d.paths = append(d.paths, d.piece)
+	d.paths = append(d.paths, d.by...)
 	return d, nil
 }
 
@@ -94,79 +109,111 @@ func memberPath(p, what string) ([]string, error) {
 	return parts, nil
 }
 
-// valueAt finds the value at path in the valid JSON object obj: its raw
-// bytes and offset in obj. An array on the way stands for its first element
-// (an event's content list holds its one text part).
-func valueAt(obj []byte, path []string) (raw []byte, off int, k jsonscan.Kind, ok bool) {
-	base := 0
-	for i, name := range path {
-		for len(obj) > 0 && obj[0] == '[' {
-			el := jsonscan.Elements(obj)
-			if !el.Next() {
-				return nil, 0, 0, false
-			}
-			base += el.Off
-			obj = el.Val
-		}
-		if len(obj) == 0 || obj[0] != '{' {
-			return nil, 0, 0, false
-		}
-		m := jsonscan.Members(obj)
-		found := false
-		for m.Next() {
-			if jsonscan.KeyIs(m.Key, name) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, 0, 0, false
-		}
-		if i == len(path)-1 {
-			return m.Val, base + m.Off, m.K, true
-		}
-		base += m.Off
-		obj = m.Val
-	}
-	return nil, 0, 0, false
+// maxDeltaPaths bounds the members one delta rule reads.
+const maxDeltaPaths = 16
+
+// found is a value a walk found: its raw bytes, offset in the event, kind.
+type found struct {
+	raw []byte
+	off int
+	k   jsonscan.Kind
+	ok  bool
 }
 
-// match reports whether the event obj is one of the rule's, and where its
-// piece's content (between the quotes) lies in obj.
-func (d *deltaRule) match(obj []byte) (start, end int, ok bool) {
-	for _, c := range d.when {
-		raw, _, k, found := valueAt(obj, c.path)
-		if !found {
-			return 0, 0, false
-		}
-		if c.any {
-			continue
-		}
-		if k == jsonscan.String {
-			if jsonscan.StringValue(raw) != c.value {
-				return 0, 0, false
-			}
-		} else if string(raw) != c.value {
-			return 0, 0, false
-		}
-	}
-	raw, off, k, found := valueAt(obj, d.piece)
-	if !found || k != jsonscan.String {
-		return 0, 0, false
-	}
-	return off + 1, off + len(raw) - 1, true
+// walker finds the values at a rule's paths in the valid JSON object of an
+// event, in one walk: members no path goes through are skipped once. An
+// array on the way stands for its first element (an event's content list
+// holds its one text part). Its buffers are reused from event to event.
+type walker struct {
+	res   [maxDeltaPaths]found
+	stack []int // the paths still looked for, level by level
 }
 
-// streamKey names the stream the event obj is a piece of: the rule and the
-// values of its by members.
-func (d *deltaRule) streamKey(dst []byte, rule int, obj []byte) []byte {
-	dst = append(dst, byte(rule), byte(rule>>8))
-	for _, p := range d.by {
-		raw, _, _, _ := valueAt(obj, p)
-		dst = append(dst, 0)
-		dst = append(dst, raw...)
+func (w *walker) lookup(d *deltaRule, obj []byte) {
+	w.res = [maxDeltaPaths]found{}
+	w.stack = w.stack[:0]
+	for i := range d.paths {
+		w.stack = append(w.stack, i)
 	}
-	return dst
+	w.walk(d, obj, 0, 0, 0, len(d.paths))
+}
+
+// walk looks in v for the paths w.stack[from:to], at depth.
+func (w *walker) walk(d *deltaRule, v []byte, base, depth, from, to int) {
+	for len(v) > 0 && v[0] == '[' {
+		el := jsonscan.Elements(v)
+		if !el.Next() {
+			return
+		}
+		base += el.Off
+		v = el.Val
+	}
+	if len(v) == 0 || v[0] != '{' {
+		return
+	}
+	left := to - from
+	m := jsonscan.Members(v)
+	for left > 0 && m.Next() {
+		next := len(w.stack)
+		for k := from; k < to; k++ {
+			p := w.stack[k]
+			path := d.paths[p]
+			if w.res[p].ok || !jsonscan.KeyIs(m.Key, path[depth]) {
+				continue
+			}
+			if depth == len(path)-1 {
+				w.res[p] = found{raw: m.Val, off: base + m.Off, k: m.K, ok: true}
+				left--
+			} else {
+				w.stack = append(w.stack, p)
+			}
+		}
+		if n := len(w.stack) - next; n > 0 {
+			left -= n // a member name comes once: these paths end in it
+			w.walk(d, m.Val, base+m.Off, depth+1, next, len(w.stack))
+			w.stack = w.stack[:next]
+		}
+	}
+}
+
+// match reports whether the event obj is one of the rule's, where its
+// piece's content (between the quotes) lies in obj, and the stream it is a
+// piece of (the rule and the values of its by members), appended to key.
+func (w *walker) match(d *deltaRule, obj []byte, rule int, key []byte) (start, end int, _ []byte, ok bool) {
+	w.lookup(d, obj)
+	res := &w.res
+	for i, c := range d.when {
+		f := res[i]
+		switch {
+		case !f.ok:
+			return 0, 0, key, false
+		case c.any:
+		case f.k == jsonscan.String:
+			if !stringIs(f.raw, c.value) {
+				return 0, 0, key, false
+			}
+		case string(f.raw) != c.value:
+			return 0, 0, key, false
+		}
+	}
+	piece := res[len(d.when)]
+	if !piece.ok || piece.k != jsonscan.String {
+		return 0, 0, key, false
+	}
+	key = append(key, byte(rule), byte(rule>>8))
+	for _, f := range res[len(d.when)+1 : len(d.paths)] {
+		key = append(append(key, 0), f.raw...)
+	}
+	return piece.off + 1, piece.off + len(piece.raw) - 1, key, true
+}
+
+// stringIs reports whether the raw JSON string v (quotes and all) holds s.
+func stringIs(v []byte, s string) bool {
+	v = v[1 : len(v)-1]
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v) == s // no copy made
+	}
+	return jsonscan.DecodeString(v) == s
 }
 
 // Bounds of what deltaReader holds. A run of delta events longer than
@@ -197,9 +244,15 @@ type deltaReader struct {
 	streams map[string]int // stream key → index in pieces
 	pieces  [][]int        // each stream's lines, by index in lines
 	key     []byte
-	joined  []byte
-	bounds  []int
-	scratch []byte
+	w       walker
+	// needles are the rules' distinct needles (nil: none, every line is a
+	// candidate), needleOf each rule's, hits which the line holds.
+	needles  [][]byte
+	needleOf []int
+	hits     []bool
+	joined   []byte
+	bounds   []int
+	scratch  []byte
 
 	out []byte // ready to be read
 	off int
@@ -219,22 +272,36 @@ func newDeltaReader(r io.Reader, n *Normalizer) *deltaReader {
 	opts := Options{Cwd: n.opts.Cwd, Home: n.opts.Home, TempDir: n.opts.TempDir, Rules: n.opts.Rules}
 	f := New(opts)
 	f.spansOnly = true
-	return &deltaReader{
+	d := &deltaReader{
 		br:      bufio.NewReaderSize(r, maxDropLine),
 		rules:   n.deltas,
 		finder:  f,
 		streams: map[string]int{},
 	}
+	for _, r := range d.rules {
+		k := slices.IndexFunc(d.needles, func(nd []byte) bool { return string(nd) == string(r.needle) })
+		if k < 0 {
+			k = len(d.needles)
+			d.needles = append(d.needles, r.needle)
+		}
+		d.needleOf = append(d.needleOf, k)
+	}
+	d.hits = make([]bool, len(d.needles))
+	return d
 }
 
 func (d *deltaReader) Read(p []byte) (int, error) {
-	for d.off == len(d.out) {
-		d.out, d.off = d.out[:0], 0
+	if d.off < len(d.out) {
+		n := copy(p, d.out[d.off:])
+		d.off += n
+		return n, nil
+	}
+	// Fill p, not a line at a time: the normaliser works best on large
+	// reads.
+	d.out, d.off = d.out[:0], 0
+	for len(d.out) < len(p) {
 		if d.err != nil {
 			d.release()
-			if len(d.out) == 0 {
-				return 0, d.err
-			}
 			break
 		}
 		line, err := d.br.ReadSlice('\n')
@@ -257,6 +324,9 @@ func (d *deltaReader) Read(p []byte) (int, error) {
 		}
 		d.line(line)
 	}
+	if d.off == len(d.out) {
+		return 0, d.err
+	}
 	n := copy(p, d.out[d.off:])
 	d.off += n
 	return n, nil
@@ -265,20 +335,35 @@ func (d *deltaReader) Read(p []byte) (int, error) {
 // line takes one whole line: a delta event joins the run, anything else
 // ends it.
 func (d *deltaReader) line(line []byte) {
-	k, start, end, err := jsonscan.ScanDocument(line)
-	if err == nil && k == jsonscan.Object {
-		obj := line[start:end]
-		for i := range d.rules {
-			r := &d.rules[i]
-			if len(r.needle) > 0 && !bytes.Contains(obj, r.needle) {
-				continue
+	// Most lines hold no rule's needle: they are not parsed. Rules often
+	// share one (a type): each is looked for once.
+	candidate := false
+	for i, nd := range d.needles {
+		d.hits[i] = bytes.Contains(line, nd)
+		candidate = candidate || d.hits[i]
+	}
+	f := d.finder
+	learn := !f.cwdKnown && f.flags.learnCwd && bytes.Contains(line, []byte(`"cwd"`))
+	if candidate || learn {
+		k, start, end, err := jsonscan.ScanDocument(line)
+		if err == nil && k == jsonscan.Object {
+			obj := line[start:end]
+			for i := range d.rules {
+				r := &d.rules[i]
+				if !d.hits[d.needleOf[i]] {
+					continue
+				}
+				var ps, pe int
+				var ok bool
+				if ps, pe, d.key, ok = d.w.match(r, obj, i, d.key[:0]); ok {
+					d.hold(line, start+ps, start+pe, d.key)
+					return
+				}
 			}
-			if ps, pe, ok := r.match(obj); ok {
-				d.hold(line, start+ps, start+pe, r.streamKey(d.key[:0], i, obj))
-				return
+			if learn {
+				d.learnCwd(obj)
 			}
 		}
-		d.learnCwd(obj)
 	}
 	d.release()
 	d.out = append(d.out, line...)
@@ -287,13 +372,15 @@ func (d *deltaReader) line(line []byte) {
 // learnCwd learns the cwd from the first top-level "cwd" member, as the
 // normaliser does, when none was given.
 func (d *deltaReader) learnCwd(obj []byte) {
-	f := d.finder
-	if f.cwdKnown || !f.flags.learnCwd || !bytes.Contains(obj, []byte(`"cwd"`)) {
-		return
-	}
-	if raw, _, k, ok := valueAt(obj, []string{"cwd"}); ok && k == jsonscan.String {
-		if dir, ok := learnable(raw[1 : len(raw)-1]); ok {
-			f.learnCwd(dir)
+	m := jsonscan.Members(obj)
+	for m.Next() {
+		if jsonscan.KeyIs(m.Key, "cwd") {
+			if m.K == jsonscan.String {
+				if dir, ok := learnable(m.Val[1 : len(m.Val)-1]); ok {
+					d.finder.learnCwd(dir)
+				}
+			}
+			return
 		}
 	}
 }
