@@ -224,3 +224,34 @@ func TestParseDeltaRules(t *testing.T) {
 		t.Error("a delta rule turns the fast paths off")
 	}
 }
+
+// SourceLine names the line of the input a normalised line comes from when
+// drop rules left lines out.
+func TestSourceLine(t *testing.T) {
+	rules := mustParse(t, "drop $.type noise")
+	var in strings.Builder
+	kept := []int{}
+	for i := 1; i <= 12; i++ {
+		typ := "event"
+		if i%3 == 0 || i == 4 || i == 5 {
+			typ = "noise"
+		} else {
+			kept = append(kept, i)
+		}
+		in.WriteString(`{"type":"` + typ + `","n":` + strconvItoa(i) + "}\n")
+	}
+	n := New(Options{Format: contract.StreamJSON, AgentRules: rules})
+	out := strings.Split(strings.TrimSuffix(string(n.Bytes([]byte(in.String()), cassette.Stdout)), "\n"), "\n")
+	if len(out) != len(kept) {
+		t.Fatalf("%d lines out, want %d", len(out), len(kept))
+	}
+	for k, line := range out {
+		var ev struct{ N int }
+		json.Unmarshal([]byte(line), &ev)
+		if got := n.SourceLine(k + 1); got != ev.N || got != kept[k] {
+			t.Errorf("output line %d (%s): SourceLine %d, want %d", k+1, line, got, ev.N)
+		}
+	}
+}
+
+func strconvItoa(i int) string { b, _ := json.Marshal(i); return string(b) }

@@ -100,6 +100,10 @@ type Normalizer struct {
 	spansOnly bool
 	spans     []span
 	spanBase  int
+
+	// dropped are the lines of the last JSON stream that drop rules left
+	// out, in order (see SourceLine).
+	dropped []int
 }
 
 // span is where a matcher matched: s[start:end].
@@ -460,7 +464,8 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	}
 	if len(drops) > 0 && f != contract.Text {
 		// Before normalising: a dropped event's ids take no numbers.
-		src = newDropReader(src, drops)
+		n.dropped = n.dropped[:0]
+		src = newDropReader(src, drops, &n.dropped)
 	}
 	if len(n.deltas) > 0 && f != contract.Text {
 		// Before normalising too: it moves the pieces of a streamed value
@@ -483,6 +488,20 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		return err
 	}
 	return ss.flush()
+}
+
+// SourceLine returns the line of the stdout last given to Copy that line
+// out of its normalised form comes from: they differ when drop rules left
+// events out. Reports that name a line of the output name it with this.
+func (n *Normalizer) SourceLine(out int) int {
+	src := out
+	for _, d := range n.dropped {
+		if d > src {
+			break
+		}
+		src++
+	}
+	return src
 }
 
 // Bytes returns the normalised form of one stream of the recording.
