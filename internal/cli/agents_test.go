@@ -33,6 +33,7 @@ var agentRuns = map[string]struct {
 // calls, and replays byte for byte through the stand-in under the agent's
 // own name.
 func TestAgentTranscripts(t *testing.T) {
+	t.Parallel()
 	root := vcrtest.RealWorld(t)
 	for name, ar := range agentRuns {
 		files, _ := filepath.Glob(filepath.Join(root, name, "*"))
