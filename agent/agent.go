@@ -14,7 +14,8 @@
 // they took, text, terminal result and answer), and what its output looks
 // like (Sniff). Optionally list the documented fields of its events
 // ([Documented]: validate --notes names the others) and the normalisation
-// rules its output needs for two runs to compare equal ([Normalizing]).
+// rules its output needs for two runs to compare equal ([Normalizing]),
+// and which events stream a value in pieces ([Streaming]).
 // Then add it to the list in agent/all. The stand-in answers under its
 // names, validate checks its streams, inspect, diff and drift understand
 // its events, and normalize applies its rules ([NormalizeOptions]).

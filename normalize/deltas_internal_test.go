@@ -151,7 +151,7 @@ func TestDeltaRulePresenceAndArray(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, text string) *Rules {
+func mustParse(t testing.TB, text string) *Rules {
 	t.Helper()
 	r, err := ParseRules(strings.NewReader(text), "test")
 	if err != nil {
@@ -255,3 +255,71 @@ func TestSourceLine(t *testing.T) {
 }
 
 func strconvItoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// FuzzDeltaReader: whatever the input, the reader before the normaliser
+// loses no line and changes no line that is not a delta event, keeps every
+// stream's joined text, and keeps a valid JSON line valid.
+func FuzzDeltaReader(f *testing.F) {
+	for _, seed := range []string{
+		pieceEvent("a", "see /ho") + pieceEvent("a", "me/u/proj/x") + pieceEvent("b", `q\"/home/u`) + pieceEvent("a", "/proj") + pieceEvent("b", "/proj é"),
+		pieceEvent("a", "0b1e2c3d-4e5f-") + `{"type":"x"}` + "\n" + pieceEvent("a", "4a6b-8c7d-8e9f0a1b2c3d"),
+		`{"type":"piece","id":"a","d":{"p":"unterminated` + "\n" + pieceEvent("a", "2026-05-") + pieceEvent("a", "10T10:00:00Z"),
+		`{"type":"seg","n":1,"msg":{"content":[{"text":"/home/u/pr"}]}}` + "\n" + `{"type":"seg","n":2,"msg":{"content":[{"text":"oj"}]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	rules := mustParse(f, testDeltaRules)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := New(Options{Format: contract.StreamJSON, Cwd: "/home/u/proj", Home: "/home/u", AgentRules: rules})
+		out, err := io.ReadAll(newDeltaReader(bytes.NewReader(data), n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, got := bytes.Split(data, []byte("\n")), bytes.Split(out, []byte("\n"))
+		if len(in) != len(got) {
+			t.Fatalf("%d lines in, %d out", len(in), len(got))
+		}
+		// A member named twice is read as its first by the reader, its last
+		// by encoding/json: such events are left out of the comparison.
+		twice := func(l []byte) bool {
+			for _, k := range []string{`"d"`, `"p"`, `"id"`, `"type"`} {
+				if bytes.Count(l, []byte(k)) > 1 {
+					return true
+				}
+			}
+			return false
+		}
+		for _, l := range in {
+			if twice(l) {
+				return
+			}
+		}
+		joined := func(lines [][]byte) map[string]string {
+			m := map[string]string{}
+			for _, l := range lines {
+				var ev struct {
+					Type, ID string
+					D        struct{ P string }
+				}
+				if json.Unmarshal(l, &ev) == nil && ev.Type == "piece" {
+					m[ev.ID] += ev.D.P
+				}
+			}
+			return m
+		}
+		for i := range in {
+			if json.Valid(in[i]) && !json.Valid(got[i]) {
+				t.Fatalf("line %d: valid JSON made invalid: %q → %q", i+1, in[i], got[i])
+			}
+			if !bytes.Contains(in[i], []byte(`piece"`)) && !bytes.Contains(in[i], []byte(`seg"`)) && !bytes.Equal(in[i], got[i]) {
+				t.Fatalf("line %d changed: %q → %q", i+1, in[i], got[i])
+			}
+		}
+		a, b := joined(in), joined(got)
+		for id := range a {
+			if a[id] != b[id] {
+				t.Fatalf("stream %q: %q joined, now %q", id, a[id], b[id])
+			}
+		}
+	})
+}
