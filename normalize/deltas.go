@@ -228,7 +228,8 @@ const maxDeltaRun = 256 << 10
 // events (of any number of streams; any other line ends the run), joins the
 // pieces of each stream, finds where the default and rule matchers match in
 // the joined text, and moves each boundary between two pieces that falls
-// inside a match to the end of that match. The joined text of a stream and
+// within the reach of a match (the match and the context its rule reads) to
+// the end of that reach. The joined text of a stream and
 // the number of events stay the same; a volatile value then lies whole in
 // one piece, where the normaliser scrubs it, and two runs that split it at
 // different places (a longer cwd, other ids) normalise to the same bytes.
@@ -244,6 +245,7 @@ type deltaReader struct {
 	streams map[string]int // stream key → index in pieces
 	pieces  [][]int        // each stream's lines, by index in lines
 	key     []byte
+	reach   []span // of each match, with its context
 	w       walker
 	// needles are the rules' distinct needles (nil: none, every line is a
 	// candidate), needleOf each rule's, hits which the line holds.
@@ -428,8 +430,8 @@ func (d *deltaReader) release() {
 }
 
 // recut moves the boundaries between the pieces of one stream that fall
-// inside a match of the joined text to the match's end. A re-cut piece is
-// written at the end of held (the bytes it replaces stay, unused).
+// within the reach of a match of the joined text past it. A re-cut piece
+// is written at the end of held (the bytes it replaces stay, unused).
 func (d *deltaReader) recut(idx []int) {
 	d.joined, d.bounds = d.joined[:0], d.bounds[:0]
 	for _, i := range idx {
@@ -441,17 +443,33 @@ func (d *deltaReader) recut(idx []int) {
 	f.spans = f.spans[:0]
 	var st scrubState
 	d.scratch, _ = f.scrub(d.scratch[:0], d.joined, true, true, &st)
+	// Each match reaches over the context its matcher read (less than
+	// maxContext bytes before it).
+	spans := f.spans
+	d.reach = d.reach[:0]
+	for _, m := range spans {
+		before, after := matchContext(d.joined, m.start, m.end)
+		d.reach = append(d.reach, span{m.start - before, min(m.end+after, len(d.joined))})
+	}
 	changed, sp, esc := false, 0, 0
-	for b := 0; b < len(d.bounds)-1 && len(f.spans) > 0; b++ {
+	for b := 0; b < len(d.bounds)-1 && len(spans) > 0; b++ {
 		at := d.bounds[b]
-		for sp < len(f.spans) && f.spans[sp].end <= at {
+		if b > 0 && at < d.bounds[b-1] {
+			at = d.bounds[b-1] // moved past this one already
+		}
+		for sp < len(spans) && spans[sp].end <= at && d.reach[sp].end <= at {
 			sp++
 		}
-		if sp < len(f.spans) && f.spans[sp].start < at && betweenEscapes(d.joined, &esc, f.spans[sp].end) {
-			d.bounds[b], changed = f.spans[sp].end, true
+		// Past every reach the boundary falls in, and any reach that
+		// moves it into another (matches are in order, their reaches
+		// nearly so).
+		for k := sp; k < len(spans) && spans[k].start < at+maxContext; k++ {
+			if r := d.reach[k]; r.start < at && r.end > at {
+				at = safeCut(d.joined, &esc, r.end)
+			}
 		}
-		if b > 0 && d.bounds[b] < d.bounds[b-1] {
-			d.bounds[b] = d.bounds[b-1]
+		if at != d.bounds[b] {
+			d.bounds[b], changed = at, true
 		}
 	}
 	if !changed {
@@ -468,17 +486,26 @@ func (d *deltaReader) recut(idx []int) {
 	}
 }
 
-// betweenEscapes reports whether s[:i] ends between two JSON escapes of the
-// raw string content s (a piece must stay valid JSON), walking on from *k, a
-// position between escapes at or before i; the walk is kept in *k for the
-// next, later i.
-func betweenEscapes(s []byte, k *int, i int) bool {
-	for *k < i {
-		if s[*k] == '\\' {
-			*k += escLen(s[*k:])
-		} else {
-			*k++
+// maxContext bounds what matchContext finds before a match.
+const maxContext = 64
+
+// safeCut returns the first position at or after i where the raw JSON
+// string content s can be cut: between two escapes (walking on from *k, a
+// position between escapes at or before i, kept for the next, later i) and
+// not inside a UTF-8 sequence.
+func safeCut(s []byte, k *int, i int) int {
+	for {
+		for *k < i {
+			if s[*k] == '\\' {
+				*k += escLen(s[*k:])
+			} else {
+				*k++
+			}
 		}
+		i = *k
+		if i >= len(s) || s[i]&0xC0 != 0x80 {
+			return i
+		}
+		i++
 	}
-	return *k == i
 }

@@ -23,15 +23,17 @@ type deltaRun struct {
 }
 
 // The two runs differ only in what varies: the cwd (of another length), the
-// home and temp directories, an id, a process group; each volatile value is
-// cut at another place, the rest of the text at the same places.
+// home and temp directories, ids, a process id and group; each volatile
+// value is cut at another place, the rest of the text at the same places
+// (a value known by what comes before it, "Chunk ID: ", or after it,
+// ".sock", cut from that context too).
 var deltaRuns = [2]deltaRun{
 	{"/tmp/TestA/001", "/home/al", "/tmp/al-tmp",
 		"0b1e2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
-		"Wrote /tmp/Te|stA/001/src/a.go|, and /ho|me/al/.config/x.json; id 0b1e2c3d-4e5f-|4a6b-8c7d-8e9f0a1b2c3d; sock /tmp/al-t|mp/s.sock|. Done"},
+		"Wrote /tmp/Te|stA/001/src/a.go|, and /ho|me/al/.config/x.json; id 0b1e2c3d-4e5f-|4a6b-8c7d-8e9f0a1b2c3d; sock /tmp/al-t|mp/s.sock|; Chunk ID: |1ca6bf; pid /run/cc-socks/27963|.sock. Done"},
 	{"/tmp/TestLonger99/002", "/home/bobby", "/var/folders/xy/T",
 		"9f8e7d6c-5b4a-4c3d-9e2f-1a0b9c8d7e6f",
-		"Wrote /tmp/TestLonger9|9/002/src/a.go|, and /home/bo|bby/.config/x.json; id 9f8e7d6c-5b4a-4c3d-9e2f-1a0b|9c8d7e6f; sock /var/folders/x|y/T/s.sock|. Done"},
+		"Wrote /tmp/TestLonger9|9/002/src/a.go|, and /home/bo|bby/.config/x.json; id 9f8e7d6c-5b4a-4c3d-9e2f-1a0b|9c8d7e6f; sock /var/folders/x|y/T/s.sock|; Chunk ID: 9f|00aa; pid /run/cc-socks/31|337.sock. Done"},
 }
 
 // deltaShape is how one agent streams a value: an event with {p} for the
@@ -179,7 +181,7 @@ func TestDeltasTwoRunsAlike(t *testing.T) {
 				if got, want := strings.Count(outs[i], "\n"), strings.Count(in, "\n"); got != want {
 					t.Fatalf("run %d: %d lines normalised, want %d:\n%s", i+1, got, want, outs[i])
 				}
-				for _, v := range []string{r.cwd, r.home, r.tmp, r.uuid, "1234", "5678"} {
+				for _, v := range []string{r.cwd, r.home, r.tmp, r.uuid, "1234", "5678", "1ca6bf", "9f00aa", "27963", "31337"} {
 					if strings.Contains(outs[i], v) {
 						t.Errorf("run %d: %q survives normalisation:\n%s", i+1, v, outs[i])
 					}

@@ -134,9 +134,10 @@
 // theirs, see package agent), a run of consecutive delta events of
 // json and stream-json output is held until another line comes; for each
 // stream in it, the pieces are joined, and each boundary between two
-// pieces that falls inside a value the rules would scrub moves to the end
-// of that value: the value then lies whole in one piece and is scrubbed
-// there. The joined text of every stream and the number of events stay as
+// pieces that falls inside a value the rules would scrub, or inside the
+// context a rule reads around it ("Chunk ID: " before an id, ".sock"
+// after a process id), moves past the value and that context: the value
+// then lies whole in one piece with its context, and is scrubbed there. The joined text of every stream and the number of events stay as
 // they were (a piece may become empty), so two runs that cut a volatile
 // value at other places normalise to the same bytes. A run holds at most
 // 256 KiB of events: a longer one is let go at that point, and a value cut
