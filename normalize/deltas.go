@@ -229,10 +229,10 @@ const maxDeltaRun = 256 << 10
 // pieces of each stream, finds where the default and rule matchers match in
 // the joined text, and moves each boundary between two pieces that falls
 // within the reach of a match (the match and the context its rule reads) to
-// the end of that reach. The joined text of a stream and
-// the number of events stay the same; a volatile value then lies whole in
-// one piece, where the normaliser scrubs it, and two runs that split it at
-// different places (a longer cwd, other ids) normalise to the same bytes.
+// the end of that reach. The joined text of a stream and the number of
+// events stay the same; a volatile value then lies whole in one piece,
+// where the normaliser scrubs it, and two runs that split it at different
+// places (a longer cwd, other ids) normalise to the same bytes.
 type deltaReader struct {
 	br     *bufio.Reader
 	rules  []deltaRule
