@@ -251,7 +251,7 @@ type deltaReader struct {
 	// candidate), needleOf each rule's, hits which the line holds.
 	needles  [][]byte
 	needleOf []int
-	hits     []bool
+	hits     []byte
 	joined   []byte
 	bounds   []int
 	scratch  []byte
@@ -288,7 +288,7 @@ func newDeltaReader(r io.Reader, n *Normalizer) *deltaReader {
 		}
 		d.needleOf = append(d.needleOf, k)
 	}
-	d.hits = make([]bool, len(d.needles))
+	d.hits = make([]byte, len(d.needles))
 	return d
 }
 
@@ -338,38 +338,63 @@ func (d *deltaReader) Read(p []byte) (int, error) {
 // ends it.
 func (d *deltaReader) line(line []byte) {
 	// Most lines hold no rule's needle: they are not parsed. Rules often
-	// share one (a type): each is looked for once.
-	candidate := false
-	for i, nd := range d.needles {
-		d.hits[i] = bytes.Contains(line, nd)
-		candidate = candidate || d.hits[i]
+	// share one (a type): each is looked for once, when a rule asks, and
+	// a delta event stops the search at its rule.
+	clear(d.hits)
+	holds := func(rule int) bool {
+		k := d.needleOf[rule]
+		if d.hits[k] == needleUnknown {
+			d.hits[k] = needleAbsent
+			if bytes.Contains(line, d.needles[k]) {
+				d.hits[k] = needleFound
+			}
+		}
+		return d.hits[k] == needleFound
 	}
 	f := d.finder
 	learn := !f.cwdKnown && f.flags.learnCwd && bytes.Contains(line, []byte(`"cwd"`))
-	if candidate || learn {
-		k, start, end, err := jsonscan.ScanDocument(line)
-		if err == nil && k == jsonscan.Object {
-			obj := line[start:end]
-			for i := range d.rules {
-				r := &d.rules[i]
-				if !d.hits[d.needleOf[i]] {
-					continue
-				}
-				var ps, pe int
-				var ok bool
-				if ps, pe, d.key, ok = d.w.match(r, obj, i, d.key[:0]); ok {
-					d.hold(line, start+ps, start+pe, d.key)
-					return
-				}
+	var obj []byte
+	start := -1 // of obj in line, once the line has been checked; -2: not an object
+	for i := range d.rules {
+		if !holds(i) {
+			continue
+		}
+		if start == -1 {
+			start = -2
+			if k, s, e, err := jsonscan.ScanDocument(line); err == nil && k == jsonscan.Object {
+				obj, start = line[s:e], s
 			}
-			if learn {
-				d.learnCwd(obj)
+		}
+		if start < 0 {
+			break
+		}
+		var ps, pe int
+		var ok bool
+		if ps, pe, d.key, ok = d.w.match(&d.rules[i], obj, i, d.key[:0]); ok {
+			d.hold(line, start+ps, start+pe, d.key)
+			return
+		}
+	}
+	if learn {
+		if start == -1 {
+			if k, s, e, err := jsonscan.ScanDocument(line); err == nil && k == jsonscan.Object {
+				obj, start = line[s:e], s
 			}
+		}
+		if start >= 0 {
+			d.learnCwd(obj)
 		}
 	}
 	d.release()
 	d.out = append(d.out, line...)
 }
+
+// What is known of a needle in the line being read.
+const (
+	needleUnknown byte = iota
+	needleAbsent
+	needleFound
+)
 
 // learnCwd learns the cwd from the first top-level "cwd" member, as the
 // normaliser does, when none was given.
