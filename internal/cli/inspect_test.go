@@ -73,12 +73,15 @@ func TestInspectEveryRealWorldFile(t *testing.T) {
 	}
 }
 
-// byteSizeOf spells a size as inspect does, for sizes below 1 MiB.
+// byteSizeOf spells a size as inspect does.
 func byteSizeOf(n int) string {
-	if n < 1024 {
+	switch {
+	case n < 1<<10:
 		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 const rawClaude = `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[],"permissionMode":"default","cwd":"/w"}
