@@ -117,7 +117,7 @@ func runValidate(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 
-	where, err := reportLines(in, report)
+	where, err := reportLines(in, report, *notes || *asJSON)
 	if err != nil {
 		return fail(env, name, err)
 	}
@@ -261,9 +261,9 @@ func agentNames() []string {
 	return names
 }
 
-// reportLines maps the stdout lines the report names to lines of the
-// input file.
-func reportLines(in *input, r contract.Report) (fileLine, error) {
+// reportLines maps the stdout lines the report names (its notes' too, when
+// they are shown) to lines of the input file.
+func reportLines(in *input, r contract.Report, notes bool) (fileLine, error) {
 	if !in.Cassette {
 		return func(l int) int { return l }, nil
 	}
@@ -274,9 +274,12 @@ func reportLines(in *input, r contract.Report) (fileLine, error) {
 		}
 	}
 	for _, n := range r.Notes {
-		if n.Line > 0 {
+		if notes && n.Line > 0 {
 			lines = append(lines, n.Line)
 		}
+	}
+	if len(lines) == 0 {
+		return func(l int) int { return l }, nil
 	}
 	m, err := cassetteLines(in, cassette.Stdout, lines)
 	if err != nil {

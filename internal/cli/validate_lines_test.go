@@ -176,3 +176,23 @@ func TestDiffNamesFileLines(t *testing.T) {
 		t.Errorf("copilot: exit %d, want the change named A:6 B:4:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Notes name cassette lines too: the transcript's line N is the cassette's
+// N+3 after its first line (writeCassette: format line, header, frame line)
+// and N+4 after it (a second frame line).
+func TestValidateNotesOnCassetteLines(t *testing.T) {
+	t.Parallel()
+	tape := writeCassette(t, t.TempDir(), "turn.cassette", agentRun{argv: streamArgv,
+		stdout: readRealworld(t, "imshaikot__browsentic__2026.09.18-turn.jsonl")})
+	r := run(t, nil, "validate", "--skip-comments", "--notes", tape)
+	want := []string{
+		tape + `:4: note: # comment line skipped (2 times)`,
+		tape + `:9: note: undocumented event type "thinking/delta" (3 times)`,
+		tape + `:12: note: undocumented event type "thinking/completed"`,
+		tape + `:13: note: undocumented field "timestamp_ms" on assistant (3 times)`,
+		tape + `:17: note: undocumented field "usage" on result`,
+	}
+	if r.code != 0 || r.stdout != strings.Join(want, "\n")+"\n" {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, strings.Join(want, "\n"))
+	}
+}
