@@ -17,6 +17,7 @@ import (
 // with the stand-in's line. The README's fault and retry examples run there
 // too, as the README shows them, so that one that drifts from the API fails.
 func TestUserModuleTakesAndFaults(t *testing.T) {
+	t.Parallel() // a module of its own, in directories of its own
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
 	}

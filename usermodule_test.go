@@ -17,6 +17,7 @@ import (
 // agentvcr review, write nothing under CI, and see an unused cassette in
 // go test ./...
 func TestUserModule(t *testing.T) {
+	t.Parallel() // a module of its own, in directories of its own
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
 	}

@@ -14,7 +14,8 @@
 // they took, text, terminal result and answer), and what its output looks
 // like (Sniff). Optionally list the documented fields of its events
 // ([Documented]: validate --notes names the others) and the normalisation
-// rules its output needs for two runs to compare equal ([Normalizing]).
+// rules its output needs for two runs to compare equal ([Normalizing]),
+// and which events stream a value in pieces ([Streaming]).
 // Then add it to the list in agent/all. The stand-in answers under its
 // names, validate checks its streams, inspect, diff and drift understand
 // its events, and normalize applies its rules ([NormalizeOptions]).
@@ -118,6 +119,15 @@ type Normalizing interface {
 	NormalizeRules() *normalize.Rules
 }
 
+// Streaming is implemented by profiles whose stream-json output streams a
+// value in pieces across events (text deltas, a tool call's input in
+// pieces): its "delta" rules (normalize rules language) say which events
+// are pieces of which stream and where the piece is, so that a path or an
+// id split across events is scrubbed whole. NormalizeOptions passes them on.
+type Streaming interface {
+	DeltaRules() *normalize.Rules
+}
+
 // MustRules parses a profile's normalisation rules, written in the rules
 // file language (one rule per line); it panics on a bad rule, as a
 // profile's rules are fixed text.
@@ -155,6 +165,9 @@ func NormalizeOptionsFor(p Profile, h cassette.Header, head []byte) normalize.Op
 	}
 	if n, ok := p.(Normalizing); ok {
 		opts.AgentRules = n.NormalizeRules()
+	}
+	if s, ok := p.(Streaming); ok {
+		opts.AgentRules = normalize.JoinRules(opts.AgentRules, s.DeltaRules())
 	}
 	return opts
 }

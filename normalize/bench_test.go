@@ -340,3 +340,36 @@ func BenchmarkNormalizeManyIDs(b *testing.B) {
 	b.ReportMetric(p/(1<<20), "peak-heap-MB")
 	b.ReportMetric(p/ids, "B/id")
 }
+
+// benchDeltaRules are the delta rules of the Cursor and Claude profiles
+// (package agent has them; this package cannot import it).
+const benchDeltaRules = `
+delta  $.message.content.text  $.type=assistant  $.timestamp_ms=*    by  $.session_id
+delta  $.text                  $.type=thinking   $.subtype=delta     by  $.session_id
+delta  $.event.delta.text          $.type=stream_event  $.event.type=content_block_delta  $.event.delta.type=text_delta        by  $.parent_tool_use_id  $.event.index
+delta  $.event.delta.partial_json  $.type=stream_event  $.event.type=content_block_delta  $.event.delta.type=input_json_delta  by  $.parent_tool_use_id  $.event.index
+`
+
+// BenchmarkNormalizeDeltas is BenchmarkNormalize/100MiB with the delta rules
+// of Cursor and Claude: what joining the pieces of streamed values costs on
+// top (the corpus holds thousands of Cursor thinking and partial-output
+// deltas). Without delta rules none of it runs.
+func BenchmarkNormalizeDeltas(b *testing.B) {
+	parts := benchCorpus(b)
+	rules, err := ParseRules(strings.NewReader(benchDeltaRules), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const size = 100 << 20
+	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd, AgentRules: rules}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	peak := watchHeap()
+	for b.Loop() {
+		if err := New(opts).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(peak())/1024, "peak-heap-KB")
+}

@@ -98,6 +98,7 @@
 //	literal  ci-runner-17.local    <RUNNER>
 //	sort     tools
 //	drop     $.type                session.background_tasks_changed
+//	delta    $.event.delta.text    $.type=stream_event  $.event.type=content_block_delta  by $.event.index
 //	off      dates
 //
 // key matches member names with path.Match globs; path matches the names of
@@ -115,9 +116,33 @@
 // of json and stream-json output every line holding one object whose string
 // member at PATH (member names, no patterns) is VALUE: events an agent prints
 // in varying numbers from run to run (lines up to 64 KiB), before their ids
-// are numbered. off names a default rule: uuid, ids, id-keys, duration-keys,
+// are numbered. delta names events that carry a value in pieces (streamed
+// text, a tool call's input): the string member at the first path holds the
+// piece, in events whose members at the PATH=VALUE paths hold those values
+// (a string's content, or a literal such as true; PATH=* asks only that the
+// member be there); the members after "by" tell the streams apart, and an
+// array on a delta rule's path stands for its first element (see Deltas
+// below). off names a default rule: uuid, ids, id-keys, duration-keys,
 // clock-keys, token-keys, durations, timestamps, dates, times, epoch-ms, cwd,
 // home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
+//
+// # Deltas
+//
+// An agent that streams its answer or a tool call's input in pieces cuts a
+// path or an id anywhere ("/tmp/Te" + "stX/001/a.go"): each piece alone
+// holds no whole value to scrub. With delta rules (agent profiles give
+// theirs, see package agent), a run of consecutive delta events of
+// json and stream-json output is held until another line comes; for each
+// stream in it, the pieces are joined, and each boundary between two
+// pieces that falls inside a value the rules would scrub, or inside the
+// context a rule reads around it ("Chunk ID: " before an id, ".sock"
+// after a process id), moves past the value and that context: the value
+// then lies whole in one piece with its context, and is scrubbed there. The joined text of every stream and the number of events stay as
+// they were (a piece may become empty), so two runs that cut a volatile
+// value at other places normalise to the same bytes. A run holds at most
+// 256 KiB of events: a longer one is let go at that point, and a value cut
+// there is scrubbed piece by piece, as without delta rules; a line longer
+// than 64 KiB is never held.
 //
 // # Limits
 //

@@ -51,8 +51,9 @@ func ForHeader(h cassette.Header) Options {
 // one for each recording. A Normalizer is not safe for concurrent use.
 type Normalizer struct {
 	opts   Options
-	rules  *Rules     // nil when no rule changes how values are scrubbed
-	drops  []dropRule // events left out
+	rules  *Rules      // nil when no rule changes how values are scrubbed
+	drops  []dropRule  // events left out
+	deltas []deltaRule // events that carry pieces of a streamed value
 	off    map[string]bool
 	flags  flags
 	userRE *regexp.Regexp // all regex and literal rules, one group each
@@ -92,6 +93,25 @@ type Normalizer struct {
 	// pub, while a run is normalised in pieces, receives every placeholder
 	// the run's Normalizer gives.
 	pub *published
+
+	// spansOnly, in a deltaReader's finder, makes scrub record where it
+	// matches (in spans, offsets into the text plus spanBase) and number
+	// nothing: the placeholders it writes are thrown away.
+	spansOnly bool
+	spans     []span
+	spanBase  int
+
+	// dropped are the lines of the last JSON stream that drop rules left
+	// out, in order (see SourceLine).
+	dropped []int
+}
+
+// span is where a matcher matched: s[start:end].
+type span struct{ start, end int }
+
+// matched records a match of scrub in a finder.
+func (n *Normalizer) matched(start, end int) {
+	n.spans = append(n.spans, span{n.spanBase + start, n.spanBase + end})
 }
 
 // caches remember what the normaliser found out about names and values it
@@ -200,9 +220,10 @@ type flags struct {
 // New returns a Normalizer for one recording.
 func New(opts Options) *Normalizer {
 	var drops []dropRule
+	var deltas []deltaRule
 	if rules := JoinRules(opts.Rules, opts.AgentRules); rules != nil {
 		opts.Sets = append(slices.Clip(opts.Sets), rules.sets...)
-		drops = rules.drops
+		drops, deltas = rules.drops, rules.deltas
 		opts.Rules = rules
 		if !rules.scrubs() { // sets and drops only: the fast paths stay open
 			opts.Rules = nil
@@ -211,6 +232,7 @@ func New(opts Options) *Normalizer {
 	opts.AgentRules = nil
 	n := &Normalizer{
 		drops:   drops,
+		deltas:  deltas,
 		opts:    opts,
 		rules:   opts.Rules,
 		ruleIDs: map[string]string{},
@@ -349,6 +371,9 @@ func (n *Normalizer) compileUserRules() {
 // within its kind: <UUID-1>, <SESSION-2>, <CALL-3>. The string is valid
 // until the next call (see idTable.placeholder): callers copy it out.
 func (n *Normalizer) identity(kind string, canon []byte) string {
+	if n.spansOnly {
+		return "<ID>"
+	}
 	t := &n.idents
 	var ref *idRef
 	var key [16]byte
@@ -410,7 +435,7 @@ func (n *Normalizer) placeholder(ref idRef) string {
 
 // ruleText returns what a user rule writes for the value canon.
 func (n *Normalizer) ruleText(r *replacement, canon []byte) string {
-	if !r.numbered {
+	if !r.numbered || n.spansOnly {
 		return r.text
 	}
 	key := r.kind + "\x00" + string(canon)
@@ -439,7 +464,13 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	}
 	if len(drops) > 0 && f != contract.Text {
 		// Before normalising: a dropped event's ids take no numbers.
-		src = newDropReader(src, drops)
+		n.dropped = n.dropped[:0]
+		src = newDropReader(src, drops, &n.dropped)
+	}
+	if len(n.deltas) > 0 && f != contract.Text {
+		// Before normalising too: it moves the pieces of a streamed value
+		// so that the normaliser sees the value whole.
+		src = newDeltaReader(src, n)
 	}
 	w := dst
 	var ss *setSorter
@@ -459,6 +490,20 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		return err
 	}
 	return ss.flush()
+}
+
+// SourceLine returns the line of the stdout last given to Copy that line
+// out of its normalised form comes from: they differ when drop rules left
+// events out. Reports that name a line of the output name it with this.
+func (n *Normalizer) SourceLine(out int) int {
+	src := out
+	for _, d := range n.dropped {
+		if d > src {
+			break
+		}
+		src++
+	}
+	return src
 }
 
 // Bytes returns the normalised form of one stream of the recording.

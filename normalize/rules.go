@@ -55,6 +55,9 @@ type Rules struct {
 	off   map[string]bool
 	sets  []string   // "sort NAME": arrays under NAME are sets
 	drops []dropRule // "drop PATH VALUE": events left out
+	// "delta PIECE PATH=VALUE... [by PATH...]": events carrying pieces
+	// of a streamed value
+	deltas []deltaRule
 }
 
 // dropRule leaves out of json and stream-json output every line holding one
@@ -82,11 +85,12 @@ func JoinRules(a, b *Rules) *Rules {
 		return a
 	}
 	j := &Rules{
-		keys:  append(slices.Clip(a.keys), b.keys...),
-		paths: append(slices.Clip(a.paths), b.paths...),
-		texts: append(slices.Clip(a.texts), b.texts...),
-		sets:  append(slices.Clip(a.sets), b.sets...),
-		drops: append(slices.Clip(a.drops), b.drops...),
+		keys:   append(slices.Clip(a.keys), b.keys...),
+		paths:  append(slices.Clip(a.paths), b.paths...),
+		texts:  append(slices.Clip(a.texts), b.texts...),
+		sets:   append(slices.Clip(a.sets), b.sets...),
+		drops:  append(slices.Clip(a.drops), b.drops...),
+		deltas: append(slices.Clip(a.deltas), b.deltas...),
 	}
 	// Numbered placeholders count per rule: keep b's apart from a's.
 	for i := len(a.keys); i < len(j.keys); i++ {
@@ -228,6 +232,14 @@ func (r *Rules) parseLine(line string) error {
 		r.drops = append(r.drops, dropRule{path: parts, value: fields[2]})
 		return nil
 	}
+	if verb == "delta" {
+		d, err := parseDelta(fields[1:])
+		if err != nil {
+			return err
+		}
+		r.deltas = append(r.deltas, d)
+		return nil
+	}
 	if len(fields) != 3 {
 		return fmt.Errorf("want %q followed by a pattern and a placeholder", verb)
 	}
@@ -262,7 +274,7 @@ func (r *Rules) parseLine(line string) error {
 		}
 		r.texts = append(r.texts, textRule{re: re, replacement: repl})
 	default:
-		return fmt.Errorf("unknown rule %q (want key, path, regex, literal, sort, drop or off)", verb)
+		return fmt.Errorf("unknown rule %q (want key, path, regex, literal, sort, drop, delta or off)", verb)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -82,6 +83,9 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		if cl == clsWord {
 			if prev != clsWord {
 				if m, rep := n.atWord(s, i, esc, prev); m > 0 {
+					if n.spansOnly {
+						n.matched(i, i+m)
+					}
 					dst = append(append(dst, s[last:i]...), rep...)
 					i += m
 					last, prev = i, lastClass(rep)
@@ -100,6 +104,9 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		}
 		if n.roots.start[c] && prev == clsOther {
 			if m, rep := n.matchRoot(s, i, esc); m > 0 {
+				if n.spansOnly {
+					n.matched(i, i+m)
+				}
 				dst = append(append(dst, s[last:i]...), rep...)
 				i += m
 				last, prev = i, lastClass(rep)
@@ -391,7 +398,7 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 		return d, "<PID>"
 	}
 	// A token count a CLI prints in words ("tokens used\n351", "tokens used: 351").
-	for _, before := range [...]string{"tokens used\n", "tokens used: ", `tokens used\n`} {
+	for _, before := range tokensUsed {
 		if i >= len(before) && string(s[i-len(before):i]) == before && wordEnd(s, i+d) {
 			return d, "<COUNT>"
 		}
@@ -420,6 +427,47 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// tokensUsed are the words before a token count (see matchNumeric).
+var tokensUsed = [...]string{"tokens used\n", "tokens used: ", `tokens used\n`}
+
+// matchContext returns how much of the text around the match s[start:end]
+// its matcher read to decide on it, besides the byte before it (a match
+// starts a word) and the end of the text: the context that must stay with
+// the match for the matcher to match it again in a piece of s (see
+// deltas.go). It knows the matchers above that look around them.
+func matchContext(s []byte, start, end int) (before, after int) {
+	before = min(start, 1)
+	pre := s[:start]
+	for _, w := range tokensUsed {
+		if bytes.HasSuffix(pre, []byte(w)) {
+			before = max(before, len(w))
+		}
+	}
+	if bytes.HasSuffix(pre, []byte(chunkID)) {
+		before = max(before, len(chunkID))
+	}
+	if afterProjects(pre) {
+		before = max(before, len(`projects\/`))
+	}
+	if start >= 1 && (pre[start-1] == '/' || pre[start-1] == '\\') { // git's a/ and b/ before a path from the root
+		before = max(before, min(start, 3))
+	}
+	if bytes.HasPrefix(s[end:], []byte(".sock")) {
+		after = len(".sock")
+	}
+	// A measure in JSON inside a string: \"executionTime\": 2.
+	colon := start - 1
+	if colon > 0 && s[colon] == ' ' {
+		colon--
+	}
+	if colon > 1 && s[colon] == ':' {
+		if name, ok := jsonNameBefore(s, colon); ok {
+			before = max(before, start-(colon-2-len(name)-2))
+		}
+	}
+	return before, after
 }
 
 // jsonNameBefore reads the member name, quoted with escaped quotes
@@ -451,6 +499,9 @@ func (n *Normalizer) epochInWord(dst, s []byte, i, j, last int) ([]byte, int) {
 		// The run must end the word: letters after the placeholder would
 		// start a word of their own in a second pass.
 		if k+d == j && isLetter(s[k-1]) && !isHex(s[k-1]) && isEpoch(s[k:k+d]) && k >= last {
+			if n.spansOnly {
+				n.matched(k, k+d)
+			}
 			dst = append(append(dst, s[last:k]...), "<TIMESTAMP>"...)
 			last = k + d
 		}
@@ -742,13 +793,20 @@ func (n *Normalizer) scrubUser(dst, s []byte, esc, final bool, st *scrubState) (
 				break
 			}
 		}
+		n.spanBase += pos
 		dst, _ = n.scrubDefault(dst, s[pos:a], esc, true, st)
+		n.spanBase -= pos
+		if n.spansOnly {
+			n.matched(a, b)
+		}
 		text := n.ruleText(rule, s[a:b])
 		dst = append(dst, text...)
 		st.prev = lastClass(text)
 		pos = b
 	}
+	n.spanBase += pos
 	dst, used := n.scrubDefault(dst, s[pos:], esc, final, st)
+	n.spanBase -= pos
 	return dst, pos + used
 }
 

@@ -157,10 +157,12 @@ type dropReader struct {
 	pending []byte
 	long    bool // within a line longer than the buffer: passed through
 	err     error
+	line    int    // lines read
+	dropped *[]int // the lines left out, in order
 }
 
-func newDropReader(r io.Reader, drops []dropRule) *dropReader {
-	return &dropReader{br: bufio.NewReaderSize(r, maxDropLine), drops: drops}
+func newDropReader(r io.Reader, drops []dropRule, dropped *[]int) *dropReader {
+	return &dropReader{br: bufio.NewReaderSize(r, maxDropLine), drops: drops, dropped: dropped}
 }
 
 func (d *dropReader) Read(p []byte) (int, error) {
@@ -176,7 +178,11 @@ func (d *dropReader) Read(p []byte) (int, error) {
 			d.err = err
 		}
 		complete := err == nil
+		if complete {
+			d.line++
+		}
 		if !d.long && complete && dropped(line, d.drops) {
+			*d.dropped = append(*d.dropped, d.line)
 			continue
 		}
 		if complete {

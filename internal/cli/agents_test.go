@@ -15,13 +15,16 @@ import (
 // agentRun says how each agent's real transcripts were made, and which
 // problems their authors' documented edits leave (agents-SOURCES.md).
 var agentRuns = map[string]struct {
-	argv  []string
-	known map[string]string // file → the problem it must report
+	argv []string
+	// file → the problem it must report, on a line of the cassette
+	// recorded from it (the transcript's line N is the cassette's N+3:
+	// after the format line, the header and the frame line)
+	known map[string]string
 }{
 	"claude": {argv: []string{"claude", "-p", "hi", "--output-format", "stream-json", "--verbose"}},
 	"gemini": {argv: []string{"gemini", "-p", "hi", "--output-format", "stream-json"}},
 	"codex": {argv: []string{"codex", "exec", "--json", "hi"}, known: map[string]string{
-		"jnarowski__agentcmd__stream-output-multi-1-truncated.jsonl": ":2: the run exits 0 but the stream ends (here) without the agent's terminal event",
+		"jnarowski__agentcmd__stream-output-multi-1-truncated.jsonl": ":5: the run exits 0 but the stream ends (here) without the agent's terminal event",
 	}},
 }
 
@@ -30,6 +33,7 @@ var agentRuns = map[string]struct {
 // calls, and replays byte for byte through the stand-in under the agent's
 // own name.
 func TestAgentTranscripts(t *testing.T) {
+	t.Parallel()
 	root := vcrtest.RealWorld(t)
 	for name, ar := range agentRuns {
 		files, _ := filepath.Glob(filepath.Join(root, name, "*"))

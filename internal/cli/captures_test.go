@@ -107,6 +107,7 @@ func shellWords(line string) []string {
 // reports, the normalised output is a golden, and the stand-in answers
 // under the CLI's binary name byte for byte, stdout and stderr.
 func TestAgentCaptures2026(t *testing.T) {
+	t.Parallel()
 	root := vcrtest.RealWorld(t)
 	for dir, name := range captureDirs {
 		for _, c := range readCaptures(t, filepath.Join(root, dir)) {

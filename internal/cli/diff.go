@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:    "diff",
 		usage:   "[--format auto|json|stream-json|text] [--rules FILE] A B",
-		summary: "compare two recordings after normalisation, event by event, and report shape drift; exit 1 when they differ",
+		summary: "compare two recordings (cassettes, raw output files or - for stdin) after normalisation, event by event, and report shape drift; A:LINE and B:LINE are lines of the files as given; exit 1 when they differ",
 		run:     runDiff,
 	})
 }
@@ -42,6 +42,7 @@ type side struct {
 	complete       bool   // the footer was recorded
 	files          []byte // the normalised listing of the file changes (cassettes only)
 	profile        agent.Profile
+	n              *normalize.Normalizer // knows which stdout lines its drop rules left out
 }
 
 // eventLabel names events as the agent's profile reads them ("item.completed/
@@ -152,6 +153,7 @@ func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (
 	f = opts.Format
 	s.format = f
 	n := normalize.New(opts)
+	s.n = n
 	shape := contract.NewShapeWriter(f)
 	if s.stdout, err = normalizeTo(n, io.TeeReader(br, shape), cassette.Stdout, in); err != nil {
 		return s, err
@@ -225,13 +227,23 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		fmt.Fprintf(w, "format: %s → %s\n", a.format, b.format)
 	}
 	for _, st := range []struct {
-		name string
-		ops  []contract.DiffOp
-	}{{"stdout", stdout}, {"stderr", stderr}} {
-		if len(st.ops) > 0 {
-			fmt.Fprintf(w, "%s:\n", st.name)
+		name  string
+		which cassette.Stream
+		ops   []contract.DiffOp
+	}{{"stdout", cassette.Stdout, stdout}, {"stderr", cassette.Stderr, stderr}} {
+		if len(st.ops) == 0 {
+			continue
 		}
-		writeOps(w, st.ops)
+		fmt.Fprintf(w, "%s:\n", st.name)
+		la, err := a.fileLines(st.which, st.ops, func(op contract.DiffOp) int { return op.LineA })
+		if err != nil {
+			return false, err
+		}
+		lb, err := b.fileLines(st.which, st.ops, func(op contract.DiffOp) int { return op.LineB })
+		if err != nil {
+			return false, err
+		}
+		writeOps(w, st.ops, la, lb)
 	}
 	if a.exit != b.exit {
 		fmt.Fprintf(w, "exit: %s → %s\n", exitString(a.exit), exitString(b.exit))
@@ -267,13 +279,44 @@ func compare(a, b *side) (view.Comparison, error) {
 	return c, nil
 }
 
+// fileLines maps the lines of one normalised stream that ops name on
+// this side (line picks them) to lines of the input as given: the line of
+// the raw output it comes from (drop rules leave events out), and for a
+// cassette the line of the cassette file, as validate names them.
+func (s *side) fileLines(which cassette.Stream, ops []contract.DiffOp, line func(contract.DiffOp) int) (func(int) int, error) {
+	source := func(l int) int { return l }
+	if which == cassette.Stdout {
+		source = s.n.SourceLine
+	}
+	if !s.in.Cassette {
+		return source, nil
+	}
+	var lines []int
+	for _, op := range ops {
+		if l := line(op); l > 0 {
+			lines = append(lines, source(l))
+		}
+	}
+	m, err := cassetteLines(s.in, which, lines)
+	if err != nil {
+		return nil, err
+	}
+	return func(l int) int {
+		if f, ok := m[source(l)]; ok {
+			return f
+		}
+		return source(l)
+	}, nil
+}
+
 // minRun is the length from which consecutive added or removed events of
 // one kind are summarised in one line (hundreds of thinking deltas).
 const minRun = 4
 
 // writeOps prints the operations, summarising runs of added or removed
-// events of one kind.
-func writeOps(w *bufio.Writer, ops []contract.DiffOp) {
+// events of one kind; la and lb give the lines of A and B to print (those
+// of the files as given).
+func writeOps(w *bufio.Writer, ops []contract.DiffOp, la, lb func(int) int) {
 	for i := 0; i < len(ops); {
 		j := i + 1
 		for j < len(ops) && ops[j-1].Continues(ops[j]) {
@@ -281,32 +324,32 @@ func writeOps(w *bufio.Writer, ops []contract.DiffOp) {
 		}
 		if j-i < minRun {
 			for ; i < j; i++ {
-				writeOp(w, ops[i])
+				writeOp(w, ops[i], la, lb)
 			}
 			continue
 		}
 		first, last := ops[i], ops[j-1]
 		if first.Op == contract.Added {
-			fmt.Fprintf(w, "+ B:%d-%d %s (%d events)\n", first.LineB, last.LineB, first.LabelB, j-i)
+			fmt.Fprintf(w, "+ B:%d-%d %s (%d events)\n", lb(first.LineB), lb(last.LineB), first.LabelB, j-i)
 		} else {
-			fmt.Fprintf(w, "- A:%d-%d %s (%d events)\n", first.LineA, last.LineA, first.LabelA, j-i)
+			fmt.Fprintf(w, "- A:%d-%d %s (%d events)\n", la(first.LineA), la(last.LineA), first.LabelA, j-i)
 		}
 		i = j
 	}
 }
 
-func writeOp(w *bufio.Writer, op contract.DiffOp) {
+func writeOp(w *bufio.Writer, op contract.DiffOp, la, lb func(int) int) {
 	switch op.Op {
 	case contract.Added:
-		fmt.Fprintf(w, "+ B:%d %s: %s\n", op.LineB, op.LabelB, oneLine(op.New))
+		fmt.Fprintf(w, "+ B:%d %s: %s\n", lb(op.LineB), op.LabelB, oneLine(op.New))
 	case contract.Removed:
-		fmt.Fprintf(w, "- A:%d %s: %s\n", op.LineA, op.LabelA, oneLine(op.Old))
+		fmt.Fprintf(w, "- A:%d %s: %s\n", la(op.LineA), op.LabelA, oneLine(op.Old))
 	default:
 		label := op.LabelA
 		if op.LabelB != op.LabelA {
 			label += " → " + op.LabelB
 		}
-		fmt.Fprintf(w, "~ A:%d B:%d %s\n", op.LineA, op.LineB, label)
+		fmt.Fprintf(w, "~ A:%d B:%d %s\n", la(op.LineA), lb(op.LineB), label)
 		if op.Fields == nil {
 			fmt.Fprintf(w, "    - %s\n    + %s\n", oneLine(op.Old), oneLine(op.New))
 		}

@@ -146,13 +146,15 @@ func TestDiffShapeDrift(t *testing.T) {
 	if !ok || drift != want {
 		t.Errorf("drift:\n%s\nwant:\n%s\nwhole output:\n%s", drift, want, r.stdout)
 	}
-	// The event diff names the events on each side.
+	// The event diff names the events on each side, by their lines in the
+	// cassette files: writeCassette puts stdout line N (N > 1) on line N+4,
+	// after the format line, the header and two frame lines.
 	for _, line := range []string{
 		"--- " + a + "\n+++ " + b + "\nstdout:\n",
-		"+ B:8 tool_call/started globToolCall: ",
-		"+ B:9 tool_call/completed globToolCall: ",
-		"~ A:7 B:7 tool_call/completed shellToolCall\n    ~ tool_call.shellToolCall.result.success.exitCode: 0 → \"0\"\n",
-		"~ A:9 B:11 result/success\n    - request_id: \"<REQUEST-1>\"\n",
+		"+ B:12 tool_call/started globToolCall: ",
+		"+ B:13 tool_call/completed globToolCall: ",
+		"~ A:11 B:11 tool_call/completed shellToolCall\n    ~ tool_call.shellToolCall.result.success.exitCode: 0 → \"0\"\n",
+		"~ A:13 B:15 result/success\n    - request_id: \"<REQUEST-1>\"\n",
 	} {
 		if !strings.Contains(r.stdout, line) {
 			t.Errorf("output lacks %q:\n%s", line, r.stdout)
@@ -174,9 +176,12 @@ func TestDiffStreamsAndExit(t *testing.T) {
 	a := writeCassette(t, dir, "a.cassette", agentRun{argv: textArgv, stdout: "Read file\nEdited file\n"})
 	b := writeCassette(t, dir, "b.cassette", agentRun{argv: textArgv, stdout: "Read file\nRan terminal command\n", stderr: "Error: usage limit\n", exit: 1})
 	r := run(t, nil, "diff", a, b)
+	// Lines of the cassette files: in A stdout's second line is on line 6
+	// (format line, header, frame line, line 1, frame line); in B a stderr
+	// frame comes first (lines 5 and 6) and puts it on line 8.
 	want := "--- " + a + "\n+++ " + b + "\n" +
-		"stdout:\n~ A:2 B:2 text\n    - Edited file\n    + Ran terminal command\n" +
-		"stderr:\n+ B:1 text: Error: usage limit\n" +
+		"stdout:\n~ A:6 B:8 text\n    - Edited file\n    + Ran terminal command\n" +
+		"stderr:\n+ B:6 text: Error: usage limit\n" +
 		"exit: 0 → 1\n"
 	if r.code != 1 || r.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, want)

@@ -26,6 +26,8 @@ type input struct {
 	// Empty is set for input with no byte at all (an empty file, /dev/null).
 	Empty bool
 	raw   io.Reader
+	head  []byte // the start of a cassette's stdout, once Head has read it
+	whole bool   // head is all of stdout
 }
 
 // looksJSON reports whether raw output starts like JSON after blank lines and
@@ -160,6 +162,11 @@ func (in *input) Head(n int) ([]byte, error) {
 		}
 		return nil, nil
 	}
+	// Commands ask for the head more than once (to find the agent, then
+	// its format): the cassette is read once.
+	if in.head != nil && (len(in.head) >= n || in.whole) {
+		return in.head[:min(n, len(in.head))], nil
+	}
 	s, err := in.Open(cassette.Stdout)
 	if err != nil {
 		return nil, err
@@ -169,6 +176,9 @@ func (in *input) Head(n int) ([]byte, error) {
 	got, err := io.ReadFull(s, buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = nil
+	}
+	if err == nil {
+		in.head, in.whole = buf[:got], got < n
 	}
 	return buf[:got], err
 }

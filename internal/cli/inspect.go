@@ -16,16 +16,17 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
-
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 func init() {
 	register(&command{
 		name:    "inspect",
-		usage:   "CASSETTE",
-		summary: "summarise a cassette: invocation, exit, bytes per stream, events by type, tool calls and their durations",
+		usage:   "[--agent auto|NAME] [--format auto|json|stream-json|text] INPUT",
+		summary: "summarise a cassette, a raw output file or - (stdin): invocation, exit, bytes per stream, events by type, tool calls and their durations",
 		run:     runInspect,
 	})
 }
@@ -36,41 +37,54 @@ const maxEventPrefix = 64 << 10
 
 func runInspect(env *Env, args []string) int {
 	const name = "agentvcr inspect"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	format := fs.String("format", "auto", "stdout format: auto (a cassette's argv, else sniffed), json, stream-json or text (text: no events are read)")
+	agentName := fs.String("agent", "auto", "whose events: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(env, name, fs, args, err)
 	}
 	if len(pos) != 1 {
-		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))
+		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d arguments", len(pos)))
 	}
-	rd, f, err := cassette.Open(pos[0])
+	f, err := contract.ParseFormat(*format)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
+	if *agentName != "auto" {
+		if _, ok := agent.ByName(*agentName); !ok {
+			return usageErr(env, name, fmt.Sprintf("--agent %q: want auto or one of %s", *agentName, strings.Join(agentNames(), ", ")))
+		}
+	}
+	if pos[0] == "-" {
+		pipebuf.Grow(env.Stdin)
+	}
+	in, err := openInput(env, pos[0])
 	if err != nil {
 		return fail(env, name, err)
 	}
-	defer f.Close()
-	rd.Effects = true
+	defer in.Close()
+	if in.Undecided && f == contract.Auto {
+		return fail(env, name, errUndecided(in))
+	}
 	s := newSummary()
-	if p, ok := agent.ForBinary(firstArg(rd.Header().Argv)); ok {
+	s.raw = !in.Cassette
+	s.text = f == contract.Text
+	if p, ok := agent.ByName(*agentName); ok {
 		s.setProfile(p)
 	}
-	for {
-		c, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fail(env, name, err)
-		}
-		if c.Stream == cassette.Files {
-			s.addEffect(c)
-			continue
-		}
-		s.add(c)
+	var rd *cassette.Reader
+	if in.Cassette {
+		rd, err = inspectCassette(in, s)
+	} else {
+		err = inspectRaw(in, s)
+	}
+	if err != nil {
+		return fail(env, name, err)
 	}
 	s.flushLine()
 	s.flushStderr()
-	if s.profile == nil { // a json document spread over lines: sniff it whole
+	if s.profile == nil && !s.text { // a json document spread over lines: sniff it whole
 		if p, ok := agent.Sniff(s.head); ok {
 			s.setProfile(p)
 		}
@@ -78,12 +92,67 @@ func runInspect(env *Env, args []string) int {
 	if s.agentSum != nil && s.agentSum.jsonEvents == 0 && len(s.head) > 0 {
 		s.agentSum.document(s.head, s.bytes[cassette.Stdout])
 	}
+	if s.text && s.agentSum != nil {
+		s.agentSum.text, s.agentSum.textLen = true, int(s.bytes[cassette.Stdout])
+	}
 	// Everything below comes from the recording: shown inert, whatever
 	// escape sequences a tool name, call id or path holds.
 	out := term.NewWriter(env.Stdout)
-	s.print(out, pos[0], rd)
+	s.print(out, in, rd)
 	out.Flush()
 	return ExitOK
+}
+
+// inspectCassette reads every frame of a cassette, file changes too.
+func inspectCassette(in *input, s *summary) (*cassette.Reader, error) {
+	rd, f, err := cassette.Open(in.file())
+	if err != nil {
+		return nil, in.rename(err)
+	}
+	defer f.Close()
+	rd.Effects = true
+	if s.profile == nil {
+		if p, ok := agent.ForBinary(firstArg(rd.Header().Argv)); ok {
+			s.setProfile(p)
+		}
+	}
+	for {
+		c, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return rd, nil
+		}
+		if err != nil {
+			return nil, in.rename(err)
+		}
+		if c.Stream == cassette.Files {
+			s.addEffect(c)
+			continue
+		}
+		s.add(c)
+	}
+}
+
+// inspectRaw reads raw output: stdout alone, with no clock (what the agent's
+// events say of time is all there is).
+func inspectRaw(in *input, s *summary) error {
+	st, err := in.Open(cassette.Stdout)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := st.Read(buf)
+		if n > 0 {
+			s.add(cassette.Chunk{Stream: cassette.Stdout, Data: buf[:n]})
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name, err)
+		}
+	}
 }
 
 // summary accumulates what inspect shows, chunk by chunk.
@@ -102,6 +171,8 @@ type summary struct {
 	agentSum      *agentSummary // for agents other than Cursor, whose events peekEvent reads
 	head          []byte        // the start of stdout, until the agent is known
 	errLine       []byte        // prefix of the stderr line being read
+	raw           bool          // raw output: stdout only, no clock
+	text          bool          // text output (--format text): no events read
 }
 
 // maxAgentDoc bounds what inspect reads whole of another agent's events: a
@@ -111,7 +182,7 @@ const maxAgentDoc = 4 << 20
 func (s *summary) setProfile(p agent.Profile) {
 	s.profile = p
 	if _, cursorContract := p.(agent.Validator); !cursorContract {
-		s.agentSum = &agentSummary{p: p}
+		s.agentSum = &agentSummary{p: p, raw: s.raw}
 	}
 }
 
@@ -146,6 +217,7 @@ type agentSummary struct {
 	kinds      map[string]int
 	jsonEvents int
 	text       bool // text output: no events
+	raw        bool // raw output: no clock but the events' own
 }
 
 // agentCall is one tool call: its kind, and when it started and ended on
@@ -169,8 +241,12 @@ func (c *agentCall) duration() time.Duration {
 	return c.endRead - c.startRead
 }
 
-func (a *agentSummary) line(line []byte, read time.Duration) {
+func (a *agentSummary) line(line []byte, read time.Duration, text bool) {
 	var ev map[string]json.RawMessage
+	if text {
+		a.textLine(line, false)
+		return
+	}
 	if json.Unmarshal(line, &ev) != nil || ev == nil {
 		a.textLine(line, false)
 		return
@@ -272,9 +348,15 @@ func (a *agentSummary) print(w io.Writer) {
 		fmt.Fprintf(w, "tool calls\t%d\n", len(a.calls))
 		for _, c := range a.calls {
 			took := "never completed"
-			if c.untimed {
+			switch {
+			case c.untimed:
 				took = "(text output: not timed)"
-			} else if c.done {
+			case c.done && a.raw && c.took == 0 && (c.start.IsZero() || c.end.IsZero()):
+				took = "(raw output: no clock)"
+				if c.failed {
+					took += ", failed"
+				}
+			case c.done:
 				took = c.duration().String()
 				if c.failed {
 					took += ", failed"
@@ -466,13 +548,16 @@ func (s *summary) flushLine() {
 	}
 	s.lineOpen = false
 	s.lines++
-	if s.profile == nil && s.lines <= 3 {
+	if s.profile == nil && s.lines <= 3 && !s.text {
 		if p, ok := agent.Sniff(s.line); ok {
 			s.setProfile(p)
 		}
 	}
 	if s.agentSum != nil {
-		s.agentSum.line(s.line, s.lineStart)
+		s.agentSum.line(s.line, s.lineStart, s.text)
+		return
+	}
+	if s.text {
 		return
 	}
 	ev, ok := peekEvent(s.line)
@@ -560,9 +645,47 @@ func firstKey(dec *json.Decoder) (string, error) {
 	return name, err
 }
 
-func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
-	h := rd.Header()
+func (s *summary) print(w io.Writer, in *input, rd *cassette.Reader) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if rd != nil {
+		s.printCassette(tw, in.Name, rd)
+	} else {
+		fmt.Fprintf(tw, "input\t%s (raw output: stdout alone; no invocation, stderr, exit or clock)\n", in.Name)
+		fmt.Fprintf(tw, "stdout\t%s, %s\n", byteSize(s.bytes[cassette.Stdout]), counted(s.lines, "line"))
+	}
+	if s.text && s.agentSum == nil {
+		fmt.Fprintf(tw, "format\ttext (--format text: no events read)\n")
+	}
+	printEffects(tw, s.effects)
+	if s.agentSum != nil {
+		s.agentSum.print(tw)
+	}
+	if s.jsonLines > 0 {
+		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
+		for _, k := range sortedKeys(s.events) {
+			fmt.Fprintf(tw, "  %s\t%d\n", term.Visible(k), s.events[k])
+		}
+	}
+	if len(s.tools) > 0 {
+		fmt.Fprintf(tw, "tool calls\t%d\n", len(s.tools))
+		for _, tc := range s.tools {
+			took := "never completed"
+			switch {
+			case tc.done && s.raw && (tc.startStamp == nil || tc.endStamp == nil):
+				took = "(raw output: no clock)"
+			case tc.done:
+				took = tc.took().String()
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", term.Visible(tc.kind), took, term.Visible(tc.id))
+		}
+	}
+	tw.Flush()
+}
+
+// printCassette prints what a cassette says of its run: invocation, end,
+// streams, redactions.
+func (s *summary) printCassette(tw io.Writer, path string, rd *cassette.Reader) {
+	h := rd.Header()
 	state := "complete"
 	foot, ok := rd.Footer()
 	if !ok {
@@ -602,27 +725,6 @@ func (s *summary) print(w io.Writer, path string, rd *cassette.Reader) {
 	if h.FilesNotRecorded != "" {
 		fmt.Fprintf(tw, "files\tNOT RECORDED: %s; a replay does not re-create the agent's files\n", h.FilesNotRecorded)
 	}
-	printEffects(tw, s.effects)
-	if s.agentSum != nil {
-		s.agentSum.print(tw)
-	}
-	if s.jsonLines > 0 {
-		fmt.Fprintf(tw, "events\t%d JSON of %d lines\n", s.jsonLines, s.lines)
-		for _, k := range sortedKeys(s.events) {
-			fmt.Fprintf(tw, "  %s\t%d\n", term.Visible(k), s.events[k])
-		}
-	}
-	if len(s.tools) > 0 {
-		fmt.Fprintf(tw, "tool calls\t%d\n", len(s.tools))
-		for _, tc := range s.tools {
-			took := "never completed"
-			if tc.done {
-				took = tc.took().String()
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", term.Visible(tc.kind), took, term.Visible(tc.id))
-		}
-	}
-	tw.Flush()
 }
 
 // printRedactions is the redaction report: which rule replaced how many

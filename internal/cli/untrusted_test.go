@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -101,47 +102,67 @@ func TestCraftedCassettesDoNotPanic(t *testing.T) {
 // end with a status and at most one line on stderr, never a panic, and
 // replay --apply writes all the files or none.
 func TestTruncatedAtEveryByte(t *testing.T) {
+	t.Parallel()
 	data := craftedTape(t,
 		cassette.Effect{Op: cassette.OpMkdir, Path: "d", Mode: "0755"},
 		cassette.Effect{Op: cassette.OpCreate, Path: "d/a.txt", Mode: "0644", Note: "alpha\nbeta\n"},
 		cassette.Effect{Op: cassette.OpCreate, Path: "b.bin", Mode: "0600", Note: "\x00\x01\x02"},
 		cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "d/a.txt"})
 	dir := t.TempDir()
-	path := filepath.Join(dir, "cut.cassette")
 	whole := filepath.Join(dir, "whole.cassette")
 	os.WriteFile(whole, data, 0o644)
+	env := vcrtest.Env(t) // one for every run: its directories stay empty
+	// The cuts are checked a few at a time, each on its own copy of the
+	// cut; replay --apply, a process of its own (it applies in its working
+	// directory), in a directory of its own.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 4)
+	defer wg.Wait()
 	for n := 0; n <= len(data); n++ {
+		path := filepath.Join(dir, fmt.Sprintf("cut%04d.cassette", n))
 		os.WriteFile(path, data[:n], 0o644)
-		// Every command that reads a cassette, in process: a panic fails
-		// the test; a refusal is exit 2 and one line.
-		for _, args := range [][]string{{"inspect", path}, {"replay", path}, {"normalize", path}, {"normalize", "--stderr", path},
-			{"validate", path}, {"diff", whole, path}} {
-			r := run(t, nil, args...)
-			switch r.code {
-			case 0, 1:
-			case 2:
-				oneLine(t, strings.Join(args, " "), r.stderr)
-			default:
-				t.Errorf("cut at %d: %q: exit %d", n, args, r.code)
-			}
-		}
-		r := result{}
-		into := filepath.Join(dir, "into")
-		os.RemoveAll(into)
+		into := filepath.Join(dir, fmt.Sprintf("into%04d", n))
 		os.Mkdir(into, 0o755)
-		r = subprocessIn(t, into, "replay", "--apply", path)
-		if r.code == 2 {
-			oneLine(t, "replay --apply", r.stderr)
-		} else if strings.Contains(r.stderr, "panic") {
-			t.Errorf("cut at %d: %+v", n, r)
-		}
-		ents, _ := os.ReadDir(into)
-		if len(ents) != 0 && len(ents) != 3 {
-			t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
-		}
-		if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
-			t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
-		}
+		cmd := vcrtest.Command(t, env, "agentvcr", "replay", "--apply", path)
+		cmd.Dir = into
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			// Every command that reads a cassette, in process: a panic
+			// fails the test; a refusal is exit 2 and one line.
+			for _, args := range [][]string{{"inspect", path}, {"replay", path}, {"normalize", path}, {"normalize", "--stderr", path},
+				{"validate", path}, {"diff", whole, path}} {
+				r := run(t, nil, args...)
+				switch r.code {
+				case 0, 1:
+				case 2:
+					oneLine(t, strings.Join(args, " "), r.stderr)
+				default:
+					t.Errorf("cut at %d: %q: exit %d", n, args, r.code)
+				}
+			}
+			err := cmd.Run()
+			r := result{code: vcrtest.ExitCode(cmd, err), stderr: stderr.String()}
+			switch {
+			case r.code < 0:
+				t.Errorf("cut at %d: replay --apply: %v", n, err)
+			case r.code == 2:
+				oneLine(t, "replay --apply", r.stderr)
+			case strings.Contains(r.stderr, "panic"):
+				t.Errorf("cut at %d: %+v", n, r)
+			}
+			ents, _ := os.ReadDir(into)
+			if len(ents) != 0 && len(ents) != 3 {
+				t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
+			}
+			if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
+				t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
+			}
+		}()
 	}
 }
 
@@ -220,6 +241,7 @@ func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) b
 // the temporary files the killed one left and completes, every file as
 // recorded. The kill comes once the first staged file is seen.
 func TestApplyAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	tape, work := manyFilesTape(t), t.TempDir()
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
 	cmd.Dir = work

@@ -26,22 +26,38 @@ func init() {
 	register(&command{
 		name:    "validate",
 		usage:   "[--agent auto|NAME] [--format auto|json|stream-json|text] [--exit-code N] [--skip-comments] [--notes] [--json] INPUT",
-		summary: "check a cassette (stdout, stderr, exit code) or raw stdout against the output contract; one INPUT:LINE: problem a line, exit 1 if any; --skip-comments skips blank and # lines added to saved transcripts",
+		summary: "check a cassette (stdout, stderr, exit code) or raw stdout against the output contract; one INPUT:LINE: problem a line (LINE: the line of the file, a cassette's too), exit 1 if any; --skip-comments skips blank and # lines added to saved transcripts",
 		run:     runValidate,
 	})
 }
 
 // validateReport is the --json output.
 type validateReport struct {
-	Input         string             `json:"input"`
-	Format        contract.Format    `json:"format"`
-	ExitCode      *int               `json:"exit_code"` // null when unknown
-	OK            bool               `json:"ok"`
-	Problems      []contract.Problem `json:"problems"`
-	Notes         []contract.Note    `json:"notes"`
-	Lines         int                `json:"lines"`
-	PartialOutput bool               `json:"partial_output"`
+	Input         string          `json:"input"`
+	Format        contract.Format `json:"format"`
+	ExitCode      *int            `json:"exit_code"` // null when unknown
+	OK            bool            `json:"ok"`
+	Problems      []problemJSON   `json:"problems"`
+	Notes         []noteJSON      `json:"notes"`
+	Lines         int             `json:"lines"`
+	PartialOutput bool            `json:"partial_output"`
 }
+
+// problemJSON and noteJSON add, for a cassette, the line of the cassette
+// file to the stdout line ("line").
+type problemJSON struct {
+	contract.Problem
+	CassetteLine int `json:"cassette_line,omitempty"`
+}
+
+type noteJSON struct {
+	contract.Note
+	CassetteLine int `json:"cassette_line,omitempty"`
+}
+
+// fileLine says where a stdout line is in the input as given: in a cassette,
+// the line of the file; in raw output, itself.
+type fileLine func(stdoutLine int) int
 
 func runValidate(env *Env, args []string) int {
 	const name = "agentvcr validate"
@@ -50,7 +66,7 @@ func runValidate(env *Env, args []string) int {
 	exitCode := fs.String("exit-code", "", "the run's exit status: for raw output (default 0), or instead of a cassette's")
 	skip := fs.Bool("skip-comments", false, "skip blank stdout lines and lines starting with # (annotations added to saved transcripts)")
 	notes := fs.Bool("notes", false, "also print notes: undocumented events and fields the contract allows")
-	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object (each problem's line is the stdout line; a cassette's also have cassette_line, the line of the file)")
 	agentName := fs.String("agent", "auto", "whose contract: auto (a cassette's argv, else the output's look), or "+strings.Join(agentNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -102,14 +118,18 @@ func runValidate(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 
+	where, err := reportLines(in, report, *notes || *asJSON)
+	if err != nil {
+		return fail(env, name, err)
+	}
 	// File names and quoted lines come from the recordings: shown inert.
 	vis := term.NewWriter(env.Stdout)
 	defer vis.Flush()
 	out := bufio.NewWriter(vis)
 	if *asJSON {
-		err = writeValidateJSON(out, in.Name, exit, report)
+		err = writeValidateJSON(out, in.Name, exit, report, in.Cassette, where)
 	} else {
-		err = writeValidateText(out, in.Name, report, *notes)
+		err = writeValidateText(out, in.Name, report, *notes, where)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -245,13 +265,49 @@ func agentNames() []string {
 	return names
 }
 
-func writeValidateText(w *bufio.Writer, input string, r contract.Report, notes bool) error {
+// reportLines maps the stdout lines the report names (its notes' too, when
+// they are shown) to lines of the input file.
+func reportLines(in *input, r contract.Report, notes bool) (fileLine, error) {
+	if !in.Cassette {
+		return func(l int) int { return l }, nil
+	}
+	var lines []int
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "%s:%s: %s\n", input, p.Pos(), p.Msg)
+		if p.Where == "" && p.Line > 0 {
+			lines = append(lines, p.Line)
+		}
+	}
+	for _, n := range r.Notes {
+		if notes && n.Line > 0 {
+			lines = append(lines, n.Line)
+		}
+	}
+	if len(lines) == 0 {
+		return func(l int) int { return l }, nil
+	}
+	m, err := cassetteLines(in, cassette.Stdout, lines)
+	if err != nil {
+		return nil, err
+	}
+	return func(l int) int {
+		if f, ok := m[l]; ok {
+			return f
+		}
+		return l
+	}, nil
+}
+
+func writeValidateText(w *bufio.Writer, input string, r contract.Report, notes bool, where fileLine) error {
+	for _, p := range r.Problems {
+		pos := p.Pos()
+		if p.Where == "" {
+			pos = strconv.Itoa(where(p.Line))
+		}
+		fmt.Fprintf(w, "%s:%s: %s\n", input, pos, p.Msg)
 	}
 	if notes {
 		for _, n := range r.Notes {
-			fmt.Fprintf(w, "%s:%s: note: %s", input, strconv.Itoa(n.Line), n.Msg)
+			fmt.Fprintf(w, "%s:%s: note: %s", input, strconv.Itoa(where(n.Line)), n.Msg)
 			if n.Count > 1 {
 				fmt.Fprintf(w, " (%d times)", n.Count)
 			}
@@ -261,19 +317,27 @@ func writeValidateText(w *bufio.Writer, input string, r contract.Report, notes b
 	return nil
 }
 
-func writeValidateJSON(w *bufio.Writer, input string, exit int, r contract.Report) error {
+func writeValidateJSON(w *bufio.Writer, input string, exit int, r contract.Report, isCassette bool, where fileLine) error {
 	out := validateReport{
 		Input: input, Format: r.Format, OK: r.OK(),
-		Problems: r.Problems, Notes: r.Notes, Lines: r.Lines, PartialOutput: r.PartialOutput,
+		Problems: []problemJSON{}, Notes: []noteJSON{}, Lines: r.Lines, PartialOutput: r.PartialOutput,
 	}
 	if exit != contract.ExitUnknown {
 		out.ExitCode = &exit
 	}
-	if out.Problems == nil {
-		out.Problems = []contract.Problem{}
+	for _, p := range r.Problems {
+		pj := problemJSON{Problem: p}
+		if isCassette && p.Where == "" && p.Line > 0 {
+			pj.CassetteLine = where(p.Line)
+		}
+		out.Problems = append(out.Problems, pj)
 	}
-	if out.Notes == nil {
-		out.Notes = []contract.Note{}
+	for _, n := range r.Notes {
+		nj := noteJSON{Note: n}
+		if isCassette && n.Line > 0 {
+			nj.CassetteLine = where(n.Line)
+		}
+		out.Notes = append(out.Notes, nj)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

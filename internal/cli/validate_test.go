@@ -86,27 +86,31 @@ func TestValidateCassettes(t *testing.T) {
 		run  agentRun
 		args []string // before the cassette
 		code int
-		want []string // stdout lines, after the cassette's path and ":"
+		// stdout lines, after the cassette's path and ":". The lines are
+		// the cassette file's: writeCassette puts stdout's first line on
+		// line 4 (after the format line, the header and its frame line)
+		// and the others after a second frame line, from line 6 on.
+		want []string
 	}{
 		{name: "conforming stream-json", run: agentRun{argv: streamArgv, stdout: direct}, code: 0},
 		{name: "edited transcript", run: agentRun{argv: streamArgv, stdout: trimmed}, code: 1,
-			want: []string{`9: result.result (4 bytes, "done") differs from the assembled assistant text (176 bytes, "I'll run ` + "`sleep 5`" + ` in bash, wait for it "…)`}},
+			want: []string{`13: result.result (4 bytes, "done") differs from the assembled assistant text (176 bytes, "I'll run ` + "`sleep 5`" + ` in bash, wait for it "…)`}},
 		{name: "failure with a message", run: agentRun{argv: streamArgv, stdout: strings.SplitAfter(direct, "\n")[0], stderr: authError, exit: 1}, code: 0},
 		{name: "failure without a message", run: agentRun{argv: streamArgv, stdout: "", exit: 1}, code: 1,
 			want: []string{"stderr: exit status 1 but no error message on stderr"}},
 		{name: "stream cut short on success", run: agentRun{argv: streamArgv, stdout: strings.Join(strings.SplitAfter(direct, "\n")[:5], "")}, code: 1,
-			want: []string{"5: exit status 0 but the stream ends (here) without a terminal result"}},
+			want: []string{"9: exit status 0 but the stream ends (here) without a terminal result"}},
 		{name: "incomplete recording", run: agentRun{argv: streamArgv, stdout: direct, incomplete: true}, code: 1,
 			want: []string{"exit: exit status unknown (incomplete recording): the rules about how a run ends were not checked"}},
 		{name: "json from argv", run: agentRun{argv: []string{"cursor-agent", "-p", "--output-format=json", "hi"}, stdout: jsonResult}, code: 0},
 		{name: "json failure printing JSON", run: agentRun{argv: []string{"cursor-agent", "-p", "--output-format=json", "hi"}, stdout: jsonResult, stderr: authError, exit: 1}, code: 1,
-			want: []string{"1: exit status 1 but stdout holds a well-formed JSON object"}},
+			want: []string{"4: exit status 1 but stdout holds a well-formed JSON object"}},
 		{name: "format flag wins over argv", run: agentRun{argv: streamArgv, stdout: jsonResult}, args: []string{"--format", "json"}, code: 0},
 		{name: "stream-json argv, json output", run: agentRun{argv: streamArgv, stdout: jsonResult}, code: 1,
-			want: []string{"1: first event is result, want system/init", `1: result.result (2 bytes, "hi") differs from the assembled assistant text (empty: no assistant text)`}},
+			want: []string{"4: first event is result, want system/init", `4: result.result (2 bytes, "hi") differs from the assembled assistant text (empty: no assistant text)`}},
 		{name: "text", run: agentRun{argv: []string{"cursor-agent", "--print", "--output-format", "text", "hi"}, stdout: "Read file\nEdited file\n"}, code: 0},
 		{name: "text with an event", run: agentRun{argv: []string{"cursor-agent", "--print", "--output-format", "text", "hi"}, stdout: "Read file\n" + jsonResult}, code: 1,
-			want: []string{"2: JSON event in text output"}},
+			want: []string{"6: JSON event in text output"}},
 		{name: "sniffed without argv format", run: agentRun{argv: []string{"cursor-agent", "hi"}, stdout: jsonResult}, code: 0},
 	}
 	for i, tt := range tests {

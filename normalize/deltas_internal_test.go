@@ -1,0 +1,327 @@
+package normalize
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+)
+
+const testDeltaRules = `
+delta  $.d.p  $.type=piece  by  $.id
+delta  $.msg.content.text  $.type=seg  $.n=*
+`
+
+func deltaNormalizer(t *testing.T, cwd string) *Normalizer {
+	t.Helper()
+	rules, err := ParseRules(strings.NewReader(testDeltaRules), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{Format: contract.StreamJSON, Cwd: cwd, AgentRules: rules})
+}
+
+// readAll runs s through a deltaReader alone: what the normaliser reads.
+func readAll(t *testing.T, n *Normalizer, s string) string {
+	t.Helper()
+	out, err := io.ReadAll(newDeltaReader(strings.NewReader(s), n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func pieceEvent(id, p string) string {
+	b, _ := json.Marshal(map[string]any{"type": "piece", "id": id, "d": map[string]string{"p": p}})
+	return string(b) + "\n"
+}
+
+// joinedPieces decodes the pieces of each stream of a stream of piece
+// events, joined, and counts the lines.
+func joinedPieces(t *testing.T, s string) (map[string]string, int) {
+	t.Helper()
+	joined := map[string]string{}
+	lines := 0
+	for line := range strings.Lines(s) {
+		lines++
+		var ev struct {
+			Type, ID string
+			D        struct{ P string }
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %d is not JSON any more: %v: %s", lines, err, line)
+		}
+		if ev.Type == "piece" {
+			joined[ev.ID] += ev.D.P
+		}
+	}
+	return joined, lines
+}
+
+// Whatever the cuts, the reader keeps every line, keeps each stream's
+// joined text, and keeps each line valid JSON (a piece never ends inside an
+// escape); and the path cut anywhere ends whole in one piece.
+func TestDeltaReaderKeepsStreams(t *testing.T) {
+	const cwd = "/tmp/Te\"st é/001"
+	text := `Wrote ` + cwd + `/a.go and "quoted" \ back é, ` + cwd + "\n" + `x.txt`
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		var b strings.Builder
+		b.WriteString(`{"type":"system","cwd":"elsewhere"}` + "\n")
+		// Two streams, interleaved, each cut at random places.
+		rest := [2]string{text, text}
+		for rest[0] != "" || rest[1] != "" {
+			k := rng.IntN(2)
+			if rest[k] == "" {
+				k = 1 - k
+			}
+			// Cut at a rune boundary: the agent streams whole characters.
+			n := 1 + rng.IntN(min(len(rest[k]), 12))
+			for n < len(rest[k]) && rest[k][n]&0xC0 == 0x80 {
+				n++
+			}
+			b.WriteString(pieceEvent([]string{"a", "b"}[k], rest[k][:n]))
+			rest[k] = rest[k][n:]
+		}
+		b.WriteString(`{"type":"end"}` + "\n")
+		in := b.String()
+		out := readAll(t, deltaNormalizer(t, cwd), in)
+		wantJoined, wantLines := joinedPieces(t, in)
+		gotJoined, gotLines := joinedPieces(t, out)
+		if gotLines != wantLines {
+			t.Fatalf("trial %d: %d lines, want %d", trial, gotLines, wantLines)
+		}
+		for id, want := range wantJoined {
+			if gotJoined[id] != want {
+				t.Fatalf("trial %d: stream %s joins to %q, want %q", trial, id, gotJoined[id], want)
+			}
+		}
+		norm := string(deltaNormalizer(t, cwd).Bytes([]byte(in), cassette.Stdout))
+		normJoined, _ := joinedPieces(t, norm)
+		for id, got := range normJoined {
+			if want := "Wrote $CWD/a.go and \"quoted\" \\ back é, $CWD\nx.txt"; got != want {
+				t.Fatalf("trial %d: stream %s normalises to %q, want %q\nin:\n%s\nout:\n%s", trial, id, got, want, in, norm)
+			}
+		}
+	}
+}
+
+// A cwd learned from the init event (none given) is scrubbed across
+// pieces too.
+func TestDeltaReaderLearnsCwd(t *testing.T) {
+	in := `{"type":"system","subtype":"init","cwd":"/work/proj-17"}` + "\n" +
+		pieceEvent("a", "see /work/pr") + pieceEvent("a", "oj-17/x.go") + `{"type":"end"}` + "\n"
+	out := string(deltaNormalizer(t, "").Bytes([]byte(in), cassette.Stdout))
+	joined, _ := joinedPieces(t, out)
+	if joined["a"] != "see $CWD/x.go" {
+		t.Fatalf("joined %q, want the learned cwd scrubbed:\n%s", joined["a"], out)
+	}
+}
+
+// Any other event ends a run of deltas: a value cut across it is not
+// joined (it is not one value of one stream), and nothing is lost.
+func TestDeltaReaderOtherEventEndsRun(t *testing.T) {
+	in := pieceEvent("a", "see /work/pr") + `{"type":"tool"}` + "\n" + pieceEvent("a", "oj-17/x.go")
+	if out := readAll(t, deltaNormalizer(t, "/work/proj-17"), in); out != in {
+		t.Fatalf("got\n%s\nwant it unchanged\n%s", out, in)
+	}
+}
+
+// A segment event matched by presence ("$.n=*") and a piece in an array
+// (the event's content list) are read as the rules say.
+func TestDeltaRulePresenceAndArray(t *testing.T) {
+	seg := func(p string, n bool) string {
+		ev := map[string]any{"type": "seg", "msg": map[string]any{"content": []any{map[string]string{"type": "text", "text": p}}}}
+		if n {
+			ev["n"] = 1
+		}
+		b, _ := json.Marshal(ev)
+		return string(b) + "\n"
+	}
+	in := seg("at /ho", true) + seg("me/u/p now", true) + seg("at /home/u/p now", false)
+	out := string(New(Options{Format: contract.StreamJSON, Cwd: "/home/u/p", AgentRules: mustParse(t, testDeltaRules)}).Bytes([]byte(in), cassette.Stdout))
+	want := seg("at $CWD", true) + seg(" now", true) + seg("at $CWD now", false)
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func mustParse(t testing.TB, text string) *Rules {
+	t.Helper()
+	r, err := ParseRules(strings.NewReader(text), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A run of deltas longer than maxDeltaRun is let go in parts: what is held
+// stays bounded, every line comes out, and each stream's text is kept.
+func TestDeltaReaderBounded(t *testing.T) {
+	var b strings.Builder
+	piece := strings.Repeat("x", 900) + " /home/u/p "
+	for b.Len() < 4*maxDeltaRun {
+		b.WriteString(pieceEvent("a", piece))
+	}
+	in := b.String()
+	d := newDeltaReader(strings.NewReader(in), deltaNormalizer(t, "/home/u/p"))
+	var out bytes.Buffer
+	buf := make([]byte, 4096)
+	most := 0
+	for {
+		n, err := d.Read(buf)
+		out.Write(buf[:n])
+		most = max(most, cap(d.held))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if most > 2*maxDeltaRun+maxDropLine {
+		t.Errorf("held up to %d bytes, want at most %d", most, 2*maxDeltaRun+maxDropLine)
+	}
+	wantJoined, wantLines := joinedPieces(t, in)
+	gotJoined, gotLines := joinedPieces(t, out.String())
+	if gotLines != wantLines || gotJoined["a"] != wantJoined["a"] {
+		t.Errorf("%d lines in, %d out; the stream's text kept: %v", wantLines, gotLines, gotJoined["a"] == wantJoined["a"])
+	}
+}
+
+// A line longer than the reader's buffer passes through whole, and a last
+// line without a newline is kept as it is.
+func TestDeltaReaderLongAndUnterminatedLines(t *testing.T) {
+	long := `{"type":"piece","id":"a","d":{"p":"` + strings.Repeat("y", 3*maxDropLine) + `"}}` + "\n"
+	in := pieceEvent("a", "one ") + long + pieceEvent("a", "two") + `{"type":"piece","id":"a","d":{"p":"end"}}`
+	if out := readAll(t, deltaNormalizer(t, "/x/y/z"), in); out != in {
+		t.Fatalf("changed: %d bytes in, %d out", len(in), len(out))
+	}
+}
+
+func TestParseDeltaRules(t *testing.T) {
+	for _, bad := range []string{
+		"delta",
+		"delta $.a.b",
+		"delta a.b $.t=x",
+		"delta $.a.* $.t=x",
+		"delta $.a $.t",
+		"delta $.a $.t=x by $.**",
+	} {
+		if _, err := ParseRules(strings.NewReader(bad), "f"); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	r := mustParse(t, "delta $.a.b $.t=x $.n=3 $.ok=true $.c=* by $.id $.i")
+	d := r.deltas[0]
+	if len(d.when) != 4 || len(d.by) != 2 || !d.when[3].any || string(d.needle) != "true" && string(d.needle) != `"x"` {
+		t.Errorf("parsed %+v", d)
+	}
+	if r.scrubs() {
+		t.Error("a delta rule turns the fast paths off")
+	}
+}
+
+// SourceLine names the line of the input a normalised line comes from when
+// drop rules left lines out.
+func TestSourceLine(t *testing.T) {
+	rules := mustParse(t, "drop $.type noise")
+	var in strings.Builder
+	kept := []int{}
+	for i := 1; i <= 12; i++ {
+		typ := "event"
+		if i%3 == 0 || i == 4 || i == 5 {
+			typ = "noise"
+		} else {
+			kept = append(kept, i)
+		}
+		in.WriteString(`{"type":"` + typ + `","n":` + strconvItoa(i) + "}\n")
+	}
+	n := New(Options{Format: contract.StreamJSON, AgentRules: rules})
+	out := strings.Split(strings.TrimSuffix(string(n.Bytes([]byte(in.String()), cassette.Stdout)), "\n"), "\n")
+	if len(out) != len(kept) {
+		t.Fatalf("%d lines out, want %d", len(out), len(kept))
+	}
+	for k, line := range out {
+		var ev struct{ N int }
+		json.Unmarshal([]byte(line), &ev)
+		if got := n.SourceLine(k + 1); got != ev.N || got != kept[k] {
+			t.Errorf("output line %d (%s): SourceLine %d, want %d", k+1, line, got, ev.N)
+		}
+	}
+}
+
+func strconvItoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// FuzzDeltaReader: whatever the input, the reader before the normaliser
+// loses no line and changes no line that is not a delta event, keeps every
+// stream's joined text, and keeps a valid JSON line valid.
+func FuzzDeltaReader(f *testing.F) {
+	for _, seed := range []string{
+		pieceEvent("a", "see /ho") + pieceEvent("a", "me/u/proj/x") + pieceEvent("b", `q\"/home/u`) + pieceEvent("a", "/proj") + pieceEvent("b", "/proj é"),
+		pieceEvent("a", "0b1e2c3d-4e5f-") + `{"type":"x"}` + "\n" + pieceEvent("a", "4a6b-8c7d-8e9f0a1b2c3d"),
+		`{"type":"piece","id":"a","d":{"p":"unterminated` + "\n" + pieceEvent("a", "2026-05-") + pieceEvent("a", "10T10:00:00Z"),
+		`{"type":"seg","n":1,"msg":{"content":[{"text":"/home/u/pr"}]}}` + "\n" + `{"type":"seg","n":2,"msg":{"content":[{"text":"oj"}]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	rules := mustParse(f, testDeltaRules)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := New(Options{Format: contract.StreamJSON, Cwd: "/home/u/proj", Home: "/home/u", AgentRules: rules})
+		out, err := io.ReadAll(newDeltaReader(bytes.NewReader(data), n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, got := bytes.Split(data, []byte("\n")), bytes.Split(out, []byte("\n"))
+		if len(in) != len(got) {
+			t.Fatalf("%d lines in, %d out", len(in), len(got))
+		}
+		// A member named twice is read as its first by the reader, its last
+		// by encoding/json: such events are left out of the comparison.
+		twice := func(l []byte) bool {
+			for _, k := range []string{`"d"`, `"p"`, `"id"`, `"type"`} {
+				if bytes.Count(l, []byte(k)) > 1 {
+					return true
+				}
+			}
+			return false
+		}
+		for _, l := range in {
+			if twice(l) {
+				return
+			}
+		}
+		joined := func(lines [][]byte) map[string]string {
+			m := map[string]string{}
+			for _, l := range lines {
+				var ev struct {
+					Type, ID string
+					D        struct{ P string }
+				}
+				if json.Unmarshal(l, &ev) == nil && ev.Type == "piece" {
+					m[ev.ID] += ev.D.P
+				}
+			}
+			return m
+		}
+		for i := range in {
+			if json.Valid(in[i]) && !json.Valid(got[i]) {
+				t.Fatalf("line %d: valid JSON made invalid: %q → %q", i+1, in[i], got[i])
+			}
+			if !bytes.Contains(in[i], []byte(`piece"`)) && !bytes.Contains(in[i], []byte(`seg"`)) && !bytes.Equal(in[i], got[i]) {
+				t.Fatalf("line %d changed: %q → %q", i+1, in[i], got[i])
+			}
+		}
+		a, b := joined(in), joined(got)
+		for id := range a {
+			if a[id] != b[id] {
+				t.Fatalf("stream %q: %q joined, now %q", id, a[id], b[id])
+			}
+		}
+	})
+}
