@@ -164,10 +164,7 @@ func NormalizeOptionsFor(p Profile, h cassette.Header, head []byte) normalize.Op
 // stdout), nil when neither tells; the format as the profile reads argv,
 // else sniffed from head (contract.Auto when head is nil).
 func Identify(argv []string, head []byte) (Profile, contract.Format) {
-	var p Profile
-	if len(argv) > 0 {
-		p, _ = ForBinary(argv[0])
-	}
+	p, _ := ForArgv(argv)
 	if p == nil && head != nil {
 		p, _ = Sniff(head)
 	}

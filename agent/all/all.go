@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/acp"
 	"github.com/agentvcr/agentvcr/agent/auggie"
 	"github.com/agentvcr/agentvcr/agent/claude"
 	"github.com/agentvcr/agentvcr/agent/cline"
@@ -17,6 +18,7 @@ import (
 
 // The order is the order in which output is sniffed: the most specific first.
 func init() {
+	agent.Register(acp.Profile{})    // "jsonrpc":"2.0": no other agent's output says it
 	agent.Register(auggie.Profile{}) // its result looks like Cursor's, less the durations
 	agent.Register(cursor.Profile{})
 	agent.Register(qwen.Profile{})

@@ -92,7 +92,7 @@ func runValidate(env *Env, args []string) int {
 		}
 	}
 	var report contract.Report
-	if _, own := prof.(agent.Validator); own {
+	if _, own := prof.(cursor.Profile); own { // the contract validator reads Cursor's streams only
 		report, err = validateCursor(in, f, *skip, *exitCode == "", &exit)
 	} else {
 		report, err = validateAgent(in, prof, f, *skip, *exitCode == "", &exit)
