@@ -18,7 +18,6 @@ import (
 
 // The order is the order in which output is sniffed: the most specific first.
 func init() {
-	agent.Register(acp.Profile{})    // "jsonrpc":"2.0": no other agent's output says it
 	agent.Register(auggie.Profile{}) // its result looks like Cursor's, less the durations
 	agent.Register(cursor.Profile{})
 	agent.Register(qwen.Profile{})
@@ -28,4 +27,5 @@ func init() {
 	agent.Register(opencode.Profile{})
 	agent.Register(copilot.Profile{})
 	agent.Register(cline.Profile{})
+	agent.Register(acp.Profile{}) // JSON-RPC sessions of any of them ("jsonrpc":"2.0")
 }
