@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // ProtocolVersion is the ACP version the client asks for.
@@ -47,9 +46,6 @@ type Client struct {
 	root *os.Root
 	// permit decides a permission request: allow or deny.
 	permit func(PermissionRequest) bool
-
-	mu      sync.Mutex
-	updates []Message // session/update notifications not yet handed out
 }
 
 // Config sets up a Client.
@@ -79,15 +75,7 @@ func NewClient(ctx context.Context, r io.Reader, w io.Writer, cfg Config) (*Clie
 		}
 		c.dir = dir
 	}
-	opts := cfg.Conn
-	opts.OnNotify = func(m Message) {
-		if m.Method == "session/update" {
-			c.mu.Lock()
-			c.updates = append(c.updates, m)
-			c.mu.Unlock()
-		}
-	}
-	c.conn = NewConn(ctx, r, w, c.handle, opts)
+	c.conn = NewConn(ctx, r, w, c.handle, cfg.Conn)
 	return c, nil
 }
 
@@ -138,8 +126,10 @@ func (c *Client) NewSession(ctx context.Context, cwd string) (string, error) {
 }
 
 // Turn is what one prompt brought: the agent's stop reason and the
-// session/update notifications that came while it ran (from the moment it
-// was sent to its answer).
+// session/update notifications of the turn: those the agent sent after its
+// previous answer (to session/new, or to the previous prompt) and before
+// this one. By the agent's order, not by when they reached the client, so
+// that a replay gives the same turns as the session it replays.
 type Turn struct {
 	StopReason string
 	Updates    []Message
@@ -148,18 +138,14 @@ type Turn struct {
 // Prompt sends one text prompt and waits for its stop reason.
 func (c *Client) Prompt(ctx context.Context, sessionID, text string) (Turn, error) {
 	params := map[string]any{"sessionId": sessionID, "prompt": []map[string]string{{"type": "text", "text": text}}}
-	c.mu.Lock()
-	c.updates = nil // those that came before are the session's, not this turn's (Conn().Received() has them)
-	c.mu.Unlock()
 	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	err := c.conn.Call(ctx, "session/prompt", params, &res)
-	c.mu.Lock()
-	t := Turn{StopReason: res.StopReason, Updates: c.updates}
-	c.updates = nil
-	c.mu.Unlock()
-	return t, err
+	id, err := c.conn.call(ctx, "session/prompt", params, &res)
+	if err != nil {
+		return Turn{}, err
+	}
+	return Turn{StopReason: res.StopReason, Updates: c.conn.before(id, "session/update")}, nil
 }
 
 // Update is the part of a session/update notification tests look at.

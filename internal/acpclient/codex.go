@@ -18,15 +18,15 @@ type CodexClient struct {
 	approve func(Message) bool
 
 	mu        sync.Mutex
-	events    []Message
+	events    []Message                // since the last turn/completed
 	completed map[string]chan struct{} // by turn id: closed at turn/completed
-	ended     map[string]bool
+	ended     map[string][]Message     // by turn id: the turn's notifications, once completed
 }
 
 // NewCodexClient starts a client on codex app-server's stdout (r) and
 // stdin (w); approve answers its approval requests (nil declines them).
 func NewCodexClient(ctx context.Context, r io.Reader, w io.Writer, approve func(Message) bool, opts Options) *CodexClient {
-	c := &CodexClient{approve: approve, completed: map[string]chan struct{}{}, ended: map[string]bool{}}
+	c := &CodexClient{approve: approve, completed: map[string]chan struct{}{}, ended: map[string][]Message{}}
 	opts.OmitVersion = true
 	opts.OnNotify = func(m Message) {
 		c.mu.Lock()
@@ -39,7 +39,9 @@ func NewCodexClient(ctx context.Context, r io.Reader, w io.Writer, approve func(
 				} `json:"turn"`
 			}
 			json.Unmarshal(m.Params, &p)
-			c.ended[p.Turn.ID] = true
+			// A turn's notifications are those up to its turn/completed, by
+			// the server's order (not by when Turn looks).
+			c.ended[p.Turn.ID], c.events = c.events, nil
 			if ch := c.completed[p.Turn.ID]; ch != nil {
 				close(ch)
 				delete(c.completed, p.Turn.ID)
@@ -81,7 +83,8 @@ func (c *CodexClient) StartThread(ctx context.Context, params map[string]any) (s
 }
 
 // CodexTurn is what one turn brought: its final status and the
-// notifications that came while it ran.
+// notifications the server sent after the previous turn/completed, up to
+// and including this turn's.
 type CodexTurn struct {
 	ID, Status string
 	Events     []Message
@@ -101,7 +104,7 @@ func (c *CodexClient) Turn(ctx context.Context, threadID, text string) (CodexTur
 	id := res.Turn.ID
 	c.mu.Lock()
 	ch := make(chan struct{})
-	if c.ended[id] {
+	if _, done := c.ended[id]; done {
 		close(ch)
 	} else {
 		c.completed[id] = ch
@@ -115,8 +118,8 @@ func (c *CodexClient) Turn(ctx context.Context, threadID, text string) (CodexTur
 		return CodexTurn{ID: id}, fmt.Errorf("acpclient: waiting for turn %s: %w", id, ctx.Err())
 	}
 	c.mu.Lock()
-	t := CodexTurn{ID: id, Events: c.events}
-	c.events = nil
+	t := CodexTurn{ID: id, Events: c.ended[id]}
+	delete(c.ended, id)
 	c.mu.Unlock()
 	for _, m := range t.Events {
 		if m.Method == "turn/completed" {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -133,6 +134,34 @@ func (c *Conn) Received() []Message {
 // unmarshalled into result (unless nil). A JSON-RPC error comes back as an
 // *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	_, err := c.call(ctx, method, params, result)
+	return err
+}
+
+// before lists the notifications of method that the peer sent after its
+// previous response and before its response to request id, in order.
+func (c *Conn) before(id int64, method string) []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strconv.FormatInt(id, 10)
+	end := -1
+	for i, m := range c.received {
+		if m.IsResponse() && idKey(m.ID) == key {
+			end = i
+			break
+		}
+	}
+	var out []Message
+	for i := end - 1; i >= 0 && !c.received[i].IsResponse(); i-- {
+		if c.received[i].Method == method && c.received[i].IsNotification() {
+			out = append(out, c.received[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+func (c *Conn) call(ctx context.Context, method string, params, result any) (int64, error) {
 	c.mu.Lock()
 	id := c.next
 	c.next++
@@ -146,26 +175,26 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.mu.Unlock()
 	}()
 	if err := c.send(map[string]any{"id": id, "method": method, "params": params}); err != nil {
-		return err
+		return id, err
 	}
 	select {
 	case m := <-ch:
 		if m.Error != nil {
-			return m.Error
+			return id, m.Error
 		}
 		if result != nil && len(m.Result) > 0 {
 			if err := json.Unmarshal(m.Result, result); err != nil {
-				return fmt.Errorf("acpclient: the result of %s: %w", method, err)
+				return id, fmt.Errorf("acpclient: the result of %s: %w", method, err)
 			}
 		}
-		return nil
+		return id, nil
 	case <-c.done:
 		if err := c.Err(); err != nil {
-			return fmt.Errorf("%w while waiting for %s: %w", ErrClosed, method, err)
+			return id, fmt.Errorf("%w while waiting for %s: %w", ErrClosed, method, err)
 		}
-		return fmt.Errorf("%w while waiting for %s", ErrClosed, method)
+		return id, fmt.Errorf("%w while waiting for %s", ErrClosed, method)
 	case <-ctx.Done():
-		return fmt.Errorf("acpclient: waiting for %s: %w", method, ctx.Err())
+		return id, fmt.Errorf("acpclient: waiting for %s: %w", method, ctx.Err())
 	}
 }
 
