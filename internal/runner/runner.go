@@ -88,6 +88,12 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 	case errors.Is(err, recorder.ErrStart):
 		return res, ExitUsage, err
 	case err == nil:
+		if saved.Name != nil {
+			if p, nerr := saved.Name(f.File.Name()); nerr == nil && p != "" {
+				f.SetPath(p)
+				path = p
+			}
+		}
 		err = f.Commit()
 	}
 	if err != nil {
@@ -112,6 +118,10 @@ type Saved struct {
 	// Prune, when not nil, removes cassettes the recording made stale and
 	// reports whether it removed any (see index.Update).
 	Prune func(*index.Library) bool
+	// Name, when not nil, names the cassette from what was recorded (a
+	// conversation's name holds a digest of its messages), given the
+	// temporary file's path; "" or an error keeps the path given.
+	Name func(tmp string) (string, error)
 }
 
 // unwrapPath drops the path of a *fs.PathError: the temporary file's name
