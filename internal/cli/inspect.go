@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/cursor"
 
 	"github.com/agentvcr/agentvcr/cassette"
 )
@@ -50,7 +51,7 @@ func runInspect(env *Env, args []string) int {
 	defer f.Close()
 	rd.Effects = true
 	s := newSummary()
-	if p, ok := agent.ForBinary(firstArg(rd.Header().Argv)); ok {
+	if p, ok := agent.ForArgv(rd.Header().Argv); ok {
 		s.setProfile(p)
 	}
 	for {
@@ -105,7 +106,7 @@ const maxAgentDoc = 4 << 20
 
 func (s *summary) setProfile(p agent.Profile) {
 	s.profile = p
-	if _, cursorContract := p.(agent.Validator); !cursorContract {
+	if _, cursorContract := p.(cursor.Profile); !cursorContract {
 		s.agentSum = &agentSummary{p: p}
 	}
 }
