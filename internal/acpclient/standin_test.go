@@ -115,7 +115,7 @@ func TestStandInGemini(t *testing.T) {
 	// replay's in what it plays back (issue 29): Gemini's fs/read_text_file
 	// names the recorded out.txt, outside this directory, and the client
 	// refuses it. Replayed in the directory it was recorded in, it passes. Its
-// cassette waits in testdata/relocation, where no other test looks.
+	// cassette waits in testdata/relocation, where no other test looks.
 	t.Skip("needs the recorded directories relocated in conversation replays")
 	agentvcrtest.StandIn(t, "testdata/relocation")
 	dir := agentvcrtest.Workspace(t, "")
