@@ -26,9 +26,9 @@ type script struct {
 
 var (
 	replyRe = regexp.MustCompile(`Reply with exactly: ([^"\n]*)`)
-	readRe  = regexp.MustCompile("Read the file (\\S+) and")
+	readRe  = regexp.MustCompile(`Read the file (\S+) and`)
 	shellRe = regexp.MustCompile("Please run the command `([^`]+)`")
-	writeRe = regexp.MustCompile("Write the text `([^`]*)` to the file (\\S+?)\\.?(?:\\s|\"|$)")
+	writeRe = regexp.MustCompile("Write the text `([^`]*)` to the file " + `(\S+?)\.?(?:\s|"|$)`)
 )
 
 // parseScript finds the script a prompt asks for.
