@@ -242,10 +242,3 @@ func cassetteExit(path string) (int, error) {
 	}
 	return contract.ExitUnknown, nil
 }
-
-func firstArg(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
-}

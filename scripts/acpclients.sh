@@ -24,6 +24,7 @@ fi
 # Pinned as scripts/realagents.sh pins them.
 packages="@google/gemini-cli@0.61.0 opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102
 	@augmentcode/auggie@0.36.0 @openai/codex@0.169.0"
+[ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json" # else npm installs where a parent's is
 if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >"$dir/npm.log" 2>&1); then
 	echo "acpclients: skipped: npm install failed (registry unreachable?); see $dir/npm.log"
 	exit 0

@@ -118,13 +118,6 @@ func (s *summary) lineLimit() int {
 	return maxEventPrefix
 }
 
-func firstArg(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
-}
-
 // agentSummary is what inspect shows of another agent's run, through its
 // profile's event model.
 type agentSummary struct {
