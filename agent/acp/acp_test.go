@@ -288,3 +288,31 @@ func TestNormalizeTwoRuns(t *testing.T) {
 		t.Error("a changed answer normalised to the same bytes")
 	}
 }
+
+// With what the client wrote, each response must answer one of its
+// requests, and a run that exits 0 must answer them all.
+func TestValidateInput(t *testing.T) {
+	stdin, stdout := fixture(t, "gemini-write.stdin"), fixture(t, "gemini-write.stdout")
+	check := func(stdin, stdout []byte) contract.Report {
+		rep, err := acp.Profile{}.ValidateInput(contract.Options{}, bytes.NewReader(stdin), bytes.NewReader(stdout), strings.NewReader(""), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := check(stdin, stdout); !rep.OK() {
+		t.Errorf("the captured session: %+v", rep.Problems)
+	}
+	in := lines(stdin)
+	noPrompt := []byte(strings.Join(slices.DeleteFunc(slices.Clone(in), func(l string) bool { return strings.Contains(l, `"session/prompt"`) }), "\n") + "\n")
+	rep := check(noPrompt, stdout)
+	if len(rep.Problems) != 1 || rep.Problems[0].Msg != "an answer to request 2, which the client did not send" {
+		t.Errorf("an answer to no request: %+v", rep.Problems)
+	}
+	out := lines(stdout)
+	unanswered := []byte(strings.Join(out[:len(out)-1], "\n") + "\n")
+	rep = check(stdin, unanswered)
+	if len(rep.Problems) != 1 || rep.Problems[0].Where != contract.WhereExit || rep.Problems[0].Msg != "the run exits 0 without answering the client's request 2 (session/prompt)" {
+		t.Errorf("an unanswered prompt: %+v", rep.Problems)
+	}
+}

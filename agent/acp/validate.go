@@ -16,8 +16,8 @@ import (
 
 // Validate checks the agent's side of a session: every line one JSON-RPC
 // message (with "jsonrpc":"2.0" when the session's first message has it,
-// as ACP's do); each request of the client answered at most once (the
-// client's requests are on stdin, which this does not see); session
+// as ACP's do); each request of the client answered at most once (and,
+// with the client's side, see ValidateInput, only those it sent); session
 // updates name a session the agent opened (an update may come before
 // session/new's answer); a tool_call_update refers to a tool call a
 // tool_call or a permission request announced; every tool call a turn
@@ -27,8 +27,21 @@ import (
 // prompt's). A run that fails says why on stderr or in an error answer.
 // Unknown methods and update kinds are notes.
 func (p Profile) Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error) {
+	return p.ValidateInput(opts, nil, stdout, stderr, exit)
+}
+
+// ValidateInput is Validate, knowing what the client wrote (stdin; nil
+// when unknown): then every response must answer a request the client
+// sent, and a run that exits 0 must have answered them all.
+func (p Profile) ValidateInput(opts contract.Options, stdin, stdout, stderr io.Reader, exit int) (contract.Report, error) {
 	c := &checker{p: p, opts: opts, answered: map[string]int{}, sessions: map[string]int{}, updates: map[string]int{},
 		known: map[string]bool{}, open: map[string]int{}, notes: map[string]*contract.Note{}}
+	if stdin != nil {
+		c.asked = map[string]string{}
+		if _, err := jsonscan.EachLine(stdin, c.clientLine); err != nil {
+			return contract.Report{}, err
+		}
+	}
 	n, err := jsonscan.EachLine(stdout, c.line)
 	if err != nil {
 		return contract.Report{}, err
@@ -68,10 +81,12 @@ type checker struct {
 	notes    map[string]*contract.Note
 
 	messages  int
-	versioned bool           // the first message says "jsonrpc":"2.0": all must
-	answered  map[string]int // the client's request ids answered → line
-	sessions  map[string]int // sessions the agent opened → line
-	updates   map[string]int // sessions updates named → first line
+	versioned bool              // the first message says "jsonrpc":"2.0": all must
+	answered  map[string]int    // the client's request ids answered → line
+	asked     map[string]string // the client's request ids → method (nil: stdin not known)
+	order     []string          // ... in the order sent
+	sessions  map[string]int    // sessions the agent opened → line
+	updates   map[string]int    // sessions updates named → first line
 	known     map[string]bool
 	open      map[string]int // tool calls started, not ended → line
 	ended     int            // line of the last turn's answer (0: none yet)
@@ -93,6 +108,22 @@ func (c *checker) note(line int, msg string) {
 		return
 	}
 	c.notes[msg] = &contract.Note{Line: line, Count: 1, Msg: msg}
+}
+
+// clientLine reads one message the client wrote: its requests' ids.
+func (c *checker) clientLine(_ int, line []byte, _ bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if line == nil || json.Unmarshal(line, &m) != nil || m.Method == "" || len(m.ID) == 0 {
+		return
+	}
+	key := string(bytes.TrimSpace(m.ID))
+	if _, dup := c.asked[key]; !dup {
+		c.order = append(c.order, key)
+	}
+	c.asked[key] = m.Method
 }
 
 func (c *checker) line(n int, line []byte, newline bool) {
@@ -144,6 +175,8 @@ func (c *checker) message(n int, ev map[string]json.RawMessage) {
 		key := string(bytes.TrimSpace(id))
 		if at, dup := c.answered[key]; dup {
 			c.problem(n, contract.RuleJSONRPC, "a second answer to request %s (first at line %d)", key, at)
+		} else if _, sent := c.asked[key]; c.asked != nil && !sent {
+			c.problem(n, contract.RuleJSONRPC, "an answer to request %s, which the client did not send", key)
 		}
 		c.answered[key] = n
 	}
@@ -242,6 +275,14 @@ func (c *checker) finish(exit int, stderrGiven, stderrSays bool) {
 	for _, s := range slices.Sorted(maps.Keys(c.updates)) {
 		if _, ok := c.sessions[s]; !ok && len(c.sessions) > 0 {
 			c.problem(c.updates[s], contract.RuleSessionID, "session %q, which no answer of the agent opened", s)
+		}
+	}
+	if exit == 0 {
+		for _, id := range c.order {
+			if _, ok := c.answered[id]; !ok {
+				c.problems = append(c.problems, contract.Problem{Where: contract.WhereExit, Rule: contract.RuleJSONRPC,
+					Msg: fmt.Sprintf("the run exits 0 without answering the client's request %s (%s)", id, c.asked[id])})
+			}
 		}
 	}
 	switch {

@@ -197,6 +197,15 @@ func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recor
 			}
 		}
 	}
+	if iv, ok := prof.(agent.InputValidator); ok && in.Cassette && in.Header.Conversation != "" {
+		// A conversation's cassette holds what the client wrote too.
+		stdin, err := in.Open(cassette.Input)
+		if err != nil {
+			return contract.Report{}, err
+		}
+		defer stdin.Close()
+		return iv.ValidateInput(contract.Options{SkipComments: skip}, stdin, br, stderr, *exit)
+	}
 	return agent.Validate(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
 }
 
