@@ -52,7 +52,8 @@ type Profile interface {
 }
 
 // Validator is implemented by profiles with a contract of their own
-// (agent/cursor); the others are checked by Validate's common rules.
+// (agent/cursor, and agent/acp for JSON-RPC sessions); the others are
+// checked by Validate's common rules.
 type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }
