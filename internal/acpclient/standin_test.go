@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,5 +135,63 @@ func TestStandInGemini(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(b) != "written over acp" {
 		t.Errorf("out.txt: %q, %v", b, err)
+	}
+}
+
+// A client that says something else than the recording gets a clear miss,
+// not a hang: the stand-in exits 2 naming the message and the field that
+// differ, and the client's call ends. (The stand-in is run here without
+// agentvcrtest.StandIn, which would fail the test for the miss.)
+func TestStandInMiss(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(bin, "copilot")); err != nil {
+		t.Fatal(err)
+	}
+	tapes, err := filepath.Abs("testdata/cassettes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("AGENTVCR_CASSETTES", tapes)
+	t.Setenv("AGENTVCR_MODE", "replay")
+	t.Setenv("AGENTVCR_RUN_LOG", filepath.Join(t.TempDir(), "runs.jsonl"))
+	dir := t.TempDir()
+	cmd := exec.Command("copilot", "--acp", "--stdio")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(ctx(t), stdout, stdin, Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := c.NewSession(ctx(t), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Prompt(ctx(t), sid, "Please run the command `rm -rf out` and report.")
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("prompt: %v, want ErrClosed", err)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("the stand-in: %v, want exit status 2", err)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "message 3: params.prompt[0].text: recorded ") || strings.Count(msg, "\n") != 1 {
+		t.Errorf("the stand-in said: %q", msg)
 	}
 }
