@@ -113,7 +113,11 @@ func (c *CodexClient) Turn(ctx context.Context, threadID, text string) (CodexTur
 	select {
 	case <-ch:
 	case <-c.conn.Done():
-		return CodexTurn{ID: id}, fmt.Errorf("%w before turn %s completed", ErrClosed, id)
+		select {
+		case <-ch: // completed before the end: select picks either when both are ready
+		default:
+			return CodexTurn{ID: id}, fmt.Errorf("%w before turn %s completed", ErrClosed, id)
+		}
 	case <-ctx.Done():
 		return CodexTurn{ID: id}, fmt.Errorf("acpclient: waiting for turn %s: %w", id, ctx.Err())
 	}

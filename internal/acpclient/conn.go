@@ -177,18 +177,15 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) (int
 	if err := c.send(map[string]any{"id": id, "method": method, "params": params}); err != nil {
 		return id, err
 	}
+	var m Message
 	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return id, m.Error
-		}
-		if result != nil && len(m.Result) > 0 {
-			if err := json.Unmarshal(m.Result, result); err != nil {
-				return id, fmt.Errorf("acpclient: the result of %s: %w", method, err)
-			}
-		}
-		return id, nil
+	case m = <-ch:
 	case <-c.done:
+		select {
+		case m = <-ch: // answered before the end: select picks either when both are ready
+			return id, decode(method, m, result)
+		default:
+		}
 		if err := c.Err(); err != nil {
 			return id, fmt.Errorf("%w while waiting for %s: %w", ErrClosed, method, err)
 		}
@@ -196,6 +193,20 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) (int
 	case <-ctx.Done():
 		return id, fmt.Errorf("acpclient: waiting for %s: %w", method, ctx.Err())
 	}
+	return id, decode(method, m, result)
+}
+
+// decode gives a response's error, or unmarshals its result into result.
+func decode(method string, m Message, result any) error {
+	if m.Error != nil {
+		return m.Error
+	}
+	if result != nil && len(m.Result) > 0 {
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("acpclient: the result of %s: %w", method, err)
+		}
+	}
+	return nil
 }
 
 // Notify sends a notification.
