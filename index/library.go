@@ -1,7 +1,8 @@
 // Package index finds, among the cassettes of a directory, the one recorded
 // for a call of the agent: it turns a call into an [Invocation] (its
 // arguments with the working and home directories as symbols, a redacted
-// --api-key as the recorder stores it, and the digest of piped stdin), keys
+// --api-key as the recorder stores it, and the digest of piped stdin, or
+// for a conversation its per-run values left out and no digest), keys
 // it, and looks the key up in an index of the directory.
 //
 // Goals: a lookup fast enough for every call of a test suite at 20 000

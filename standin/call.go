@@ -367,7 +367,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	path := out.Path()
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
-		Workspace:  &workspace.Options{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
+		Workspace: &workspace.Options{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin

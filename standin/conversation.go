@@ -84,10 +84,26 @@ func (c *call) converse(cv conversing, cwd string) int {
 		in = s
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
-	if c.mode == ModeRecord {
-		return c.recordConversation(cv, inv, stdin)
-	}
 	lib, err := index.OpenLibrary(c.dir)
+	if c.mode == ModeRecord {
+		// Recorded again, unless another test of the run recorded this
+		// conversation since it began ($AGENTVCR_RECORD_SINCE): that one
+		// answers, handed over to the agent where the caller leaves it.
+		var fresh []conversation.Candidate
+		if err == nil {
+			cands, files := c.candidates(lib, inv)
+			defer closeAll(files)
+			for _, k := range cands {
+				if !k.Reader.Header().Start.Before(c.start) {
+					fresh = append(fresh, k)
+				}
+			}
+		}
+		if len(fresh) == 0 {
+			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
+		}
+		return c.replayConversation(cv, inv, fresh, stdin, cwd, home)
+	}
 	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
 		return c.fail(err, "")
 	}
@@ -95,15 +111,17 @@ func (c *call) converse(cv conversing, cwd string) int {
 	if lib != nil {
 		var files []*os.File
 		cands, files = c.candidates(lib, inv)
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
+		defer closeAll(files)
 	}
 	if len(cands) == 0 {
 		if c.mode == ModeOnce {
-			return c.recordConversation(cv, inv, stdin)
+			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
+		}
+		if c.take > 1 {
+			if first, files := c.candidates(lib, inv.WithTake(1)); len(first) > 0 {
+				closeAll(files)
+				return c.tooMany(inv, first[0].Name)
+			}
 		}
 		return c.miss(lib, inv)
 	}
@@ -137,9 +155,15 @@ func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversat
 
 func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []conversation.Candidate, stdin *bufio.Reader, cwd, home string) int {
 	c.log.Cassette = cands[0].Name
+	if c.log.Fault != "" {
+		note := fmt.Sprintf("%s: warning: $%s=%s is not applied to a conversation, replayed turn by turn", c.name, EnvFault, c.log.Fault)
+		fmt.Fprintln(c.env.Stderr, note)
+		c.log.Notes = append(c.log.Notes, note)
+	}
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
-		Redact: func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) }}
+		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
+		KeepInput: c.mode.Live()}
 	// The client ends a replay as it would the agent: 128+N, logged.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -165,13 +189,18 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	switch {
 	case errors.As(p.err, &miss):
 		c.log.Cassette = miss.Cassette
-		if c.mode == ModeOnce && miss.Turn <= 1 && !miss.Played {
-			// No recording of the argv starts as the caller does: a new
-			// conversation, recorded with the stdin read so far given
-			// back to the agent first.
-			return c.recordConversation(cv, inv, io.MultiReader(bytes.NewReader(miss.Consumed), stdin))
+		if h := conversation.NewHandover(miss); c.mode.Live() && h != nil {
+			// A conversation no recording of the argv holds: recorded
+			// live, the agent told what the caller said so far, the caller
+			// not shown again what the replay gave it, the values they
+			// know differently translated (see conversation.Handover).
+			defer h.Close()
+			return c.recordConversation(cv, inv, h.Stdin(stdin), h.Stdout(c.env.Stdout), &skipLines{w: c.env.Stderr, n: miss.ErrLines})
 		}
 		hint := fmt.Sprintf("the caller's messages changed: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		if c.mode.Live() {
+			hint = fmt.Sprintf("too much was said to hand the conversation over to the agent: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		}
 		return c.fail(p.err, hint)
 	case p.err != nil:
 		hint := ""
@@ -207,7 +236,7 @@ func cwdOf() string {
 // through as it comes, into a cassette named by its argv's key and a
 // digest of its messages, so that recordings of one argv with other
 // prompts sit side by side. Recorders of one argv take turns.
-func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.Reader) int {
+func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.Reader, stdout, stderr io.Writer) int {
 	real, err := c.realAgent()
 	if err != nil {
 		return c.fail(err, "")
@@ -222,7 +251,7 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	}
 	defer out.Unlock()
 	cwd := c.agentDir(cwdOf())
-	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
+	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		Take: inv.Take, Workspace: &workspace.Options{Exclude: c.ownFiles()}, WorkDir: cwd,
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir(),
 		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
@@ -250,6 +279,35 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	}
 	c.log.Cassette, c.log.Outcome, c.log.Take = out.Path(), Recorded, inv.Take
 	return code
+}
+
+// skipLines drops the first n lines written through it.
+type skipLines struct {
+	w io.Writer
+	n int
+}
+
+func (s *skipLines) Write(p []byte) (int, error) {
+	size := len(p)
+	for s.n > 0 && len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return size, nil
+		}
+		p, s.n = p[i+1:], s.n-1
+	}
+	if len(p) > 0 {
+		if _, err := s.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // eofReader is a caller's stdin that is not a pipe: closed from the start.

@@ -20,10 +20,16 @@
 // back as recorded.
 //
 // Several recordings may share an argv (the same flags, other prompts):
-// all are followed, and narrowed as the caller's messages come. Output
-// they all agree on (an initialize answer, which the Qwen SDK waits for
-// before it sends the prompt) is played before the next message is awaited;
-// output they disagree on waits for the message that tells them apart.
+// all are followed, and narrowed as the caller's messages come. Output is
+// never held back to tell them apart (a caller may wait for it: the Qwen
+// SDK sends its prompt only once its initialize is answered): the first
+// one's is played, and each other one must come to the same events (equal
+// after normalisation, or of one kind: member names, type, subtype,
+// method), in order on each stream, wherever it recorded them relative to
+// the messages. The values in which its events differ from those played
+// (the agent's ids, a pid) are given back as played from then on, so the
+// caller sees one session throughout. One that comes to other events is
+// dropped.
 //
 // A caller that writes something else than every recording is a
 // [MissError]: the cassette, the message number and the first differing

@@ -21,10 +21,16 @@ type ids struct {
 	names map[string]bool
 	str   map[string]string // recorded → live string values
 	rpc   map[string][]byte // JSON-RPC: a recorded request id, as JSON → the live one
+	// exact maps values replaced wherever they stand as a whole string:
+	// a per-run argument's (a --session-id the agent echoes in any field),
+	// and values of this recording that another recording of the call gave
+	// the caller in the same place of an output line it played (the
+	// agent's ids, which the caller may quote back).
+	exact map[string]string
 }
 
 func newIDs(conv agent.Conversation) *ids {
-	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}}
+	m := &ids{conv: conv, names: map[string]bool{}, str: map[string]string{}, rpc: map[string][]byte{}, exact: map[string]string{}}
 	for _, p := range conv.ClientIDs {
 		m.names[p[strings.LastIndexByte(p, '.')+1:]] = true
 	}
@@ -35,6 +41,7 @@ func newIDs(conv agent.Conversation) *ids {
 func (m *ids) learnArg(recorded, live string) {
 	if recorded != live && recorded != "" {
 		m.str[recorded] = live
+		m.exact[recorded] = live
 	}
 }
 
@@ -92,8 +99,11 @@ func pathString(obj map[string]json.RawMessage, path string) string {
 // a request of the client's; for every framing, the string value of a
 // member named like a client id field, when it is a learned value. Every
 // other byte stays as recorded; a line that is not JSON is left alone.
-func (m *ids) rewrite(line []byte) []byte {
-	if len(m.str) == 0 && len(m.rpc) == 0 {
+//
+// answered says the line goes to the caller: a response's request is then
+// forgotten (it is answered once), so the map stays small.
+func (m *ids) rewrite(line []byte, answered bool) []byte {
+	if len(m.str) == 0 && len(m.rpc) == 0 && len(m.exact) == 0 {
 		return line
 	}
 	type span struct {
@@ -156,14 +166,21 @@ func (m *ids) rewrite(line []byte) []byte {
 			}
 			continue
 		}
-		if s, ok := tok.(string); ok && m.names[key] {
-			if live, ok := m.str[s]; ok {
+		if s, ok := tok.(string); ok {
+			live, ok := m.exact[s]
+			if !ok && m.names[key] {
+				live, ok = m.str[s]
+			}
+			if ok {
 				js, _ := json.Marshal(live)
 				spans = append(spans, span{start, end, js})
 			}
 		}
 	}
 	if idSpan != nil && !method {
+		if answered {
+			delete(m.rpc, string(line[idSpan.from:idSpan.to]))
+		}
 		spans = append(spans, *idSpan)
 		if len(spans) > 1 && spans[len(spans)-2].from > idSpan.from { // keep them in order
 			for i := len(spans) - 1; i > 0 && spans[i-1].from > spans[i].from; i-- {
@@ -182,4 +199,42 @@ func (m *ids) rewrite(line []byte) []byte {
 		at = s.to
 	}
 	return append(out, line[at:]...)
+}
+
+// maxLearnLine bounds the lines learnPlayed compares.
+const maxLearnLine = 1 << 20
+
+// learnPlayed learns, from a line of this recording and the line another
+// recording gave the caller in its place (the same after normalisation),
+// which of this one's string values the caller knows by another value.
+func (m *ids) learnPlayed(mine, played []byte) {
+	if len(mine) > maxLearnLine || len(played) > maxLearnLine || bytes.Equal(mine, played) {
+		return
+	}
+	var a, b any
+	if json.Unmarshal(mine, &a) != nil || json.Unmarshal(played, &b) != nil {
+		return
+	}
+	var walk func(a, b any)
+	walk = func(a, b any) {
+		switch av := a.(type) {
+		case string:
+			if bv, ok := b.(string); ok && av != bv {
+				m.exact[av] = bv
+			}
+		case map[string]any:
+			if bv, ok := b.(map[string]any); ok {
+				for k, x := range av {
+					walk(x, bv[k])
+				}
+			}
+		case []any:
+			if bv, ok := b.([]any); ok && len(av) == len(bv) {
+				for i := range av {
+					walk(av[i], bv[i])
+				}
+			}
+		}
+	}
+	walk(a, b)
 }

@@ -39,7 +39,7 @@ type normal struct {
 }
 
 func (c *comparer) normal(msg []byte, opts normalize.Options) normal {
-	opts.Format = contract.StreamJSON
+	opts.Format = contract.JSON // one message: one pass, no pieces
 	n := normalize.New(opts).Bytes(msg, cassette.Stdout)
 	n = bytes.TrimRight(n, "\r\n")
 	dec := json.NewDecoder(bytes.NewReader(n))
@@ -156,8 +156,11 @@ func joinPath(path, k string) string {
 
 // show is a short excerpt of a JSON value.
 func show(v any) string {
-	js, _ := json.Marshal(v)
-	return excerpt(string(js))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the redaction placeholder has angle brackets
+	enc.Encode(v)
+	return excerpt(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // excerpt shortens s to some 60 bytes and makes every control character

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -22,12 +25,22 @@ type MissError struct {
 	Line     int    // its line where the recorded message is
 	Turn     int
 	What     string // what differs, said in a few words
-	// Played is set when output was written to the caller before the miss;
-	// Consumed holds what was read of stdin, raw, when only the first
-	// message was (a caller may then record the call afresh, stdin intact).
-	Played   bool
-	Consumed []byte
+	// Played is set when output was written to the caller before the miss,
+	// OutLines and ErrLines count the newlines of what was; Consumed holds
+	// every byte read of stdin, raw, with Options.KeepInput (nil past
+	// maxConsumed). A stand-in may then hand the conversation over to the
+	// live agent (NewHandover).
+	Played             bool
+	OutLines, ErrLines int
+	Consumed           []byte
+	// for a Handover: the stdout lines played, and each message read with
+	// how many had been played before it
+	played [][]byte
+	inputs []consumed
 }
+
+// maxConsumed bounds the stdin a miss gives back.
+const maxConsumed = 8 << 20
 
 func (e *MissError) Error() string {
 	return fmt.Sprintf("%s:%d: message %d: %s", e.Cassette, e.Line, e.Turn, e.What)
@@ -58,6 +71,10 @@ type Options struct {
 	// Redact redacts what the caller wrote as the recorder did, before it
 	// is compared or quoted; nil leaves it as it is.
 	Redact func([]byte) []byte
+	// KeepInput keeps what is read of stdin (up to maxConsumed) for a
+	// miss to give back (MissError.Consumed): a once-mode stand-in records
+	// the call with it.
+	KeepInput bool
 }
 
 // Result is how a played conversation ended.
@@ -67,8 +84,8 @@ type Result struct {
 	Incomplete bool // the recording has no footer
 }
 
-// maxPending bounds the output held back while several recordings still
-// match and disagree on it: past that, the first one is followed.
+// maxPending bounds the output held for the other candidates while several
+// recordings still match: past that, the first one is followed.
 const maxPending = 16 << 20
 
 // cand is a recording being followed.
@@ -77,8 +94,9 @@ type cand struct {
 	t       *tape
 	next    step // the step after the pending output, once ready
 	ready   bool
-	pending []outChunk // output not yet played (while several disagree)
+	pending []outChunk // output read, not yet played, a line a piece
 	size    int        // bytes in pending
+	owed    []owedLine // lines played from another candidate, still to come in this one
 	ids     *ids       // its recorded values → the live ones
 	cmp     *comparer  // compares with its recording's directories
 	out     *lineRewriter
@@ -103,6 +121,7 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 		opts.Redact = func(p []byte) []byte { return p }
 	}
 	p := &player{opts: opts}
+	p.lost = !opts.KeepInput
 	for _, c := range cands {
 		h := c.Reader.Header()
 		k := &cand{Candidate: c, t: newTape(c.Name, c.Reader), ids: newIDs(opts.Conversation),
@@ -119,18 +138,50 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 			}
 		}
 		k.out = &lineRewriter{w: opts.Stdout, ids: k.ids}
+		if opts.KeepInput {
+			k.out.shown = p.shown
+		}
 		p.cands = append(p.cands, k)
 	}
 	return p.play()
 }
 
 type player struct {
-	opts   Options
-	cands  []*cand
-	turn   int  // messages read from the caller
-	eof    bool // the caller closed stdin
-	played bool
-	first  []byte // the raw bytes of the first message, kept for a miss
+	opts      Options
+	cands     []*cand
+	turn      int  // messages read from the caller
+	eof       bool // the caller closed stdin
+	playedAny bool
+	// consumed is what was read of stdin, raw, kept for a miss while under
+	// maxConsumed; lost once over.
+	consumed []byte
+	lost     bool
+	errLines int
+	inputs   []consumed // the messages in consumed, each with the lines played before it
+	played   [][]byte   // the stdout lines played, while consumed is kept
+	cur      []byte     // the stdout line being played
+	kept     int        // bytes in consumed and played
+}
+
+// shown keeps the stdout lines played while what is read is kept: a miss
+// hands them over to the live agent's (see Handover).
+func (p *player) shown(b []byte) {
+	if p.lost {
+		return
+	}
+	p.kept += len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.cur = append(p.cur, b...)
+			break
+		}
+		p.played = append(p.played, append(p.cur, b[:i+1]...))
+		p.cur, b = nil, b[i+1:]
+	}
+	if p.kept > maxConsumed {
+		p.lost, p.consumed, p.inputs, p.played, p.cur = true, nil, nil, nil, nil
+	}
 }
 
 func (p *player) play() (Result, error) {
@@ -138,7 +189,7 @@ func (p *player) play() (Result, error) {
 		if err := p.advance(); err != nil {
 			return Result{}, err
 		}
-		if err := p.playAgreed(); err != nil {
+		if err := p.playPending(); err != nil {
 			return Result{}, err
 		}
 		allEnd := true
@@ -160,7 +211,7 @@ func (p *player) play() (Result, error) {
 }
 
 // advance reads each candidate's output up to its next other step. With
-// one candidate the output is played as it is read.
+// one candidate and nothing owed, the output is played as it is read.
 func (p *player) advance() error {
 	for _, c := range p.cands {
 		for !c.ready {
@@ -172,79 +223,185 @@ func (p *player) advance() error {
 				c.next, c.ready = s, true
 				break
 			}
-			if len(p.cands) == 1 && len(c.pending) == 0 {
+			if len(p.cands) == 1 && len(c.pending) == 0 && len(c.owed) == 0 {
 				if err := p.write(c, s.stream, s.data); err != nil {
 					return err
 				}
 				continue
 			}
-			c.pending = append(c.pending, outChunk{s.stream, bytes.Clone(s.data)})
-			c.size += len(s.data)
+			c.add(s.stream, s.data)
 		}
 	}
 	return nil
 }
 
-// playAgreed plays the pending output when every candidate has the same
-// (after normalisation), or when one is left; else it waits for the next
-// message to tell them apart.
-func (p *player) playAgreed() error {
-	first := p.cands[0]
-	if len(p.cands) > 1 {
-		total := 0
-		for _, c := range p.cands {
-			total += c.size
+// add keeps output of c's to play, a line a piece.
+func (c *cand) add(s cassette.Stream, data []byte) {
+	c.size += len(data)
+	for len(data) > 0 {
+		n := len(data)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			n = i + 1
 		}
-		if total <= maxPending {
-			want := first.normalOutput()
-			for _, c := range p.cands[1:] {
-				if !bytes.Equal(c.normalOutput(), want) {
-					return nil
-				}
-			}
+		if k := len(c.pending) - 1; k >= 0 && c.pending[k].stream == s && !bytes.HasSuffix(c.pending[k].data, []byte{'\n'}) {
+			c.pending[k].data = append(c.pending[k].data, data[:n]...)
 		} else {
-			p.cands = p.cands[:1] // too much to hold: follow the first
+			c.pending = append(c.pending, outChunk{s, bytes.Clone(data[:n])})
 		}
+		data = data[n:]
 	}
-	if err := p.flush(first); err != nil {
+}
+
+// playPending plays the first candidate's pending output, and holds every
+// other candidate to it: what was played is owed by each, and its own
+// output must come to the same lines (after normalisation), in order on
+// each stream, wherever it recorded them relative to the messages (the
+// order of a message and an answer to the one before is a race). One that
+// comes to other lines is dropped. So the caller never waits for output
+// while the candidates are told apart, as the Qwen SDK waits for its
+// initialize answer.
+func (p *player) playPending() error {
+	first := p.cands[0]
+	played, err := p.settle(first)
+	if err != nil {
 		return err
 	}
+	total := 0
+	kept := p.cands[:1]
 	for _, c := range p.cands[1:] {
-		c.pending, c.size = nil, 0
-	}
-	return nil
-}
-
-// normalOutput is the pending output of c, normalised, stdout then stderr.
-func (c *cand) normalOutput() []byte {
-	var out, errs []byte
-	for _, o := range c.pending {
-		if o.stream == cassette.Stdout {
-			out = append(out, o.data...)
-		} else {
-			errs = append(errs, o.data...)
+		c.owed = append(c.owed, played...)
+		if c.reconcile() {
+			kept = append(kept, c)
+			total += c.size
+			for _, o := range c.owed {
+				total += len(o.raw)
+			}
 		}
 	}
-	n := normalize.New(c.cmp.rec)
-	return append(append(n.Bytes(out, cassette.Stdout), 0), n.Bytes(errs, cassette.Stderr)...)
+	if total > maxPending {
+		kept = kept[:1] // too much to hold: follow the first
+	}
+	p.cands = kept
+	return first.out.flush()
+}
+
+// settle plays c's pending output but what it owes, and returns the lines
+// played, normalised.
+func (p *player) settle(c *cand) ([]owedLine, error) {
+	var played []owedLine
+	for _, o := range c.pending {
+		n := c.normalLine(o)
+		if len(c.owed) > 0 && c.owed[0].same(n) {
+			c.ids.learnPlayed(o.data, c.owed[0].raw)
+			c.owed = c.owed[1:]
+			continue
+		}
+		c.owed = nil                         // the last one left: it plays what it recorded
+		n.raw = c.ids.rewrite(o.data, false) // before the write forgets an answered request
+		if err := p.write(c, o.stream, o.data); err != nil {
+			return nil, err
+		}
+		played = append(played, n)
+	}
+	c.pending, c.size = c.pending[:0], 0
+	return played, nil
+}
+
+// reconcile drops from c's pending output the lines it owes, and reports
+// whether what is left is consistent: it owes nothing it did not record.
+func (c *cand) reconcile() bool {
+	k := 0
+	for _, o := range c.pending {
+		if len(c.owed) == 0 {
+			c.pending[k] = o
+			k++
+			continue
+		}
+		n := c.normalLine(o)
+		if !n.same(c.owed[0]) {
+			if n.stream == c.owed[0].stream {
+				return false
+			}
+			c.pending[k] = o // another stream: waits its turn
+			k++
+			continue
+		}
+		c.ids.learnPlayed(o.data, c.owed[0].raw)
+		c.owed = c.owed[1:]
+		c.size -= len(o.data)
+	}
+	c.pending = c.pending[:k]
+	if len(c.owed) > 0 && len(c.pending) > 0 {
+		for _, o := range c.pending { // owed lines still to come may not pass lines of their stream
+			for _, w := range c.owed {
+				if o.stream == w.stream {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// owedLine is a line played: its stream, its normal form, and the bytes
+// the caller got, whose ids a candidate that owes it gives back from then
+// on in place of its own.
+type owedLine struct {
+	stream cassette.Stream
+	norm   string
+	shape  string // of a JSON object: see shapeOf
+	raw    []byte
+}
+
+// same reports whether two lines are the same event of the agent's: equal
+// after normalisation, or JSON objects of one shape. Before the message
+// that tells two recordings apart the agent was told the same, so what
+// differs in an event of the same kind is what varies from run to run
+// that the normaliser does not know (a pid, a count).
+func (o owedLine) same(p owedLine) bool {
+	return o.stream == p.stream && (o.norm == p.norm || o.shape != "" && o.shape == p.shape)
+}
+
+// shapeOf is a JSON object's member names and its type, subtype and
+// method: what kind of event it is. "" for anything else.
+func shapeOf(line []byte) string {
+	obj := topLevel(line)
+	if obj == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range []string{"type", "subtype", "method"} {
+		if v, ok := obj[k]; ok {
+			keys = append(keys, k+"="+string(v))
+		}
+	}
+	return strings.Join(keys, "\x00")
+}
+
+func (c *cand) normalLine(o outChunk) owedLine {
+	opts := c.cmp.rec
+	opts.Format = contract.JSON // one line: one pass, no pieces
+	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream)), shape: shapeOf(o.data)}
 }
 
 // flush plays c's pending output, and what its stdout holds of a line.
 func (p *player) flush(c *cand) error {
-	for _, o := range c.pending {
-		if err := p.write(c, o.stream, o.data); err != nil {
-			return err
-		}
+	if _, err := p.settle(c); err != nil {
+		return err
 	}
-	c.pending, c.size = nil, 0
 	return c.out.flush()
 }
 
 func (p *player) write(c *cand, s cassette.Stream, data []byte) error {
-	p.played = true
+	p.playedAny = true
 	if s == cassette.Stdout {
 		return c.out.write(data)
 	}
+	p.errLines += bytes.Count(data, []byte{'\n'})
 	_, err := p.opts.Stderr.Write(data)
 	return err
 }
@@ -295,10 +452,17 @@ func (p *player) answer() error {
 		}
 	}
 	if len(kept) == 0 {
-		if p.turn <= 1 {
-			miss.Consumed = p.first
+		if !p.lost {
+			miss.Consumed = p.consumed
+			if miss.Consumed == nil {
+				miss.Consumed = []byte{}
+			}
 		}
-		miss.Played = p.played
+		miss.Played, miss.ErrLines = p.playedAny, p.errLines
+		miss.played, miss.inputs = p.played, p.inputs
+		for _, c := range p.cands {
+			miss.OutLines = max(miss.OutLines, c.out.lines)
+		}
 		return miss
 	}
 	p.cands = kept
@@ -366,8 +530,15 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 		return nil, false, fmt.Errorf("reading stdin: %w", err)
 	}
 	p.turn++
-	if p.turn == 1 {
-		p.first = bytes.Clone(line)
+	p.kept += len(line)
+	if long || p.kept > maxConsumed {
+		p.lost, p.consumed = true, nil
+	}
+	if !p.lost {
+		p.consumed = append(p.consumed, line...)
+		p.inputs = append(p.inputs, consumed{data: bytes.Clone(line), after: len(p.played)})
+	} else {
+		p.inputs, p.played = nil, nil
 	}
 	if long {
 		return []byte{}, true, nil
@@ -379,10 +550,13 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 // time, the live ids in place of the recorded ones. A line over maxLine
 // goes out as recorded, unheld: memory stays bounded.
 type lineRewriter struct {
-	w    io.Writer
-	ids  *ids
-	line []byte
-	raw  bool // the current line is too long to rewrite
+	w     io.Writer
+	ids   *ids
+	line  []byte
+	raw   bool // the current line is too long to rewrite
+	lines int  // newlines written
+	// shown, when set, sees every byte written to the caller.
+	shown func([]byte)
 }
 
 const maxLine = 4 << 20
@@ -396,14 +570,14 @@ func (l *lineRewriter) write(p []byte) error {
 		}
 		p = p[len(part):]
 		if l.raw {
-			if _, err := l.w.Write(part); err != nil {
+			if err := l.send(part); err != nil {
 				return err
 			}
 		} else {
 			l.line = append(l.line, part...)
 			if len(l.line) > maxLine {
 				l.raw = true
-				if _, err := l.w.Write(l.line); err != nil {
+				if err := l.send(l.line); err != nil {
 					return err
 				}
 				l.line = l.line[:0]
@@ -414,9 +588,18 @@ func (l *lineRewriter) write(p []byte) error {
 				return err
 			}
 			l.raw = false
+			l.lines++
 		}
 	}
 	return nil
+}
+
+func (l *lineRewriter) send(p []byte) error {
+	if l.shown != nil {
+		l.shown(p)
+	}
+	_, err := l.w.Write(p)
+	return err
 }
 
 // flush writes what is held of a line.
@@ -424,7 +607,7 @@ func (l *lineRewriter) flush() error {
 	if len(l.line) == 0 {
 		return nil
 	}
-	_, err := l.w.Write(l.ids.rewrite(l.line))
+	err := l.send(l.ids.rewrite(l.line, true))
 	l.line = l.line[:0]
 	if cap(l.line) > 1<<20 {
 		l.line = nil

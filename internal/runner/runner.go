@@ -87,6 +87,10 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 		return res, ExitUsage, fmt.Errorf("%w; the agent was not started", err)
 	case errors.Is(err, recorder.ErrStart):
 		return res, ExitUsage, err
+	case errors.Is(err, recorder.ErrAbandoned):
+		// Not the call's whole conversation: the recording the directory
+		// has, if any, stays.
+		return res, res.Footer.Code, fmt.Errorf("%w: the cassette %s was not saved (it keeps what it had)", err, path)
 	case err == nil:
 		if saved.Name != nil {
 			if p, nerr := saved.Name(f.File.Name()); nerr == nil && p != "" {
