@@ -67,11 +67,9 @@ session() {
 	home=$run/home
 	work=$run/work
 	[ "$mode" = replay ] && work=$run/a.longer/path/work # another directory, of another length
-	# A cassette directory per scenario: the sessions of one agent share
-	# their argv, and a replay among several recordings of one argv waits
-	# for a message that tells them apart while the client waits for
-	# session/new's answer, which differs in each (the agent's sessionId).
-	mkdir -p "$home/tmp" "$work" "$tapes/$agent-$scenario"
+	# One cassette directory per agent: its five sessions share their argv,
+	# and a replay narrows them message by message.
+	mkdir -p "$home/tmp" "$work" "$tapes/$agent"
 	case $agent in
 	gemini)
 		mkdir -p "$home/.gemini"
@@ -110,7 +108,7 @@ session() {
 	esac
 	(cd "$work" && env PATH="$dir/bin:$PATH" HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
 		XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state" NO_COLOR=1 \
-		AGENTVCR_MODE="$mode" AGENTVCR_CASSETTES="$tapes/$agent-$scenario" AGENTVCR_REAL_AGENT="$real/${argv[0]}" "${envs[@]}" \
+		AGENTVCR_MODE="$mode" AGENTVCR_CASSETTES="$tapes/$agent" AGENTVCR_REAL_AGENT="$real/${argv[0]}" "${envs[@]}" \
 		timeout 240 "$dir/acpdrive" -protocol $proto -scenario "$scenario" -dir "$work" -timeout 180s "${extra[@]}" -- "${argv[@]}" \
 		>"$dir/runs/$agent-$scenario.$mode" 2>"$dir/runs/$agent-$scenario.$mode.err") || true
 }
