@@ -107,6 +107,7 @@ func TestCaptures(t *testing.T) {
 		{"claude-oneshot", "claude", nil},
 		{"claude-twoturns", "claude", nil},
 		{"qwen-oneshot", "qwen", []string{"9c0b68f4-78b8-4a66-b759-3494edc859e6"}},
+		{"qwen-allow", "qwen", []string{"26e86972-c8e0-4fa2-984b-30e888fbd4d5"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "captures", tc.name)
