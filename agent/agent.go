@@ -53,7 +53,8 @@ type Profile interface {
 }
 
 // Validator is implemented by profiles with a contract of their own
-// (agent/cursor); the others are checked by Validate's common rules.
+// (agent/cursor, and agent/acp for JSON-RPC sessions); the others are
+// checked by Validate's common rules.
 type Validator interface {
 	Validate(opts contract.Options, stdout, stderr io.Reader, exit int, f contract.Format) (contract.Report, error)
 }
@@ -177,10 +178,7 @@ func NormalizeOptionsFor(p Profile, h cassette.Header, head []byte) normalize.Op
 // stdout), nil when neither tells; the format as the profile reads argv,
 // else sniffed from head (contract.Auto when head is nil).
 func Identify(argv []string, head []byte) (Profile, contract.Format) {
-	var p Profile
-	if len(argv) > 0 {
-		p, _ = ForBinary(argv[0])
-	}
+	p, _ := ForArgv(argv)
 	if p == nil && head != nil {
 		p, _ = Sniff(head)
 	}

@@ -75,7 +75,7 @@ func (h *harness) cmdValidate(ts *testscript.TestScript, neg bool, args []string
 	in, err := h.validateInput(ts, va)
 	ts.Check(err)
 	defer in.close()
-	prof, ok := agent.ForBinary(firstArg(in.argv))
+	prof, ok := agent.ForArgv(in.argv)
 	if !ok {
 		prof, _ = agent.ByName("cursor") // a file of output with no run: the first agent's contract
 	}
@@ -241,11 +241,4 @@ func cassetteExit(path string) (int, error) {
 		return ft.Code, nil
 	}
 	return contract.ExitUnknown, nil
-}
-
-func firstArg(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
 }

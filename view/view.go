@@ -266,7 +266,7 @@ type openCall struct {
 func newPage(o *out, hdr cassette.Header, opts Options) *page {
 	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}, from: max(1, opts.From)}
 	if len(hdr.Argv) > 0 {
-		if pr, ok := agent.ForBinary(hdr.Argv[0]); ok {
+		if pr, ok := agent.ForArgv(hdr.Argv); ok {
 			p.profile, p.sniffed = pr, true
 		}
 	}

@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/acp"
 	"github.com/agentvcr/agentvcr/agent/auggie"
 	"github.com/agentvcr/agentvcr/agent/claude"
 	"github.com/agentvcr/agentvcr/agent/cline"
@@ -26,4 +27,5 @@ func init() {
 	agent.Register(opencode.Profile{})
 	agent.Register(copilot.Profile{})
 	agent.Register(cline.Profile{})
+	agent.Register(acp.Profile{}) // JSON-RPC sessions of any of them ("jsonrpc":"2.0")
 }

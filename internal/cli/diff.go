@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/cursor"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
@@ -48,7 +49,7 @@ type side struct {
 // eventLabel names events as the agent's profile reads them ("item.completed/
 // command_execution"); nil (Cursor's contract) for contract's own labels.
 func eventLabel(p agent.Profile) func([]byte) string {
-	if _, own := p.(agent.Validator); own || p == nil {
+	if _, own := p.(cursor.Profile); own || p == nil {
 		return nil
 	}
 	return func(line []byte) string {

@@ -204,6 +204,7 @@ func (in *input) Open(which cassette.Stream) (*Stream, error) {
 	if err != nil {
 		return nil, in.rename(err)
 	}
+	rd.Inputs = which == cassette.Input // a conversation's stdin frames, asked for only
 	return &Stream{Reader: &renamingReader{in: in, r: rd.StreamReader(which)}, Footer: rd.Footer, close: f.Close}, nil
 }
 

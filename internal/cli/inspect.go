@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/agent/cursor"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/pipebuf"
@@ -112,7 +113,7 @@ func inspectCassette(in *input, s *summary) (*cassette.Reader, error) {
 	defer f.Close()
 	rd.Effects = true
 	if s.profile == nil {
-		if p, ok := agent.ForBinary(firstArg(rd.Header().Argv)); ok {
+		if p, ok := agent.ForArgv(rd.Header().Argv); ok {
 			s.setProfile(p)
 		}
 	}
@@ -181,7 +182,7 @@ const maxAgentDoc = 4 << 20
 
 func (s *summary) setProfile(p agent.Profile) {
 	s.profile = p
-	if _, cursorContract := p.(agent.Validator); !cursorContract {
+	if _, cursorContract := p.(cursor.Profile); !cursorContract {
 		s.agentSum = &agentSummary{p: p, raw: s.raw}
 	}
 }
@@ -191,13 +192,6 @@ func (s *summary) lineLimit() int {
 		return maxAgentDoc
 	}
 	return maxEventPrefix
-}
-
-func firstArg(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
 }
 
 // agentSummary is what inspect shows of another agent's run, through its

@@ -109,7 +109,7 @@ func runValidate(env *Env, args []string) int {
 		}
 	}
 	var report contract.Report
-	if _, own := prof.(agent.Validator); own {
+	if _, own := prof.(cursor.Profile); own { // the contract validator reads Cursor's streams only
 		report, err = validateCursor(in, f, *skip, *exitCode == "", &exit)
 	} else {
 		report, err = validateAgent(in, prof, f, *skip, *exitCode == "", &exit)
@@ -220,6 +220,15 @@ func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recor
 				*exit = ft.Code
 			}
 		}
+	}
+	if iv, ok := prof.(agent.InputValidator); ok && in.Cassette && in.Header.Conversation != "" {
+		// A conversation's cassette holds what the client wrote too.
+		stdin, err := in.Open(cassette.Input)
+		if err != nil {
+			return contract.Report{}, err
+		}
+		defer stdin.Close()
+		return iv.ValidateInput(contract.Options{SkipComments: skip}, stdin, br, stderr, *exit)
 	}
 	return agent.Validate(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
 }

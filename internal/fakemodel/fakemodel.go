@@ -170,13 +170,34 @@ type openAIRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
-		Role string `json:"role"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
-			Name string `json:"name"`
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
+}
+
+// chatScript is the script of a chat completion's last user message, and
+// whether a tool result follows it.
+func chatScript(req openAIRequest) (sc script, ok, hasResult bool, tools []toolDecl) {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role == "tool" {
+			hasResult = true
+		}
+		if m.Role == "user" {
+			sc, ok = parseScript(textOf(m.Content))
+			break
+		}
+	}
+	for _, t := range req.Tools {
+		tools = append(tools, toolDecl{t.Function.Name, t.Function.Parameters})
+	}
+	return sc, ok, hasResult, tools
 }
 
 // shellTools are tools that list a directory, with arguments that do, in the
@@ -211,6 +232,13 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	n, answer := s.next()
+	if sc, ok, after, tools := chatScript(req); ok { // a scripted prompt, not the listing
+		hasResult, answer, tool = true, sc.reply(), ""
+		if name, a, ok := sc.call(tools); ok && !after {
+			b, _ := json.Marshal(a)
+			hasResult, tool, args = false, name, string(b)
+		}
+	}
 	id := fmt.Sprintf("chatcmpl-fake%012d", n)
 	delta := map[string]any{"role": "assistant", "content": answer}
 	finish := "stop"
@@ -247,17 +275,14 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 // geminiRequest is what the fake reads of a generateContent request.
 type geminiRequest struct {
 	Contents []struct {
+		Role  string                       `json:"role"`
 		Parts []map[string]json.RawMessage `json:"parts"`
 	} `json:"contents"`
 	Tools []struct {
 		FunctionDeclarations []struct {
-			Name       string `json:"name"`
-			Parameters struct {
-				Required []string `json:"required"`
-			} `json:"parameters"`
-			ParametersJSONSchema struct {
-				Required []string `json:"required"`
-			} `json:"parametersJsonSchema"`
+			Name                 string          `json:"name"`
+			Parameters           json.RawMessage `json:"parameters"`
+			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig struct {
@@ -283,9 +308,15 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 	}
 	n, answer := s.next()
 	part := map[string]any{"text": answer}
+	sc, scripted, after, tools := geminiScript(req)
 	switch {
 	case req.GenerationConfig.ResponseMimeType == "application/json":
 		part = map[string]any{"text": `{"reasoning":"A short, simple request.","model_choice":"flash"}`}
+	case scripted:
+		part = map[string]any{"text": sc.reply()}
+		if name, args, ok := sc.call(tools); ok && !after {
+			part = map[string]any{"functionCall": map[string]any{"name": name, "args": args}}
+		}
 	case !hasResult:
 		if call := geminiCall(req); call != nil {
 			part = map[string]any{"functionCall": call}
@@ -306,6 +337,34 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 	fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 }
 
+// geminiScript is the script of the last user text in a generateContent
+// request, and whether a function response follows it.
+func geminiScript(req geminiRequest) (sc script, ok, hasResult bool, tools []toolDecl) {
+	for i := len(req.Contents) - 1; i >= 0 && !ok; i-- {
+		for _, p := range req.Contents[i].Parts {
+			if _, fr := p["functionResponse"]; fr {
+				hasResult = true
+			}
+			var text string
+			if json.Unmarshal(p["text"], &text) == nil && req.Contents[i].Role != "model" {
+				if s, found := parseScript(text); found {
+					sc, ok = s, true
+				}
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		for _, f := range t.FunctionDeclarations {
+			schema := f.ParametersJSONSchema
+			if len(schema) == 0 {
+				schema = f.Parameters
+			}
+			tools = append(tools, toolDecl{f.Name, schema})
+		}
+	}
+	return sc, ok, hasResult, tools
+}
+
 // geminiCall picks a listing tool the request declares and its arguments.
 func geminiCall(req geminiRequest) map[string]any {
 	for _, want := range []string{"run_shell_command", "list_directory", "glob"} {
@@ -321,7 +380,12 @@ func geminiCall(req geminiRequest) map[string]any {
 				case "glob":
 					args["pattern"] = "*"
 				default:
-					for _, p := range append(f.Parameters.Required, f.ParametersJSONSchema.Required...) {
+					var p, pj struct {
+						Required []string `json:"required"`
+					}
+					json.Unmarshal(f.Parameters, &p)
+					json.Unmarshal(f.ParametersJSONSchema, &pj)
+					for _, p := range append(p.Required, pj.Required...) {
 						args[p] = "."
 					}
 				}
@@ -336,11 +400,14 @@ func geminiCall(req geminiRequest) map[string]any {
 type responsesRequest struct {
 	Model string `json:"model"`
 	Input []struct {
-		Type string `json:"type"`
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	} `json:"input"`
 	Tools []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
+		Type       string          `json:"type"`
+		Name       string          `json:"name"`
+		Parameters json.RawMessage `json:"parameters"`
 	} `json:"tools"`
 }
 
@@ -367,6 +434,26 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	n, answer := s.next()
+	var sc script
+	scripted, after := false, false
+	for i := len(req.Input) - 1; i >= 0 && !scripted; i-- {
+		in := req.Input[i]
+		after = after || strings.HasSuffix(in.Type, "_call_output")
+		if in.Role == "user" {
+			sc, scripted = parseScript(textOf(in.Content))
+		}
+	}
+	if scripted { // a scripted prompt, not the listing
+		hasResult, answer, tool = true, sc.reply(), ""
+		var tools []toolDecl
+		for _, t := range req.Tools {
+			tools = append(tools, toolDecl{t.Name, t.Parameters})
+		}
+		if name, a, ok := sc.call(tools); ok && !after {
+			b, _ := json.Marshal(a)
+			hasResult, tool, args = false, name, string(b)
+		}
+	}
 	respID := fmt.Sprintf("resp_fake%012d", n)
 	var item map[string]any
 	if tool != "" && !hasResult {
@@ -413,8 +500,56 @@ type augmentChat struct {
 	} `json:"nodes"`
 	ChatHistory     []json.RawMessage `json:"chat_history"`
 	ToolDefinitions []struct {
-		Name string `json:"name"`
+		Name        string `json:"name"`
+		InputSchema string `json:"input_schema_json"`
 	} `json:"tool_definitions"`
+	raw json.RawMessage
+}
+
+// script is the script of the chat's prompt: the text nodes of the
+// request, else (a tool result coming back) those of the last exchange.
+func (c augmentChat) script() (script, bool) {
+	var cur struct {
+		Nodes []struct {
+			Type     int `json:"type"`
+			TextNode struct {
+				Content string `json:"content"`
+			} `json:"text_node"`
+		} `json:"nodes"`
+	}
+	json.Unmarshal(c.raw, &cur)
+	for _, n := range cur.Nodes {
+		if n.Type == 0 {
+			return parseScript(n.TextNode.Content)
+		}
+	}
+	if len(c.ChatHistory) == 0 {
+		return script{}, false
+	}
+	var last any
+	json.Unmarshal(c.ChatHistory[len(c.ChatHistory)-1], &last)
+	return scriptIn(last)
+}
+
+// scriptIn finds a script in any string of a decoded JSON value.
+func scriptIn(v any) (script, bool) {
+	switch v := v.(type) {
+	case string:
+		return parseScript(v)
+	case []any:
+		for _, e := range v {
+			if s, ok := scriptIn(e); ok {
+				return s, ok
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if s, ok := scriptIn(e); ok {
+				return s, ok
+			}
+		}
+	}
+	return script{}, false
 }
 
 // augment answers Augment's backend: the model list, the chat stream (a
@@ -436,10 +571,13 @@ func (s *Server) augment(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{}`)
 		return
 	}
-	var req augmentChat
-	if !decode(w, r, &req) {
+	var raw json.RawMessage
+	if !decode(w, r, &raw) {
 		return
 	}
+	var req augmentChat
+	json.Unmarshal(raw, &req)
+	req.raw = raw
 	hasResult := false
 	for _, n := range req.Nodes {
 		hasResult = hasResult || n.Type == 1
@@ -460,10 +598,21 @@ func (s *Server) augment(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	}
+	tool, input := "launch-process", `{"command":"ls","wait":true,"max_wait_seconds":60,"cwd":"."}`
+	if sc, ok := req.script(); ok { // a scripted prompt, not the listing
+		offers, answer = false, sc.reply()
+		var tools []toolDecl
+		for _, t := range req.ToolDefinitions {
+			tools = append(tools, toolDecl{t.Name, json.RawMessage(t.InputSchema)})
+		}
+		if name, args, ok := sc.call(tools); ok {
+			b, _ := json.Marshal(args)
+			offers, tool, input = true, name, string(b)
+		}
+	}
 	if offers && !hasResult {
-		input := `{"command":"ls","wait":true,"max_wait_seconds":60,"cwd":"."}`
 		line("", []map[string]any{{"id": 1, "type": 5, "content": "", "tool_use": map[string]any{
-			"tool_use_id": fmt.Sprintf("toolu_fake%012d", n), "tool_name": "launch-process", "input_json": input}}}, 3)
+			"tool_use_id": fmt.Sprintf("toolu_fake%012d", n), "tool_name": tool, "input_json": input}}}, 3)
 		return
 	}
 	line(answer, []map[string]any{{"id": 1, "type": 0, "content": answer}}, 0)

@@ -161,3 +161,62 @@ func TestAugmentScript(t *testing.T) {
 		t.Errorf("second: %s", second)
 	}
 }
+
+// Scripted prompts (the ACP captures' scenarios), in each API: a reply
+// with the words asked for and no tool; a read, a write and a command
+// through the tool the agent offers, its arguments named as its schema
+// names them; "Done." once the tool's result follows the prompt; and a
+// prompt after an earlier turn's tool result is a fresh turn.
+func TestScripts(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	post := func(path, body string) string {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	chatTools := `"tools":[{"type":"function","function":{"name":"glob"}},{"type":"function","function":{"name":"read","parameters":{"properties":{"filePath":{"type":"string"},"offset":{"type":"number"}},"required":["filePath"]}}},
+		{"type":"function","function":{"name":"write","parameters":{"properties":{"filePath":{"type":"string"},"content":{"type":"string"}},"required":["filePath","content"]}}},
+		{"type":"function","function":{"name":"bash","parameters":{"properties":{"command":{"type":"string"},"description":{"type":"string"}},"required":["command","description"]}}}]`
+	for _, c := range []struct{ name, body, want string }{
+		{"reply", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Reply with exactly: hello"}]}`, `"content":"hello"`},
+		{"reply in parts", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":[{"type":"text","text":"\"Reply with exactly: two words\""}]}]}`, `"content":"two words"`},
+		{"read", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Read the file /w/notes.txt and say"}]}`, `"arguments":"{\"filePath\":\"/w/notes.txt\"}","name":"read"`},
+		{"write", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Write the text ` + "`hi there`" + ` to the file /w/out.txt."}]}`, `"arguments":"{\"content\":\"hi there\",\"filePath\":\"/w/out.txt\"}","name":"write"`},
+		{"shell", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Please run the command ` + "`echo hi`" + ` and report."}]}`, `"arguments":"{\"command\":\"echo hi\",\"description\":\"Run the command\"}","name":"bash"`},
+		{"after the result", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Read the file /w/notes.txt and say"},{"role":"assistant","content":null},{"role":"tool","content":"x"}]}`, `"content":"Done."`},
+		{"a later turn", `{"stream":false,` + chatTools + `,"messages":[{"role":"user","content":"Read the file /w/a and say"},{"role":"tool","content":"x"},{"role":"user","content":"Read the file /w/b and say"}]}`, `"arguments":"{\"filePath\":\"/w/b\"}"`},
+	} {
+		if got := post("/v1/chat/completions", c.body); !strings.Contains(got, c.want) {
+			t.Errorf("chat %s: %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	geminiTools := `"tools":[{"functionDeclarations":[{"name":"run_shell_command","parametersJsonSchema":{"properties":{"command":{"type":"string"},"is_background":{"type":"boolean"}},"required":["command","is_background"]}},
+		{"name":"write_file","parametersJsonSchema":{"properties":{"file_path":{"type":"string"},"content":{"type":"string"}},"required":["file_path","content"]}}]}]`
+	got := post("/v1beta/models/m:streamGenerateContent", `{`+geminiTools+`,"contents":[{"role":"user","parts":[{"text":"context"},{"text":"Write the text `+"`x`"+` to the file /w/o.txt."}]}]}`)
+	if !strings.Contains(got, `"functionCall":{"args":{"content":"x","file_path":"/w/o.txt"},"name":"write_file"}`) {
+		t.Errorf("gemini write: %s", got)
+	}
+	got = post("/v1beta/models/m:streamGenerateContent", `{`+geminiTools+`,"contents":[{"role":"user","parts":[{"text":"Please run the command `+"`ls`"+` and report."}]},{"role":"model","parts":[{"functionCall":{}}]},{"role":"user","parts":[{"functionResponse":{}}]}]}`)
+	if !strings.Contains(got, `"text":"Done."`) {
+		t.Errorf("gemini after the result: %s", got)
+	}
+	// Codex has no read tool: it reads with its shell.
+	got = post("/v1/responses", `{"tools":[{"type":"function","name":"exec_command","parameters":{"properties":{"cmd":{"type":"string"}},"required":["cmd"]}}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Read the file /w/n.txt and tell"}]}]}`)
+	if !strings.Contains(got, `"arguments":"{\"cmd\":\"cat /w/n.txt\"}"`) {
+		t.Errorf("responses read: %s", got)
+	}
+	augTools := `"tool_definitions":[{"name":"view","input_schema_json":"{\"properties\":{\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"directory\",\"file\"]}},\"required\":[\"path\",\"type\"]}"},{"name":"launch-process"}]`
+	got = post("/chat-stream", `{"nodes":[{"type":0,"text_node":{"content":"Read the file /w/n.txt and tell"}}],`+augTools+`}`)
+	if !strings.Contains(got, `"tool_name":"view"`) || !strings.Contains(got, `"input_json":"{\"path\":\"/w/n.txt\",\"type\":\"file\"}"`) {
+		t.Errorf("augment read: %s", got)
+	}
+	got = post("/chat-stream", `{"nodes":[{"type":1,"tool_result_node":{"content":"x"}}],"chat_history":[{"request_message":"Read the file /w/n.txt and tell"}],`+augTools+`}`)
+	if !strings.Contains(got, `"content":"Done."`) {
+		t.Errorf("augment after the result: %s", got)
+	}
+}

@@ -1,12 +1,14 @@
 // Command fakemodel serves package fakemodel on a loopback port and prints
 // its base URL on the first line of stdout; it runs until killed.
 //
-//	fakemodel [-log FILE]
+//	fakemodel [-log FILE] [-bodies FILE]
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,8 +18,10 @@ import (
 
 func main() {
 	logFile := flag.String("log", "", "append one line per request to `FILE`")
+	bodies := flag.String("bodies", "", "append each request's path and body to `FILE` (to see what an agent asks, when adding one)")
 	flag.Parse()
 	s := &fakemodel.Server{}
+	var h http.Handler = s
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -26,6 +30,19 @@ func main() {
 		}
 		s.Log = f
 	}
+	if *bodies != "" {
+		f, err := os.OpenFile(*bodies, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakemodel:", err)
+			os.Exit(2)
+		}
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(f, "%s %s\n%s\n", r.Method, r.URL.Path, b)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			s.ServeHTTP(w, r)
+		})
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakemodel:", err)
@@ -33,6 +50,6 @@ func main() {
 	}
 	fmt.Printf("http://%s\n", ln.Addr())
 	os.Stdout.Sync()
-	fmt.Fprintln(os.Stderr, "fakemodel:", http.Serve(ln, s))
+	fmt.Fprintln(os.Stderr, "fakemodel:", http.Serve(ln, h))
 	os.Exit(1)
 }
