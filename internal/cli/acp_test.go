@@ -12,7 +12,7 @@ import (
 // Gemini CLI writing through the client's fs/* methods.
 var (
 	copilotSession = filepath.Join("..", "acpclient", "testdata", "cassettes", "run-74eecb94e0e0ac18-76165672.cassette")
-	geminiSession  = filepath.Join("..", "acpclient", "testdata", "relocation", "run-6e5bc15ee89cf4ac-2410e50e.cassette")
+	geminiSession  = filepath.Join("..", "acpclient", "testdata", "cassettes", "run-6e5bc15ee89cf4ac-2410e50e.cassette")
 )
 
 // validate, inspect, normalize, diff and view read an ACP session with the
