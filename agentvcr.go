@@ -1,12 +1,15 @@
 // Package agentvcr is the agentvcr command line as a function, for Go
 // programs that run it in-process: cmd/agentvcr, and testscript scripts,
-// which get it as the "agentvcr" program from agentscript.Commands.
+// which add it to agentscript.Commands as the "agentvcr" program:
 //
-// The rest of agentvcr lives in its packages: cassette (the file format),
-// recorder, replayer, index (finding the cassette of a call), standin (the
-// agent stand-in), normalize, contract and agent (what each agent CLI
-// promises), workspace (file changes), and the test harnesses agentscript
-// (testscript) and agentvcrtest (go test).
+//	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
+//
+// The public packages: agentvcrtest (plain go test) and agentscript
+// (testscript), the harnesses; cassette, the file format, for tools that
+// read cassettes; agent, the Profile interface for adding an agent; and
+// normalize, the rules that make two runs compare equal. The engine
+// (recording, playing, finding a cassette, applying file changes, the
+// stand-in, the viewer and the shipped profiles) is internal.
 package agentvcr
 
 import "github.com/agentvcr/agentvcr/internal/cli"

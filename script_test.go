@@ -6,6 +6,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/internal/simagent"
 )
@@ -15,6 +16,7 @@ import (
 // scripts as programs.
 func TestMain(m *testing.M) {
 	cmds := agentscript.Commands()
+	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
 	cmds["cursor-agent-sim"] = func() { os.Exit(simagent.Main()) }
 	testscript.Main(m, cmds)
 }

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agent"
-	_ "github.com/agentvcr/agentvcr/agent/all"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all"
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -17,11 +17,11 @@ func TestNormalizeOptionsFromOutput(t *testing.T) {
 		`{"type":"result","subtype":"success","session_id":"s","is_error":false,"result":"ok"}` + "\n")
 	h := cassette.Header{Argv: []string{"node", "/opt/qwen/cli-entry.js", "hi"}, Cwd: "/w"}
 	p, f := agent.Identify(h.Argv, head)
-	if p == nil || p.Name() != "qwen" || f != contract.StreamJSON {
+	if p == nil || p.Name() != "qwen" || f != cassette.StreamJSON {
 		t.Fatalf("Identify = %v, %v; want qwen, stream-json", p, f)
 	}
-	opts := agent.NormalizeOptions(h, head)
-	if opts.Format != contract.StreamJSON || opts.AgentRules == nil || opts.Cwd != "/w" {
+	opts := kit.NormalizeOptions(h, head)
+	if opts.Format != cassette.StreamJSON || opts.AgentRules == nil || opts.Cwd != "/w" {
 		t.Fatalf("options %+v", opts)
 	}
 	got := normalize.String(string(head), opts)
@@ -32,7 +32,7 @@ func TestNormalizeOptionsFromOutput(t *testing.T) {
 	}
 	// argv names the agent and the format: the output's look does not count.
 	h.Argv = []string{"/usr/bin/claude", "-p", "--output-format", "json", "hi"}
-	if p, f := agent.Identify(h.Argv, head); p == nil || p.Name() != "claude" || f != contract.JSON {
+	if p, f := agent.Identify(h.Argv, head); p == nil || p.Name() != "claude" || f != cassette.JSON {
 		t.Errorf("Identify(claude argv) = %v, %v", p, f)
 	}
 }

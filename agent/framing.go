@@ -1,13 +1,7 @@
 package agent
 
-import (
-	"io"
-
-	"github.com/agentvcr/agentvcr/contract"
-)
-
 // readers are the profiles that read the output of conversations, by
-// framing (agent/acp registers FramingJSONRPC's).
+// framing (the shipped ACP reader registers FramingJSONRPC's).
 var readers = map[Framing]func(Profile) Profile{}
 
 // RegisterFraming says how the output of conversations of framing f is
@@ -34,12 +28,4 @@ func ForArgv(argv []string) (Profile, bool) {
 		}
 	}
 	return p, true
-}
-
-// InputValidator is implemented by readers of conversations that can also
-// check the agent's output against what the client wrote (a conversation's
-// cassette keeps both): that every response answers a request the client
-// sent, and each of them was answered.
-type InputValidator interface {
-	ValidateInput(opts contract.Options, stdin, stdout, stderr io.Reader, exit int) (contract.Report, error)
 }

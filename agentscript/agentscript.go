@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the shipped agents' profiles
+
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/testrun"
+	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/normalize"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Default directories, relative to the package under test.
@@ -27,7 +29,7 @@ const (
 // Environment variables the harness reads from the test process.
 const (
 	// EnvUnreferenced sets the Policy for unreferenced artefacts: fail, warn or ignore.
-	EnvUnreferenced = "AGENTVCR_UNREFERENCED"
+	EnvUnreferenced = unused.EnvUnreferenced
 	// EnvPassEnv names, comma-separated, more variables handed to scripts in
 	// every mode (replay scripts are otherwise hermetic).
 	EnvPassEnv = "AGENTVCR_PASSENV"
@@ -59,11 +61,13 @@ type Config struct {
 }
 
 // Commands returns the programs scripts can exec, for testscript.Main: the
-// stand-in (package standin) under every agent name it answers to
-// ("cursor-agent", "agent", "claude", ...), and "agentvcr", the command
-// line. Add programs of your own to the map before passing it on.
+// stand-in under every agent name it answers to ("cursor-agent", "agent",
+// "claude", ...). Add programs of your own to the map before passing it
+// on; the agentvcr command line is one, from the root package:
+//
+//	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
 func Commands() map[string]func() {
-	cmds := map[string]func(){"agentvcr": func() { os.Exit(agentvcr.Main()) }}
+	cmds := map[string]func(){}
 	for _, name := range standin.Names() {
 		cmds[name] = func() { os.Exit(standin.Main()) }
 	}

@@ -9,44 +9,27 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/internal/unused"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Policy is what Run does about unreferenced artefacts: cassettes under
 // Config.Cassettes that no script replayed and goldens under Config.Golden
 // that no golden command compared. Such files are dead weight at best and
 // at worst a renamed golden whose old copy keeps being reviewed.
-type Policy string
+type Policy = unused.Policy
 
+// The policies, as $AGENTVCR_UNREFERENCED names them (see unused.Policy).
 const (
-	// Fail fails the test, listing the files.
-	Fail Policy = "fail"
-	// Warn prints the list on the test binary's stderr, visible without -v.
-	Warn Policy = "warn"
-	// Ignore skips the check.
-	Ignore Policy = "ignore"
-	// Delete removes the files, as insta's --unreferenced=delete does:
-	// after a full, green run only, and never a file another package
-	// using the directory used (see internal/unused).
-	Delete Policy = "delete"
+	Fail   = unused.Fail
+	Warn   = unused.Warn
+	Ignore = unused.Ignore
+	Delete = unused.Delete
 )
-
-// ParsePolicy reads a policy name; "" is Fail: an unused file must be seen
-// in `go test ./...`, which shows the output of failing packages only.
-func ParsePolicy(s string) (Policy, error) {
-	switch p := Policy(strings.ToLower(s)); p {
-	case "":
-		return Fail, nil
-	case Fail, Warn, Ignore, Delete:
-		return p, nil
-	}
-	return "", fmt.Errorf("%s=%q: want fail, warn, ignore or delete", EnvUnreferenced, s)
-}
 
 // tracker collects what the scripts of one Run used.
 type tracker struct {
@@ -122,7 +105,7 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	}
 	policy := h.cfg.Unreferenced
 	if env := os.Getenv(EnvUnreferenced); env != "" || policy == "" {
-		p, err := ParsePolicy(env)
+		p, err := unused.ParsePolicy(env)
 		if err != nil {
 			t.Error(err)
 			return

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/unused"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 func TestUnreferencedArtefacts(t *testing.T) {

@@ -22,7 +22,7 @@
 // A project adds two functions to a test file:
 //
 //	func TestMain(m *testing.M) {
-//		cmds := agentscript.Commands() // cursor-agent (the stand-in) and agentvcr
+//		cmds := agentscript.Commands() // cursor-agent and every agent name: the stand-in
 //		cmds["myprog"] = main          // the program under test, if it is a main package
 //		testscript.Main(m, cmds)
 //	}

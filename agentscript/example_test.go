@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/agentscript"
 )
 
@@ -37,7 +38,8 @@ func Example() {
 
 func ExampleCommands() {
 	cmds := agentscript.Commands()
-	cmds["cursor-agent-sim"] = func() { os.Exit(0) } // a program of your own
+	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) } // the agentvcr command line
+	cmds["cursor-agent-sim"] = func() { os.Exit(0) }       // a program of your own
 	names := make([]string, 0, len(cmds))
 	for name := range cmds {
 		names = append(names, name)

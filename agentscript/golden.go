@@ -12,12 +12,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
+	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 	"github.com/agentvcr/agentvcr/normalize"
-	"github.com/agentvcr/agentvcr/standin"
-	"github.com/agentvcr/agentvcr/workspace"
 )
 
 const goldenUsage = "golden FILE|files NAME"
@@ -150,7 +149,7 @@ func (h *harness) effectsListing(ts *testscript.TestScript) ([]byte, error) {
 	if run.Cassette == "" {
 		return nil, errors.New("golden files: the last agent run played no cassette")
 	}
-	opts, err := h.normalizeOptions(ts, "files", contract.Text)
+	opts, err := h.normalizeOptions(ts, "files", cassette.Text)
 	if err != nil {
 		return nil, err
 	}

@@ -13,14 +13,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/simagent"
+	"github.com/agentvcr/agentvcr/internal/unused"
 )
 
 func TestMain(m *testing.M) {
 	cmds := agentscript.Commands()
+	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
 	cmds["cursor-agent-sim"] = func() { os.Exit(simagent.Main()) }
 	testscript.Main(m, cmds)
 }
@@ -428,12 +431,12 @@ stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileNam
 
 func TestPolicyFromEnvironment(t *testing.T) {
 	for in, want := range map[string]agentscript.Policy{"": agentscript.Fail, "warn": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore, "delete": agentscript.Delete} {
-		if got, err := agentscript.ParsePolicy(in); err != nil || got != want {
+		if got, err := unused.ParsePolicy(in); err != nil || got != want {
 			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := agentscript.ParsePolicy("sometimes"); err == nil {
-		t.Error("ParsePolicy(sometimes): no error")
+	if _, err := unused.ParsePolicy("sometimes"); err == nil {
+		t.Error("unused.ParsePolicy(sometimes): no error")
 	}
 }
 

@@ -9,18 +9,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/normalize"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 const normalizeUsage = "normalize [--stderr] [--format FORMAT] FILE [OUT]"
 
 type normalizeArgs struct {
 	stderr    bool
-	format    contract.Format // Auto: sniffed
+	format    cassette.Format // Auto: sniffed
 	file, out string
 }
 
@@ -29,7 +28,7 @@ func parseNormalizeArgs(args []string) (normalizeArgs, error) {
 	pos, err := splitArgs(args, []cmdFlag{
 		{name: "stderr", set: func(string, string) error { na.stderr = true; return nil }},
 		{name: "format", value: "a value", set: func(_, val string) (err error) {
-			na.format, err = contract.ParseFormat(val)
+			na.format, err = cassette.ParseFormat(val)
 			return err
 		}},
 	})
@@ -102,9 +101,9 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 	defer f.Close()
 	stdout := bufio.NewReaderSize(rd.StreamReader(cassette.Stdout), 64<<10)
 	head, _ := stdout.Peek(stdout.Size())
-	opts := agent.NormalizeOptions(rd.Header(), head)
+	opts := kit.NormalizeOptions(rd.Header(), head)
 	opts.Rules = h.rules
-	if na.format != contract.Auto {
+	if na.format != cassette.Auto {
 		opts.Format = na.format
 	}
 	n := normalize.New(opts)
@@ -129,7 +128,7 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 // normalizeOptions are the normaliser settings for FILE of the script: the
 // directories of the last agent run (its cassette's header), or of the
 // script itself when it ran none or ran a live agent in passthrough mode.
-func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format contract.Format) (normalize.Options, error) {
+func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, format cassette.Format) (normalize.Options, error) {
 	opts := normalize.Options{Cwd: ts.MkAbs("."), Home: ts.Getenv("HOME"), TempDir: ts.Getenv("TMPDIR")}
 	run, err := lastRun(ts.Getenv(standin.EnvRunLog))
 	switch {
@@ -142,7 +141,7 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 			return opts, err
 		}
 		if ok {
-			opts = agent.NormalizeOptions(hdr, fileHead(ts, file))
+			opts = kit.NormalizeOptions(hdr, fileHead(ts, file))
 			if file != "files" || exists(ts.MkAbs(file)) {
 				// The output of a relocated replay names the call's
 				// directories; the recorded file changes (golden files)
@@ -153,7 +152,7 @@ func (h *harness) normalizeOptions(ts *testscript.TestScript, file string, forma
 	}
 	opts.Rules = h.rules
 	opts.Format = format
-	if format == contract.Auto {
+	if format == cassette.Auto {
 		opts.Format = sniffFile(ts, file)
 	}
 	return opts, nil
@@ -174,12 +173,12 @@ func relocated(o *normalize.Options, c standin.Call) {
 
 // sniffFile guesses the format of FILE from its start: the output of the
 // last exec need not be the agent's (a consumer's summary, say).
-func sniffFile(ts *testscript.TestScript, file string) contract.Format {
+func sniffFile(ts *testscript.TestScript, file string) cassette.Format {
 	if file == "stderr" {
-		return contract.Text
+		return cassette.Text
 	}
 	head := ts.ReadFile(file)
-	return contract.SniffFormat([]byte(head[:min(len(head), 1<<20)]))
+	return cassette.SniffFormat([]byte(head[:min(len(head), 1<<20)]))
 }
 
 // fileHead is the start of FILE, as the agent's profile is known by it when
@@ -190,14 +189,14 @@ func fileHead(ts *testscript.TestScript, file string) []byte {
 		return nil
 	case "stdout":
 		out := ts.ReadFile(file)
-		return []byte(out[:min(len(out), contract.SniffSize)])
+		return []byte(out[:min(len(out), cassette.SniffSize)])
 	}
 	f, err := os.Open(ts.MkAbs(file))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, contract.SniffSize))
+	head, _ := io.ReadAll(io.LimitReader(f, cassette.SniffSize))
 	return head
 }
 
@@ -215,7 +214,7 @@ func (h *harness) normalizedFile(ts *testscript.TestScript, file string) ([]byte
 
 // normalizeLike normalises content as FILE would be.
 func (h *harness) normalizeLike(ts *testscript.TestScript, file string, content []byte) ([]byte, error) {
-	opts, err := h.normalizeOptions(ts, file, contract.Auto)
+	opts, err := h.normalizeOptions(ts, file, cassette.Auto)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // errNoRun: the script ran no agent before a command that needs one.

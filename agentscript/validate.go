@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/validate"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/contract"
 )
 
 const validateUsage = "validate [--exit-code N] [--skip-comments] [--expect PROBLEMS] FORMAT [FILE]"
@@ -23,7 +24,7 @@ type validateArgs struct {
 	exitCode     int // -1: not given
 	skipComments bool
 	expect       string          // file listing the problems expected, "" for none
-	format       contract.Format // "" for auto
+	format       cassette.Format // "" for auto
 	file         string          // "" for the last agent run
 }
 
@@ -48,7 +49,7 @@ func parseValidateArgs(args []string) (validateArgs, error) {
 		return va, fmt.Errorf("want FORMAT and at most one FILE, got %d arguments", len(pos))
 	}
 	if pos[0] != "auto" {
-		f, err := contract.ParseFormat(pos[0])
+		f, err := cassette.ParseFormat(pos[0])
 		if err != nil {
 			return va, err
 		}
@@ -82,7 +83,7 @@ func (h *harness) cmdValidate(ts *testscript.TestScript, neg bool, args []string
 	if in.format == "" {
 		in.format, _ = prof.Format(in.argv)
 	}
-	report, err := agent.Validate(prof, contract.Options{SkipComments: va.skipComments}, in.stdout, in.stderr, in.code, in.format)
+	report, err := validate.Run(prof, contract.Options{SkipComments: va.skipComments}, in.stdout, in.stderr, in.code, in.format)
 	ts.Check(err)
 	var list strings.Builder
 	for _, p := range report.Problems {
@@ -148,7 +149,7 @@ type validateInput struct {
 	name           string
 	stdout, stderr io.Reader
 	code           int
-	format         contract.Format
+	format         cassette.Format
 	argv           []string // the run's command line: whose contract applies, in what format
 	closers        []io.Closer
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // volatileScanner finds, in normalised output, absolute paths that belong to

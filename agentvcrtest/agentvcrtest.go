@@ -77,18 +77,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/agentscript"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the shipped agents' profiles
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
+
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
-	"github.com/agentvcr/agentvcr/index"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/goldentest"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/testrun"
 	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 	"github.com/agentvcr/agentvcr/normalize"
-	"github.com/agentvcr/agentvcr/standin"
-	"github.com/agentvcr/agentvcr/workspace"
 )
 
 // state is what one test binary's tests used, for the report at the end.
@@ -120,12 +120,12 @@ func Main(m *testing.M) {
 	switch {
 	case code == 0 && fullRun():
 		code = reportUnreferenced()
-	case strings.EqualFold(os.Getenv(agentscript.EnvUnreferenced), string(agentscript.Delete)):
+	case strings.EqualFold(os.Getenv(unused.EnvUnreferenced), string(unused.Delete)):
 		why := "the run did not pass"
 		if code == 0 {
 			why = "a run filtered by -run or -skip does not see every use"
 		}
-		fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", agentscript.EnvUnreferenced, why)
+		fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", unused.EnvUnreferenced, why)
 	}
 	os.Exit(code)
 }
@@ -272,7 +272,7 @@ type Option func(*options)
 
 type options struct {
 	dir    string
-	format contract.Format
+	format cassette.Format
 	rules  *normalize.Rules
 	cwd    string
 }
@@ -280,9 +280,9 @@ type options struct {
 // GoldenDir sets the directory of the golden files; default testdata/golden.
 func GoldenDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
-// Format says what got is: contract.JSON, StreamJSON or Text; default: told
+// Format says what got is: cassette.JSON, StreamJSON or Text; default: told
 // from the content.
-func Format(f contract.Format) Option { return func(o *options) { o.format = f } }
+func Format(f cassette.Format) Option { return func(o *options) { o.format = f } }
 
 // Rules adds normalisation rules (see normalize.LoadRules) on top of the
 // default profile; default none.
@@ -338,8 +338,8 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 		t.Fatal(err)
 	}
 	f.Close()
-	nopts := agent.NormalizeOptions(rd.Header(), nil)
-	nopts.Format = contract.Text
+	nopts := kit.NormalizeOptions(rd.Header(), nil)
+	nopts.Format = cassette.Text
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -350,7 +350,7 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Golden(t, name, listing, append(opts, Format(contract.Text), Cwd(rd.Header().Cwd))...)
+	Golden(t, name, listing, append(opts, Format(cassette.Text), Cwd(rd.Header().Cwd))...)
 }
 
 // lastCassette is the cassette of the last call the stand-in answered in
@@ -387,7 +387,7 @@ func Normalize(got []byte, opts ...Option) []byte {
 		if call, ok := lastCall(); ok {
 			if rd, f, err := cassette.Open(call.Cassette); err == nil {
 				f.Close()
-				h := agent.NormalizeOptions(rd.Header(), got)
+				h := kit.NormalizeOptions(rd.Header(), got)
 				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.AgentRules = h.Cwd, h.Home, h.TempDir, h.AgentRules
 				// A relocated replay names the call's directories.
 				for _, d := range []struct {
@@ -402,8 +402,8 @@ func Normalize(got []byte, opts ...Option) []byte {
 		}
 	}
 	nopts.Format = o.format
-	if nopts.Format == contract.Auto {
-		nopts.Format = contract.SniffFormat(got)
+	if nopts.Format == cassette.Auto {
+		nopts.Format = cassette.SniffFormat(got)
 	}
 	return normalize.New(nopts).Bytes(got, cassette.Stdout)
 }
@@ -411,12 +411,12 @@ func Normalize(got []byte, opts ...Option) []byte {
 // reportUnreferenced lists the cassettes no test replayed and the goldens no
 // test compared; it returns the exit code the policy asks for.
 func reportUnreferenced() int {
-	policy, err := agentscript.ParsePolicy(os.Getenv(agentscript.EnvUnreferenced))
+	policy, err := unused.ParsePolicy(os.Getenv(unused.EnvUnreferenced))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentvcrtest:", err)
 		return 2
 	}
-	if policy == agentscript.Ignore {
+	if policy == unused.Ignore {
 		return 0
 	}
 	var roots []unused.Root
@@ -430,12 +430,12 @@ func reportUnreferenced() int {
 	maps.Copy(used, state.goldens.Claimed())
 	wd, _ := os.Getwd()
 	check := unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}
-	msg, left := unused.Conclude(check, policy == agentscript.Delete, agentscript.EnvUnreferenced+"="+string(policy), wd,
+	msg, left := unused.Conclude(check, policy == unused.Delete, unused.EnvUnreferenced+"="+string(policy), wd,
 		func(dir string) { index.Update(dir, false, nil) })
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, "agentvcrtest: "+msg)
 	}
-	if policy == agentscript.Fail && len(left) > 0 {
+	if policy == unused.Fail && len(left) > 0 {
 		return 1
 	}
 	return 0

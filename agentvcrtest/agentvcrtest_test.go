@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 func TestMain(m *testing.M) { agentvcrtest.Main(m) }
@@ -95,7 +94,7 @@ func TestGoldenPendingAndCI(t *testing.T) {
 
 func ExampleNormalize() {
 	out := []byte(`{"type":"result","duration_ms":1234,"session_id":"3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}` + "\n")
-	fmt.Print(string(agentvcrtest.Normalize(out, agentvcrtest.Format(contract.StreamJSON))))
+	fmt.Print(string(agentvcrtest.Normalize(out, agentvcrtest.Format(cassette.StreamJSON))))
 	// Output: {"type":"result","duration_ms":0,"session_id":"<SESSION-1>"}
 }
 

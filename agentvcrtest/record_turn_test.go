@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // envSameCall names the cassette directory TestRecordTheSameCall records

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -57,7 +56,7 @@ func TestAgentsTwoDirectories(t *testing.T) {
 			if i == 1 { // a set in another order
 				in = strings.Replace(in, `"tools":["read_file","run_shell_command"]`, `"tools":["run_shell_command","read_file"]`, 1)
 			}
-			opts := normalize.Options{Format: contract.StreamJSON, Cwd: r.cwd, Home: r.home}
+			opts := normalize.Options{Format: cassette.StreamJSON, Cwd: r.cwd, Home: r.home}
 			if agent == "qwen" {
 				opts.Sets = []string{"tools"} // what agent/qwen says of its output
 			}
@@ -81,7 +80,7 @@ func TestSortRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := normalize.String(`{"tags":["b","a",{"x":["z","y"]}],"keep":["b","a"]}`+"\n", normalize.Options{Format: contract.StreamJSON, Rules: rules})
+	out := normalize.String(`{"tags":["b","a",{"x":["z","y"]}],"keep":["b","a"]}`+"\n", normalize.Options{Format: cassette.StreamJSON, Rules: rules})
 	if out != `{"tags":["a","b",{"x":["z","y"]}],"keep":["b","a"]}`+"\n" {
 		t.Errorf("%s", out)
 	}
@@ -95,7 +94,7 @@ func TestSessionAfterUUID(t *testing.T) {
 	want := `{"type":"system","subtype":"init","uuid":"<UUID-1>","session_id":"<SESSION-1>"}
 {"type":"result","session_id":"<SESSION-1>","result":"in <SESSION-1>"}
 `
-	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON}); got != want {
+	if got := normalize.String(in, normalize.Options{Format: cassette.StreamJSON}); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
@@ -118,7 +117,7 @@ func TestDropRule(t *testing.T) {
 {"type":"x","data":{"kind":"signal"},"note":"type session.background_tasks_changed"}
 {"type":"session.background_tasks_changed"
 `
-	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON, AgentRules: rules}); got != want {
+	if got := normalize.String(in, normalize.Options{Format: cassette.StreamJSON, AgentRules: rules}); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	for _, bad := range []string{"drop $.type", "drop type x", "drop $.*.type x"} {
@@ -134,7 +133,7 @@ func TestJoinRules(t *testing.T) {
 	user, _ := normalize.ParseRules(strings.NewReader("key build <B-#>\n"), "user")
 	prof, _ := normalize.ParseRules(strings.NewReader("key run <B-#>\nsort tools\noff dates\n"), "profile")
 	got := normalize.String(`{"build":"x","run":"y","tools":["b","a"],"d":"2026-05-10"}`+"\n",
-		normalize.Options{Format: contract.StreamJSON, Rules: user, AgentRules: prof})
+		normalize.Options{Format: cassette.StreamJSON, Rules: user, AgentRules: prof})
 	want := `{"build":"<B-1>","run":"<B-1>","tools":["a","b"],"d":"2026-05-10"}` + "\n"
 	if got != want {
 		t.Errorf("got  %swant %s", got, want)
@@ -147,10 +146,10 @@ func TestJoinRules(t *testing.T) {
 func TestCwdRootRelative(t *testing.T) {
 	in := `{"title":"home/u/proj/notes.txt","diff":"a/home/u/proj/x b/home/u/proj/x","other":"data/home/u/project/y","n":"srv/home/u/proj"}` + "\n"
 	want := `{"title":"$CWD/notes.txt","diff":"a/$CWD/x b/$CWD/x","other":"data/home/u/project/y","n":"srv/home/u/proj"}` + "\n"
-	if got := normalize.String(in, normalize.Options{Format: contract.StreamJSON, Cwd: "/home/u/proj"}); got != want {
+	if got := normalize.String(in, normalize.Options{Format: cassette.StreamJSON, Cwd: "/home/u/proj"}); got != want {
 		t.Errorf("got  %swant %s", got, want)
 	}
-	if got := normalize.String(`{"t":"tmp/x/y"}`+"\n", normalize.Options{Format: contract.StreamJSON, Cwd: "/tmp/x"}); got != `{"t":"tmp/x/y"}`+"\n" {
+	if got := normalize.String(`{"t":"tmp/x/y"}`+"\n", normalize.Options{Format: cassette.StreamJSON, Cwd: "/tmp/x"}); got != `{"t":"tmp/x/y"}`+"\n" {
 		t.Errorf("a two-level cwd: %s", got)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 // benchCwd is the cwd every transcript of the benchmark corpus is moved to,
@@ -91,7 +90,7 @@ func BenchmarkNormalize(b *testing.B) {
 	for _, size := range []int64{10 << 20, 100 << 20} {
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
+			opts := Options{Format: cassette.StreamJSON, Cwd: benchCwd}
 			var baseMBs float64
 			for range 2 {
 				baseStart := time.Now()
@@ -126,7 +125,7 @@ func BenchmarkNormalizeText(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := New(Options{Format: contract.Text, Cwd: benchCwd}).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
+		if err := New(Options{Format: cassette.Text, Cwd: benchCwd}).Copy(io.Discard, newRepeatReader(parts, size), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -233,7 +232,7 @@ func BenchmarkSmallRecording(b *testing.B) {
 	for _, p := range parts {
 		total += int64(len(p))
 	}
-	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
+	opts := Options{Format: cassette.StreamJSON, Cwd: benchCwd}
 	longStart := time.Now()
 	const longRounds = 20
 	if err := New(opts).Copy(io.Discard, newRepeatReader(parts, longRounds*total), cassette.Stdout); err != nil {
@@ -245,7 +244,7 @@ func BenchmarkSmallRecording(b *testing.B) {
 	lineStart := time.Now()
 	const lines = 1000
 	for range lines {
-		New(Options{Format: contract.StreamJSON, Cwd: "/tmp/x", Home: "/home/u"}).Bytes(line, cassette.Stdout)
+		New(Options{Format: cassette.StreamJSON, Cwd: "/tmp/x", Home: "/home/u"}).Bytes(line, cassette.Stdout)
 	}
 	lineMicros := float64(time.Since(lineStart).Microseconds()) / lines
 
@@ -332,7 +331,7 @@ func BenchmarkNormalizeManyIDs(b *testing.B) {
 		b.StopTimer()
 		runtime.GC() // the last run's table is garbage, not part of this peak
 		b.StartTimer()
-		if err := New(Options{Format: contract.StreamJSON, Cwd: benchCwd}).Copy(io.Discard, newFreshIDReader(size), cassette.Stdout); err != nil {
+		if err := New(Options{Format: cassette.StreamJSON, Cwd: benchCwd}).Copy(io.Discard, newFreshIDReader(size), cassette.Stdout); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -362,7 +361,7 @@ func BenchmarkNormalizeDeltas(b *testing.B) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const size = 100 << 20
-	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd, AgentRules: rules}
+	opts := Options{Format: cassette.StreamJSON, Cwd: benchCwd, AgentRules: rules}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	peak := watchHeap()

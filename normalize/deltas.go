@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/contract/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/jsonscan"
 )
 
 // deltaRule says which events are pieces of a value the agent streams (a

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 const testDeltaRules = `
@@ -23,7 +22,7 @@ func deltaNormalizer(t *testing.T, cwd string) *Normalizer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(Options{Format: contract.StreamJSON, Cwd: cwd, AgentRules: rules})
+	return New(Options{Format: cassette.StreamJSON, Cwd: cwd, AgentRules: rules})
 }
 
 // readAll runs s through a deltaReader alone: what the normaliser reads.
@@ -144,7 +143,7 @@ func TestDeltaRulePresenceAndArray(t *testing.T) {
 		return string(b) + "\n"
 	}
 	in := seg("at /ho", true) + seg("me/u/p now", true) + seg("at /home/u/p now", false)
-	out := string(New(Options{Format: contract.StreamJSON, Cwd: "/home/u/p", AgentRules: mustParse(t, testDeltaRules)}).Bytes([]byte(in), cassette.Stdout))
+	out := string(New(Options{Format: cassette.StreamJSON, Cwd: "/home/u/p", AgentRules: mustParse(t, testDeltaRules)}).Bytes([]byte(in), cassette.Stdout))
 	want := seg("at $CWD", true) + seg(" now", true) + seg("at $CWD now", false)
 	if out != want {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
@@ -242,7 +241,7 @@ func TestSourceLine(t *testing.T) {
 		}
 		in.WriteString(`{"type":"` + typ + `","n":` + strconvItoa(i) + "}\n")
 	}
-	n := New(Options{Format: contract.StreamJSON, AgentRules: rules})
+	n := New(Options{Format: cassette.StreamJSON, AgentRules: rules})
 	out := strings.Split(strings.TrimSuffix(string(n.Bytes([]byte(in.String()), cassette.Stdout)), "\n"), "\n")
 	if len(out) != len(kept) {
 		t.Fatalf("%d lines out, want %d", len(out), len(kept))
@@ -272,7 +271,7 @@ func FuzzDeltaReader(f *testing.F) {
 	}
 	rules := mustParse(f, testDeltaRules)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n := New(Options{Format: contract.StreamJSON, Cwd: "/home/u/proj", Home: "/home/u", AgentRules: rules})
+		n := New(Options{Format: cassette.StreamJSON, Cwd: "/home/u/proj", Home: "/home/u", AgentRules: rules})
 		out, err := io.ReadAll(newDeltaReader(bytes.NewReader(data), n))
 		if err != nil {
 			t.Fatal(err)

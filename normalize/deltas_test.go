@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agent"
-	_ "github.com/agentvcr/agentvcr/agent/all"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all"
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -105,8 +105,8 @@ func deltaOptions(t *testing.T, name string, r deltaRun) normalize.Options {
 	if !ok {
 		t.Fatalf("no profile %q", name)
 	}
-	opts := agent.NormalizeOptionsFor(p, cassette.Header{Cwd: r.cwd, Home: r.home, TempDir: r.tmp}, nil)
-	opts.Format = contract.StreamJSON
+	opts := kit.NormalizeOptionsFor(p, cassette.Header{Cwd: r.cwd, Home: r.home, TempDir: r.tmp}, nil)
+	opts.Format = cassette.StreamJSON
 	return opts
 }
 
@@ -208,7 +208,7 @@ func TestDeltasWithoutRulesDiffer(t *testing.T) {
 	s := deltaShapes["claude input_json_delta"]
 	var outs [2]string
 	for i, r := range deltaRuns {
-		opts := normalize.Options{Format: contract.StreamJSON, Cwd: r.cwd, Home: r.home, TempDir: r.tmp}
+		opts := normalize.Options{Format: cassette.StreamJSON, Cwd: r.cwd, Home: r.home, TempDir: r.tmp}
 		outs[i] = normString(normalize.New(opts), s.stream(r, i, false))
 	}
 	if outs[0] == outs[1] {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -19,7 +18,7 @@ func Example() {
 
 	// One Normalizer per recording, stdout first: identity spans both streams.
 	n := normalize.New(normalize.Options{
-		Format: contract.StreamJSON,
+		Format: cassette.StreamJSON,
 		Cwd:    "/home/ana/shop",
 		Home:   "/home/ana",
 	})

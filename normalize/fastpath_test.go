@@ -11,7 +11,6 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -88,7 +87,7 @@ func TestFastPathsRealWorld(t *testing.T) {
 	for _, part := range benchCorpus(t) {
 		all = append(all, part...)
 	}
-	for _, f := range []contract.Format{contract.StreamJSON, contract.JSON, contract.Text, contract.Auto} {
+	for _, f := range []cassette.Format{cassette.StreamJSON, cassette.JSON, cassette.Text, cassette.Auto} {
 		for _, rules := range []*Rules{nil, fuzzRules} {
 			opts := Options{Format: f, Cwd: benchCwd, Rules: rules}
 			fast := New(opts).Bytes(all, cassette.Stdout)
@@ -98,7 +97,7 @@ func TestFastPathsRealWorld(t *testing.T) {
 		}
 	}
 	// Every token across a read boundary, on a part small enough to be quick.
-	opts := Options{Format: contract.StreamJSON, Cwd: benchCwd}
+	opts := Options{Format: cassette.StreamJSON, Cwd: benchCwd}
 	part := all[:min(len(all), 256<<10)]
 	if fast, plain := New(opts).Bytes(part, cassette.Stdout), plainBytes(opts, part, true); !bytes.Equal(fast, plain) {
 		t.Errorf("one-byte reads: fast and plain paths differ:\n%s", lineDiff(plain, fast))
@@ -130,7 +129,7 @@ func TestRememberedOpenings(t *testing.T) {
 	} {
 		for _, cwd := range []string{"", "/w/x"} {
 			in := []byte(strings.Repeat(line+"\n", 3) + `{"cwd":"/w/x"}` + "\n" + strings.Repeat(line+"\n", 3))
-			opts := Options{Format: contract.StreamJSON, Cwd: cwd}
+			opts := Options{Format: cassette.StreamJSON, Cwd: cwd}
 			fast := New(opts).Bytes(in, cassette.Stdout)
 			if plain := plainBytes(opts, in, false); !bytes.Equal(fast, plain) {
 				t.Errorf("cwd %q: fast and plain paths differ:\n%s", cwd, lineDiff(plain, fast))

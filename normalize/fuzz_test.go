@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 var fuzzRules, _ = ParseRules(strings.NewReader(
@@ -35,7 +34,7 @@ func FuzzNormalize(f *testing.F) {
 			opts.Rules = fuzzRules
 		}
 		out := New(opts).Bytes(data, cassette.Stdout)
-		if opts.Format == contract.StreamJSON {
+		if opts.Format == cassette.StreamJSON {
 			in, got := bytes.Split(data, []byte("\n")), bytes.Split(out, []byte("\n"))
 			if len(in) != len(got) {
 				t.Fatalf("%d lines in, %d out", len(in), len(got))
@@ -54,7 +53,7 @@ func FuzzNormalize(f *testing.F) {
 
 // fuzzFormats maps the fuzz input's mode bits to a format; the seeds in
 // testdata/fuzz were written with this numbering.
-var fuzzFormats = [4]contract.Format{contract.Auto, contract.JSON, contract.StreamJSON, contract.Text}
+var fuzzFormats = [4]cassette.Format{cassette.Auto, cassette.JSON, cassette.StreamJSON, cassette.Text}
 
 const (
 	fuzzStreamJSON uint8 = 2

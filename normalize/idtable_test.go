@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 // TestIDTableMany: a hundred thousand uuids (the table grows many times)
@@ -55,7 +54,7 @@ func TestIDTableMany(t *testing.T) {
 func TestCachesKeepShortOnly(t *testing.T) {
 	long := strings.Repeat("n", maxCachedLen+1)
 	in := fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"%s","session_id":"%s"}`, long, long, long, long) + "\n"
-	n := New(Options{Format: contract.StreamJSON})
+	n := New(Options{Format: cassette.StreamJSON})
 	if got, want := string(n.Bytes([]byte(in), cassette.Stdout)), fmt.Sprintf(`{"%s1":1,"%s2":"x","session_id":"<SESSION-1>","session_id":"<SESSION-1>"}`, long, long)+"\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -105,7 +104,7 @@ func TestCachesSharedBySettings(t *testing.T) {
 	c := new(caches)
 	var prev uint32
 	for i, r := range runs {
-		r.opts.Format = contract.StreamJSON
+		r.opts.Format = cassette.StreamJSON
 		in := []byte(r.in + "\n")
 		n := New(r.opts)
 		n.useCaches(c)
@@ -114,7 +113,7 @@ func TestCachesSharedBySettings(t *testing.T) {
 		}
 		var out bytes.Buffer
 		p := newProc(n, &out, bytes.NewReader(in))
-		p.run(contract.StreamJSON)
+		p.run(cassette.StreamJSON)
 		if err := p.finish(); err != nil {
 			t.Fatal(err)
 		}
@@ -132,12 +131,12 @@ func TestCachesSharedBySettings(t *testing.T) {
 // output is its own.
 func TestLearnedCwdStaysWithItsRun(t *testing.T) {
 	for range 2 {
-		learner := New(Options{Format: contract.StreamJSON, Home: "/home/u"})
+		learner := New(Options{Format: cassette.StreamJSON, Home: "/home/u"})
 		got := string(learner.Bytes([]byte(`{"cwd":"/b/w"}`+"\n"+`{"p":"/b/w/x","h":"/home/u/y"}`+"\n"), cassette.Stdout))
 		if want := `{"cwd":"$CWD"}` + "\n" + `{"p":"$CWD/x","h":"$HOME/y"}` + "\n"; got != want {
 			t.Fatalf("the learner: got %q, want %q", got, want)
 		}
-		other := New(Options{Format: contract.StreamJSON, Home: "/home/u"})
+		other := New(Options{Format: cassette.StreamJSON, Home: "/home/u"})
 		got = string(other.Bytes([]byte(`{"p":"/b/w/x","h":"/home/u/y","m":"b-w"}`+"\n"), cassette.Stdout))
 		if want := `{"p":"/b/w/x","h":"$HOME/y","m":"b-w"}` + "\n"; got != want {
 			t.Fatalf("a Normalizer after it: got %q, want %q", got, want)

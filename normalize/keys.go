@@ -172,17 +172,17 @@ func (n *Normalizer) classifyName(k string) keyInfo {
 		}
 	}
 	if kind, ok := idKeys[k]; ok {
-		if !n.off[RuleIDKeys] {
+		if !n.off[ruleIDKeys] {
 			info.class, info.kind = keyID, kind
 		}
 		return info
 	}
 	class := measureClass(k)
 	switch {
-	case class == keyDuration && n.off[RuleDurationKeys],
-		class == keyClock && n.off[RuleClockKeys],
-		class == keyCounter && n.off[RuleTokenKeys],
-		class == keyNumCounter && n.off[RuleTokenKeys]:
+	case class == keyDuration && n.off[ruleDurationKeys],
+		class == keyClock && n.off[ruleClockKeys],
+		class == keyCounter && n.off[ruleTokenKeys],
+		class == keyNumCounter && n.off[ruleTokenKeys]:
 		class = keyPlain
 	}
 	info.class = class

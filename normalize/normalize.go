@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 // Options configure a Normalizer. The zero value normalises output of unknown
@@ -20,7 +19,7 @@ import (
 type Options struct {
 	// Format is the format of the agent's stdout (Auto: sniffed); stderr is
 	// always text.
-	Format contract.Format
+	Format cassette.Format
 	// Cwd, Home and TempDir are the agent's working, home and temp
 	// directories, as the agent saw them. Empty ones are not scrubbed (an
 	// empty Cwd is learned from the first top-level "cwd" member, as the
@@ -243,9 +242,9 @@ func New(opts Options) *Normalizer {
 	}
 	on := func(name string) bool { return !n.off[name] }
 	n.flags = flags{
-		uuid: on(RuleUUID), ids: on(RuleIDs), durations: on(RuleDurations),
-		timestamps: on(RuleTimestamps), dates: on(RuleDates), times: on(RuleTimes),
-		epoch: on(RuleEpochMS), learnCwd: on(RuleCwdFromInit),
+		uuid: on(ruleUUID), ids: on(ruleIDs), durations: on(ruleDurations),
+		timestamps: on(ruleTimestamps), dates: on(ruleDates), times: on(ruleTimes),
+		epoch: on(ruleEpochMS), learnCwd: on(ruleCwdFromInit),
 	}
 	if opts.Rules == nil {
 		n.cacheKey = "dirs\x00" + opts.Cwd + "\x00" + opts.Home + "\x00" + opts.TempDir
@@ -258,10 +257,10 @@ func New(opts Options) *Normalizer {
 	if opts.Cwd != "" {
 		n.addCwd(opts.Cwd)
 	}
-	if on(RuleHome) {
+	if on(ruleHome) {
 		n.addRoot(opts.Home, placeHome)
 	}
-	if on(RuleTmp) {
+	if on(ruleTmp) {
 		n.addRoot(opts.TempDir, placeTmp)
 	}
 	n.compileUserRules()
@@ -312,7 +311,7 @@ func (n *Normalizer) ownRoots() {
 func (n *Normalizer) addCwd(dir string) {
 	n.cwdKnown = true
 	n.ownRoots()
-	if !n.off[RuleCwd] {
+	if !n.off[ruleCwd] {
 		n.addRoot(dir, placeCwd)
 		if rel := rootRelative(dir); rel != "" && len(dir) <= maxRoot {
 			// OpenCode's tool titles, git's a/ and b/ paths: the cwd as a
@@ -321,7 +320,7 @@ func (n *Normalizer) addCwd(dir string) {
 			n.indexRoots()
 		}
 	}
-	if !n.off[RuleCwdMangled] && len(dir) <= maxRoot {
+	if !n.off[ruleCwdMangled] && len(dir) <= maxRoot {
 		n.roots.addMangled(dir)
 		n.indexRoots()
 	}
@@ -455,33 +454,33 @@ func (n *Normalizer) ruleText(r *replacement, canon []byte) string {
 func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) error {
 	f := n.opts.Format
 	if stream == cassette.Stderr {
-		f = contract.Text
+		f = cassette.Text
 	}
 	sets, drops := n.opts.Sets, n.drops
 	if !n.plain {
 		n.acquireCaches()
 		defer n.releaseCaches()
 	}
-	if len(drops) > 0 && f != contract.Text {
+	if len(drops) > 0 && f != cassette.Text {
 		// Before normalising: a dropped event's ids take no numbers.
 		n.dropped = n.dropped[:0]
 		src = newDropReader(src, drops, &n.dropped)
 	}
-	if len(n.deltas) > 0 && f != contract.Text {
+	if len(n.deltas) > 0 && f != cassette.Text {
 		// Before normalising too: it moves the pieces of a streamed value
 		// so that the normaliser sees the value whole.
 		src = newDeltaReader(src, n)
 	}
 	w := dst
 	var ss *setSorter
-	if len(sets) > 0 && f != contract.Text {
+	if len(sets) > 0 && f != cassette.Text {
 		ss = newSetSorter(dst, sets)
 		w = ss
 	}
 	var err error
 	// Only stream-json is cut in pieces (copyPieces sniffs Auto first):
 	// a JSON or text stream goes one pass without the pieces' buffer.
-	if (f == contract.StreamJSON || f == contract.Auto) && n.rules == nil && !n.plain && workers() > 0 {
+	if (f == cassette.StreamJSON || f == cassette.Auto) && n.rules == nil && !n.plain && workers() > 0 {
 		err = n.copyPieces(w, src, f)
 	} else {
 		err = n.copyOnePass(w, src, f)

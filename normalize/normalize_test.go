@@ -8,7 +8,6 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 )
 
 type tcase struct {
@@ -35,11 +34,11 @@ func run(t *testing.T, cases []tcase) {
 	}
 }
 
-func text(o Options) Options { o.Format = contract.Text; return o }
+func text(o Options) Options { o.Format = cassette.Text; return o }
 
 func TestPathBoundaries(t *testing.T) {
-	cwd := Options{Format: contract.Text, Cwd: "/home/u/proj"}
-	both := Options{Format: contract.Text, Cwd: "/home/u/proj", Home: "/home/u"}
+	cwd := Options{Format: cassette.Text, Cwd: "/home/u/proj"}
+	both := Options{Format: cassette.Text, Cwd: "/home/u/proj", Home: "/home/u"}
 	run(t, []tcase{
 		{"cwd alone", cwd, "/home/u/proj", "$CWD"},
 		{"under cwd", cwd, "edit /home/u/proj/main.go:12\n", "edit $CWD/main.go:12\n"},
@@ -50,10 +49,10 @@ func TestPathBoundaries(t *testing.T) {
 		{"end of sentence", cwd, "I worked in /home/u/proj.", "I worked in $CWD."},
 		{"quoted and in a URL", cwd, `cd "/home/u/proj" && open file:///home/u/proj/a`, `cd "$CWD" && open file://$CWD/a`},
 		{"cwd before home", both, "/home/u/proj/a /home/u/project2/b /home/u", "$CWD/a $HOME/project2/b $HOME"},
-		{"trailing slash in option", Options{Format: contract.Text, Cwd: "/home/u/proj/"}, "/home/u/proj/a", "$CWD/a"},
-		{"temp dir", Options{Format: contract.Text, TempDir: "/tmp"}, "wrote /tmp/big-out.txt; /tmpfoo", "wrote $TMP/big-out.txt; /tmpfoo"},
-		{"macOS private twin", Options{Format: contract.Text, TempDir: "/var/folders/x1/T"}, "/private/var/folders/x1/T/a /var/folders/x1/T/b", "$TMP/a $TMP/b"},
-		{"root too short to scrub", Options{Format: contract.Text, Cwd: "/"}, "/usr/bin", "/usr/bin"},
+		{"trailing slash in option", Options{Format: cassette.Text, Cwd: "/home/u/proj/"}, "/home/u/proj/a", "$CWD/a"},
+		{"temp dir", Options{Format: cassette.Text, TempDir: "/tmp"}, "wrote /tmp/big-out.txt; /tmpfoo", "wrote $TMP/big-out.txt; /tmpfoo"},
+		{"macOS private twin", Options{Format: cassette.Text, TempDir: "/var/folders/x1/T"}, "/private/var/folders/x1/T/a /var/folders/x1/T/b", "$TMP/a $TMP/b"},
+		{"root too short to scrub", Options{Format: cassette.Text, Cwd: "/"}, "/usr/bin", "/usr/bin"},
 		{"JSON value and key", Options{Cwd: "/home/u/proj"},
 			`{"cwd":"/home/u/proj","workspaceResults":{"/home/u/proj":{"file":"/home/u/proj/a.go"}},"other":"/home/u/project2"}` + "\n",
 			`{"cwd":"$CWD","workspaceResults":{"$CWD":{"file":"$CWD/a.go"}},"other":"/home/u/project2"}` + "\n"},
@@ -87,14 +86,14 @@ func TestMangledCwd(t *testing.T) {
 		{"spill file of a real run", real,
 			`{"path":"/Users/you/.cursor/projects/Users-you-.browsentic-agents-cursor-run-conversation-1/agent-tools/` + spill + `.txt"}`,
 			`{"path":"$HOME/.cursor/projects/$CWD_MANGLED/agent-tools/<UUID-1>.txt"}`},
-		{"tilde form in text", Options{Format: contract.Text, Cwd: "/Users/you/proj"},
+		{"tilde form in text", Options{Format: cassette.Text, Cwd: "/Users/you/proj"},
 			"see ~/.cursor/projects/Users-you-proj/agent-tools/x.txt", "see ~/.cursor/projects/$CWD_MANGLED/agent-tools/x.txt"},
-		{"not after projects/", Options{Format: contract.Text, Cwd: "/Users/you/proj"}, "Users-you-proj", "Users-you-proj"},
-		{"longer name", Options{Format: contract.Text, Cwd: "/Users/you/proj"}, "projects/Users-you-proj-2/x", "projects/Users-you-proj-2/x"},
-		{"Windows drive", Options{Format: contract.Text, Cwd: `C:\Users\User\AppData\Local\Temp\d40b`},
+		{"not after projects/", Options{Format: cassette.Text, Cwd: "/Users/you/proj"}, "Users-you-proj", "Users-you-proj"},
+		{"longer name", Options{Format: cassette.Text, Cwd: "/Users/you/proj"}, "projects/Users-you-proj-2/x", "projects/Users-you-proj-2/x"},
+		{"Windows drive", Options{Format: cassette.Text, Cwd: `C:\Users\User\AppData\Local\Temp\d40b`},
 			"C:/Users/User/.cursor/projects/C-Users-User-AppData-Local-Temp-d40b/assets and projects/c-Users-User-AppData-Local-Temp-d40b/x",
 			"C:/Users/User/.cursor/projects/$CWD_MANGLED/assets and projects/$CWD_MANGLED/x"},
-		{"one-level cwd is not mangled", Options{Format: contract.Text, Cwd: "/projeto"}, "projects/projeto/x o projeto", "projects/projeto/x o projeto"},
+		{"one-level cwd is not mangled", Options{Format: cassette.Text, Cwd: "/projeto"}, "projects/projeto/x o projeto", "projects/projeto/x o projeto"},
 	})
 }
 
@@ -107,7 +106,7 @@ func TestUUIDs(t *testing.T) {
 			"session <UUID-1> started; again <UUID-1>, then <UUID-2>"},
 		{"version nibble 9", text(Options{}), "d1a25f9e-71ca-9cd9-96a0-17875fde495d", "<UUID-1>"},
 		{"not a whole uuid", text(Options{}), "x" + lower + " " + lower + "0 " + lower[:35], "x" + lower + " " + lower + "0 " + lower[:35]},
-		{"glued to a path", Options{Format: contract.Text, Cwd: "/home/u/proj"}, lower + "/home/u/proj/x", "<UUID-1>$CWD/x"},
+		{"glued to a path", Options{Format: cassette.Text, Cwd: "/home/u/proj"}, lower + "/home/u/proj/x", "<UUID-1>$CWD/x"},
 		{"in a file name", text(Options{}), "Screenshot_at_1.00.44_AM-" + lower + ".png", "Screenshot_at_1.00.44_AM-<UUID-1>.png"},
 		{"session id and prose share identity", Options{},
 			`{"session_id":"` + lower + `","result":"id ` + upper + `"}`,
@@ -185,26 +184,26 @@ func TestClocksAndDurations(t *testing.T) {
 
 func TestJSONLayout(t *testing.T) {
 	run(t, []tcase{
-		{"spacing and order kept", Options{Format: contract.JSON},
+		{"spacing and order kept", Options{Format: cassette.JSON},
 			"{\n  \"zeta\" : 1 ,\n  \"session_id\" : \"abc\",\n\t\"alpha\":[ true, false, null, -1.5e3 ],\n  \"s\": \"caf\\u00e9 \\/ \\\" 2026-01-02\"\n}\n",
 			"{\n  \"zeta\" : 1 ,\n  \"session_id\" : \"<SESSION-1>\",\n\t\"alpha\":[ true, false, null, -1.5e3 ],\n  \"s\": \"caf\\u00e9 \\/ \\\" <DATE>\"\n}\n"},
-		{"comment and blank lines", Options{Format: contract.StreamJSON},
+		{"comment and blank lines", Options{Format: cassette.StreamJSON},
 			"# recorded 2026-09-18\n\n{\"duration_ms\":5}\n\n\n",
 			"# recorded <DATE>\n\n{\"duration_ms\":0}\n\n\n"},
-		{"a line that is not JSON is scrubbed as text", Options{Format: contract.StreamJSON},
+		{"a line that is not JSON is scrubbed as text", Options{Format: cassette.StreamJSON},
 			"Warning: slow request 1.2s\n{\"duration_ms\":5}\n",
 			"Warning: slow request <DURATION>\n{\"duration_ms\":0}\n"},
-		{"an event cut short does not swallow the next", Options{Format: contract.StreamJSON},
+		{"an event cut short does not swallow the next", Options{Format: cassette.StreamJSON},
 			"{\"type\":\"assistant\",\"timestamp_ms\":1791192424927,\"text\":\"unterminated\n{\"duration_ms\":5}\n",
 			"{\"type\":\"assistant\",\"timestamp_ms\":0,\"text\":\"unterminated\n{\"duration_ms\":0}\n"},
-		{"broken JSON ends as text", Options{Format: contract.StreamJSON},
+		{"broken JSON ends as text", Options{Format: cassette.StreamJSON},
 			"{\"a\":1, oops 350ms}\n{\"b\":2}\n",
 			"{\"a\":1, oops <DURATION>}\n{\"b\":2}\n"},
-		{"top-level scalars", Options{Format: contract.StreamJSON},
+		{"top-level scalars", Options{Format: cassette.StreamJSON},
 			"1761820265014\n\"2026-01-02\"\n350ms elapsed\n2026-05-10 started\n",
 			"0\n\"<DATE>\"\n<DURATION> elapsed\n<DATE> started\n"},
-		{"no final newline", Options{Format: contract.StreamJSON}, `{"timestamp_ms":1}`, `{"timestamp_ms":0}`},
-		{"text format never parses JSON", Options{Format: contract.Text}, `{"timestamp_ms":1}`, `{"timestamp_ms":1}`},
+		{"no final newline", Options{Format: cassette.StreamJSON}, `{"timestamp_ms":1}`, `{"timestamp_ms":0}`},
+		{"text format never parses JSON", Options{Format: cassette.Text}, `{"timestamp_ms":1}`, `{"timestamp_ms":1}`},
 	})
 }
 
@@ -220,7 +219,7 @@ func TestAutoFormat(t *testing.T) {
 }
 
 func TestStderrIsText(t *testing.T) {
-	n := New(Options{Format: contract.StreamJSON})
+	n := New(Options{Format: cassette.StreamJSON})
 	got := n.Bytes([]byte(`{"timestamp_ms":1} at 2026-05-10T10:00:00Z`), cassette.Stderr)
 	if want := `{"timestamp_ms":1} at <TIMESTAMP>`; string(got) != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -231,7 +230,7 @@ func TestStderrIsText(t *testing.T) {
 // boundaries must not change the output.
 func TestSmallReads(t *testing.T) {
 	for name, data := range realworld(t) {
-		for _, f := range []contract.Format{contract.StreamJSON, contract.Text} {
+		for _, f := range []cassette.Format{cassette.StreamJSON, cassette.Text} {
 			opts := Options{Format: f, Home: "/Users/you"}
 			want := New(opts).Bytes(data, cassette.Stdout)
 			var got bytes.Buffer
@@ -252,7 +251,7 @@ func TestLongValues(t *testing.T) {
 	chunk := "in /home/u/proj/a.go " + u + " after 350ms \\n\\\"/home/u/proj\\\" caf\\u00e9 "
 	normChunk := "in $CWD/a.go <UUID-1> after <DURATION> \\n\\\"$CWD\\\" caf\\u00e9 "
 	const reps = 30000 // about 2 MiB, with chunks cut at every offset of the window
-	opts := Options{Format: contract.StreamJSON, Cwd: "/home/u/proj"}
+	opts := Options{Format: cassette.StreamJSON, Cwd: "/home/u/proj"}
 
 	in := `{"session_id":"` + strings.Repeat(chunk, reps) + `","text":"` + strings.Repeat(chunk, reps) + `","timestamp_ms":1}` + "\n"
 	want := `{"session_id":"` + strings.Repeat(normChunk, reps) + `","text":"` + strings.Repeat(normChunk, reps) + `","timestamp_ms":0}` + "\n"

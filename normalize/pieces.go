@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // A long stream-json run is normalised on every core. Each line of it is a
@@ -216,17 +216,17 @@ func (ids *pieceIDs) start(wk *worker, pub *published) {
 
 // copyPieces normalises src to w in pieces when it is a long stream-json
 // run, and in one pass otherwise. f is StreamJSON or Auto.
-func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f contract.Format) error {
+func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format) error {
 	rd := &pieceReader{r: src}
 	headLen := minPieces
-	if f == contract.Auto { // as one pass sniffs: from a full buffer, or all there is
+	if f == cassette.Auto { // as one pass sniffs: from a full buffer, or all there is
 		headLen = bufSize
 	}
 	head := rd.fill(make([]byte, 0, headLen), headLen)
-	if f == contract.Auto {
-		f = contract.SniffFormat(head)
+	if f == cassette.Auto {
+		f = cassette.SniffFormat(head)
 	}
-	if f != contract.StreamJSON || rd.eof {
+	if f != cassette.StreamJSON || rd.eof {
 		return n.copyOnePass(w, rd.replay(head), f)
 	}
 	pl := newPipeline(n, w, rd)
@@ -245,7 +245,7 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f contract.Format) e
 }
 
 // copyOnePass normalises src in one pass.
-func (n *Normalizer) copyOnePass(w io.Writer, src io.Reader, f contract.Format) error {
+func (n *Normalizer) copyOnePass(w io.Writer, src io.Reader, f cassette.Format) error {
 	p := newProc(n, w, src)
 	defer p.release()
 	p.run(f)
@@ -420,7 +420,7 @@ func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 	if wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
 		known := n.cwdKnown
 		n.idGen = n.c.nextIDs() // the run's table has moved on without its id cache
-		n.copyOnePass(pl, bytes.NewReader(in), contract.StreamJSON)
+		n.copyOnePass(pl, bytes.NewReader(in), cassette.StreamJSON)
 		if n.cwdKnown != known {
 			pl.tmpl.Store(n.pieceTemplate())
 		}
@@ -456,10 +456,10 @@ func (pl *pipeline) longLine(in []byte) {
 			line = in[:k+1]
 		}
 		pl.carry = append(pl.carry[:0], in[len(line):]...)
-		n.copyOnePass(pl, bytes.NewReader(line), contract.StreamJSON)
+		n.copyOnePass(pl, bytes.NewReader(line), cassette.StreamJSON)
 	} else {
 		rest := &lineRest{rd: pl.rd}
-		n.copyOnePass(pl, io.MultiReader(bytes.NewReader(in), rest), contract.StreamJSON)
+		n.copyOnePass(pl, io.MultiReader(bytes.NewReader(in), rest), cassette.StreamJSON)
 		pl.carry = append(pl.carry[:0], rest.after...)
 	}
 	pl.ended = pl.rd.eof && len(pl.carry) == 0
@@ -502,7 +502,7 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pub *published) {
 	// The piece is the proc's buffer, all of it read (its lines are short:
 	// see shortLines), and the proc's output is the piece's.
 	p := &proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0]}
-	p.run(contract.StreamJSON)
+	p.run(cassette.StreamJSON)
 	p.emit(p.end)
 	wk.out = p.out
 	n.pieceIDs = nil

@@ -14,7 +14,6 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -80,7 +79,7 @@ func TestPiecesRealWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(dir, path)
-		for _, f := range []contract.Format{contract.StreamJSON, contract.Auto} {
+		for _, f := range []cassette.Format{cassette.StreamJSON, cassette.Auto} {
 			checkPieces(t, rel, Options{Format: f}, data)
 		}
 		n++
@@ -93,8 +92,8 @@ func TestPiecesRealWorld(t *testing.T) {
 	for _, part := range benchCorpus(t) {
 		corpus = append(corpus, part...)
 	}
-	checkPieces(t, "bench corpus", Options{Format: contract.StreamJSON}, corpus)
-	checkPieces(t, "bench corpus, cwd given", Options{Format: contract.StreamJSON, Cwd: benchCwd}, corpus)
+	checkPieces(t, "bench corpus", Options{Format: cassette.StreamJSON}, corpus)
+	checkPieces(t, "bench corpus, cwd given", Options{Format: cassette.StreamJSON, Cwd: benchCwd}, corpus)
 	checkPieces(t, "bench corpus, sniffed", Options{Cwd: benchCwd}, bytes.Repeat(corpus, 1+(300<<10)/len(corpus)))
 }
 
@@ -142,8 +141,8 @@ func TestPiecesEdges(t *testing.T) {
 		"empty": "",
 	}
 	for name, data := range cases {
-		checkPieces(t, name, Options{Format: contract.StreamJSON}, []byte(data))
-		checkPieces(t, name+", cwd given", Options{Format: contract.StreamJSON, Cwd: "/w/x", Home: "/home/u"}, []byte(data))
+		checkPieces(t, name, Options{Format: cassette.StreamJSON}, []byte(data))
+		checkPieces(t, name+", cwd given", Options{Format: cassette.StreamJSON, Cwd: "/w/x", Home: "/home/u"}, []byte(data))
 	}
 	// Dropped events and sorted sets, as agent profiles ask.
 	rules, err := ParseRules(strings.NewReader("sort tools\ndrop $.type noise\n"), "rules")
@@ -151,7 +150,7 @@ func TestPiecesEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := strings.Repeat(`{"type":"noise","id":"`+uuid(12)+`"}`+"\n"+`{"type":"init","tools":["b","a","`+uuid(13)+`"],"id":"`+uuid(14)+`"}`+"\n", 200)
-	checkPieces(t, "drops and sets", Options{Format: contract.StreamJSON, AgentRules: rules}, []byte(data))
+	checkPieces(t, "drops and sets", Options{Format: cassette.StreamJSON, AgentRules: rules}, []byte(data))
 }
 
 // TestPiecesReadError: a read error ends the run in pieces as in one pass:
@@ -166,7 +165,7 @@ func TestPiecesReadError(t *testing.T) {
 		read := func() io.Reader {
 			return io.MultiReader(iotest.HalfReader(bytes.NewReader(corpus[:cut])), iotest.ErrReader(errBroken))
 		}
-		opts := Options{Format: contract.StreamJSON}
+		opts := Options{Format: cassette.StreamJSON}
 		defer func(w int) { pieceWorkers = w }(pieceWorkers)
 		pieceWorkers = -1
 		var want bytes.Buffer
@@ -194,7 +193,7 @@ func TestPiecesWriteError(t *testing.T) {
 	}
 	inPieces(4096, 2, func() {
 		w := &failingWriter{left: 3}
-		err := New(Options{Format: contract.StreamJSON}).Copy(w, bytes.NewReader(corpus), cassette.Stdout)
+		err := New(Options{Format: cassette.StreamJSON}).Copy(w, bytes.NewReader(corpus), cassette.Stdout)
 		if !errors.Is(err, errFull) {
 			t.Fatalf("Copy: %v, want %v", err, errFull)
 		}
@@ -230,12 +229,12 @@ func TestPiecesOnAllCores(t *testing.T) {
 		}
 	}
 	before := runtime.NumGoroutine()
-	n := New(Options{Format: contract.StreamJSON})
+	n := New(Options{Format: cassette.StreamJSON})
 	var got bytes.Buffer
 	if err := n.Copy(&got, bytes.NewReader(corpus), cassette.Stdout); err != nil {
 		t.Fatal(err)
 	}
-	want, err := onePass(Options{Format: contract.StreamJSON}, corpus)
+	want, err := onePass(Options{Format: cassette.StreamJSON}, corpus)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +259,7 @@ func FuzzPieces(f *testing.F) {
 		f.Add([]byte(seed), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
-		opts := Options{Format: contract.StreamJSON, Home: "/home/u"}
+		opts := Options{Format: cassette.StreamJSON, Home: "/home/u"}
 		want, err := onePass(opts, data)
 		if err != nil {
 			t.Fatal(err)
@@ -330,7 +329,7 @@ func (tt *turns) check(opts Options, all string) {
 // changed what it assumed is normalised again in its own turn.
 func TestPiecesTurns(t *testing.T) {
 	const id = "63381cce-e1aa-4482-8031-72f97c0b99da"
-	opts := Options{Format: contract.StreamJSON}
+	opts := Options{Format: cassette.StreamJSON}
 	t.Run("a uuid made a session", func(t *testing.T) {
 		tt := newTurns(t, opts)
 		a, b, c := `{"uuid":"`+id+`"}`+"\n", `{"session_id":"`+id+`"}`+"\n", `{"t":"`+id+`"}`+"\n"

@@ -19,30 +19,30 @@ var ErrRules = errors.New("bad normalize rules")
 
 // Names of the default rules, as a rules file switches them off with "off NAME".
 const (
-	RuleUUID         = "uuid"          // uuids in any text, any letter case
-	RuleIDs          = "ids"           // id-shaped words: call_…, fc_…, toolu_…, msg_…, req_…
-	RuleIDKeys       = "id-keys"       // whole values of session_id, request_id, call_id, …
-	RuleDurationKeys = "duration-keys" // duration_ms, duration_api_ms, executionTime, …
-	RuleClockKeys    = "clock-keys"    // timestamp_ms, startedAtMs, createdAt, …
-	RuleTokenKeys    = "token-keys"    // usage.inputTokens and other token and cost counters
-	RuleDurations    = "durations"     // 1.2s, 350ms, 2m30s in text
-	RuleTimestamps   = "timestamps"    // ISO-8601 date-times in text
-	RuleDates        = "dates"         // bare dates (2026-05-10) in text
-	RuleTimes        = "times"         // bare clock times (14:03:59) in text
-	RuleEpochMS      = "epoch-ms"      // 13-digit epoch milliseconds in text and numbers
-	RuleCwd          = "cwd"           // the working directory
-	RuleHome         = "home"          // the home directory
-	RuleTmp          = "tmp"           // the temp directory
-	RuleCwdMangled   = "cwd-mangled"   // the cwd as ~/.cursor/projects/<name> spells it
-	RuleCwdFromInit  = "cwd-from-init" // learn the cwd from the first "cwd" member when none is given
+	ruleUUID         = "uuid"          // uuids in any text, any letter case
+	ruleIDs          = "ids"           // id-shaped words: call_…, fc_…, toolu_…, msg_…, req_…
+	ruleIDKeys       = "id-keys"       // whole values of session_id, request_id, call_id, …
+	ruleDurationKeys = "duration-keys" // duration_ms, duration_api_ms, executionTime, …
+	ruleClockKeys    = "clock-keys"    // timestamp_ms, startedAtMs, createdAt, …
+	ruleTokenKeys    = "token-keys"    // usage.inputTokens and other token and cost counters
+	ruleDurations    = "durations"     // 1.2s, 350ms, 2m30s in text
+	ruleTimestamps   = "timestamps"    // ISO-8601 date-times in text
+	ruleDates        = "dates"         // bare dates (2026-05-10) in text
+	ruleTimes        = "times"         // bare clock times (14:03:59) in text
+	ruleEpochMS      = "epoch-ms"      // 13-digit epoch milliseconds in text and numbers
+	ruleCwd          = "cwd"           // the working directory
+	ruleHome         = "home"          // the home directory
+	ruleTmp          = "tmp"           // the temp directory
+	ruleCwdMangled   = "cwd-mangled"   // the cwd as ~/.cursor/projects/<name> spells it
+	ruleCwdFromInit  = "cwd-from-init" // learn the cwd from the first "cwd" member when none is given
 )
 
 // DefaultRules lists the names of the default rules.
 func DefaultRules() []string {
 	return []string{
-		RuleUUID, RuleIDs, RuleIDKeys, RuleDurationKeys, RuleClockKeys, RuleTokenKeys,
-		RuleDurations, RuleTimestamps, RuleDates, RuleTimes, RuleEpochMS,
-		RuleCwd, RuleHome, RuleTmp, RuleCwdMangled, RuleCwdFromInit,
+		ruleUUID, ruleIDs, ruleIDKeys, ruleDurationKeys, ruleClockKeys, ruleTokenKeys,
+		ruleDurations, ruleTimestamps, ruleDates, ruleTimes, ruleEpochMS,
+		ruleCwd, ruleHome, ruleTmp, ruleCwdMangled, ruleCwdFromInit,
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 func mustRules(t *testing.T, src string) *Rules {
@@ -55,14 +55,14 @@ func TestUserRegexKeepsEscapes(t *testing.T) {
 func TestRulesOff(t *testing.T) {
 	const u = "63381cce-e1aa-4482-8031-72f97c0b99da"
 	run(t, []tcase{
-		{"uuid off", Options{Format: contract.Text, Rules: mustRules(t, "off uuid")}, u, u},
-		{"dates off", Options{Format: contract.Text, Rules: mustRules(t, "off dates")}, "2026-05-10 2026-05-10T10:00:00Z", "2026-05-10 <TIMESTAMP>"},
-		{"durations off", Options{Format: contract.Text, Rules: mustRules(t, "off durations")}, "1.2s", "1.2s"},
+		{"uuid off", Options{Format: cassette.Text, Rules: mustRules(t, "off uuid")}, u, u},
+		{"dates off", Options{Format: cassette.Text, Rules: mustRules(t, "off dates")}, "2026-05-10 2026-05-10T10:00:00Z", "2026-05-10 <TIMESTAMP>"},
+		{"durations off", Options{Format: cassette.Text, Rules: mustRules(t, "off durations")}, "1.2s", "1.2s"},
 		{"duration keys off", Options{Rules: mustRules(t, "off duration-keys")}, `{"duration_ms":5}`, `{"duration_ms":5}`},
 		{"id keys off leaves text rules", Options{Rules: mustRules(t, "off id-keys")}, `{"session_id":"s1","request_id":"` + u + `"}`, `{"session_id":"s1","request_id":"<UUID-1>"}`},
-		{"cwd off", Options{Format: contract.Text, Cwd: "/home/u/proj", Home: "/home/u", Rules: mustRules(t, "off cwd")}, "/home/u/proj/x", "$HOME/proj/x"},
+		{"cwd off", Options{Format: cassette.Text, Cwd: "/home/u/proj", Home: "/home/u", Rules: mustRules(t, "off cwd")}, "/home/u/proj/x", "$HOME/proj/x"},
 		{"learning off", Options{Rules: mustRules(t, "off cwd-from-init")}, `{"cwd":"/home/u/proj"}`, `{"cwd":"/home/u/proj"}`},
-		{"epoch off", Options{Format: contract.Text, Rules: mustRules(t, "off epoch-ms")}, "1761820265014", "1761820265014"},
+		{"epoch off", Options{Format: cassette.Text, Rules: mustRules(t, "off epoch-ms")}, "1761820265014", "1761820265014"},
 	})
 }
 

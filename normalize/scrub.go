@@ -382,7 +382,7 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 	if colon > 0 && s[colon] == ' ' {
 		colon-- // "executionTime": 2, as indented JSON spells it
 	}
-	if colon > 1 && s[colon] == ':' && !n.off[RuleDurationKeys] {
+	if colon > 1 && s[colon] == ':' && !n.off[ruleDurationKeys] {
 		if name, ok := jsonNameBefore(s, colon); ok && measureClass(name) == keyDuration {
 			if i+d+1 < len(s) && s[i+d] == '.' && s[i+d+1] >= '0' && s[i+d+1] <= '9' {
 				d += 1 + digitRun(s, i+d+1)

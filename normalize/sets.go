@@ -6,7 +6,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/agentvcr/agentvcr/contract/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/jsonscan"
 )
 
 // maxSetLine bounds the lines whose set-valued arrays are sorted: a longer

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/simagent"
 )
 
@@ -97,10 +96,10 @@ func TestSimagentRecordTwice(t *testing.T) {
 			if fails := strings.Contains(prompt, "crash") || strings.Contains(prompt, "unauthenticated"); fails != (a.code != 0) || fails != (len(a.stderr) > 0) {
 				t.Fatalf("exit %d with stderr %q: not the scenario meant", a.code, a.stderr)
 			}
-			if strings.Contains(prompt, "crash") && simFormat(a.argv) == contract.StreamJSON && len(a.stdout) == 0 {
+			if strings.Contains(prompt, "crash") && simFormat(a.argv) == cassette.StreamJSON && len(a.stdout) == 0 {
 				t.Fatal("the crash left no partial output")
 			}
-			if bytes.Equal(a.stdout, b.stdout) && len(a.stdout) > 0 && simFormat(a.argv) != contract.Text {
+			if bytes.Equal(a.stdout, b.stdout) && len(a.stdout) > 0 && simFormat(a.argv) != cassette.Text {
 				t.Fatal("two runs wrote the same stdout: nothing varied")
 			}
 			outA, errA := a.normalize(a.options())
@@ -121,7 +120,7 @@ func TestSimagentRecordTwice(t *testing.T) {
 					}
 				}
 			}
-			if simFormat(a.argv) == contract.StreamJSON && a.code == 0 {
+			if simFormat(a.argv) == cassette.StreamJSON && a.code == 0 {
 				checkIdentity(t, "stdout", a.stdout, outA)
 			}
 		})
@@ -166,7 +165,7 @@ func TestSizeFollowsPath(t *testing.T) {
 	}
 	short, long := "/w/shop", "/home/ci/builds/a-much-longer-workspace-name"
 	norm := func(cwd string, rules *Rules) []byte {
-		return New(Options{Format: contract.StreamJSON, Cwd: cwd, Rules: rules}).Bytes(event(cwd), cassette.Stdout)
+		return New(Options{Format: cassette.StreamJSON, Cwd: cwd, Rules: rules}).Bytes(event(cwd), cassette.Stdout)
 	}
 	if bytes.Equal(norm(short, nil), norm(long, nil)) {
 		t.Fatal("the sizes were scrubbed by default: this test has lost its point")
@@ -181,11 +180,11 @@ func TestSizeFollowsPath(t *testing.T) {
 }
 
 // simFormat is the format the simulated agent's argv asks for.
-func simFormat(argv []string) contract.Format {
+func simFormat(argv []string) cassette.Format {
 	for i, a := range argv {
 		if a == "--output-format" && i+1 < len(argv) {
-			return contract.Format(argv[i+1])
+			return cassette.Format(argv[i+1])
 		}
 	}
-	return contract.StreamJSON
+	return cassette.StreamJSON
 }

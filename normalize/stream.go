@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // bufSize is the read buffer: a JSON string or a token that fits is
@@ -139,17 +139,17 @@ func (p *proc) release() {
 	p.buf, p.out = nil, nil
 }
 
-func (p *proc) run(f contract.Format) {
-	if f == contract.Auto {
+func (p *proc) run(f cassette.Format) {
+	if f == cassette.Auto {
 		for p.more() { // the whole head: a pipe may deliver it in pieces
 		}
-		f = contract.SniffFormat(p.buf[p.pos:p.end])
+		f = cassette.SniffFormat(p.buf[p.pos:p.end])
 	}
 	switch f {
-	case contract.Text:
+	case cassette.Text:
 		p.runText()
 	default:
-		p.lineMode = f == contract.StreamJSON
+		p.lineMode = f == cassette.StreamJSON
 		p.runJSON()
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // agentRun says how each agent's real transcripts were made, and which

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // captureDirs are the folders of offline captures of the CLIs of 2026

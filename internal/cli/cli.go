@@ -20,10 +20,10 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/agentvcr/agentvcr/agent/all"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all"
+	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/term"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Exit codes.

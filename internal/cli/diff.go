@@ -12,15 +12,15 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/agent/cursor"
+	"github.com/agentvcr/agentvcr/internal/agents/cursor"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/contract"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/internal/view"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 	"github.com/agentvcr/agentvcr/normalize"
-	"github.com/agentvcr/agentvcr/view"
-	"github.com/agentvcr/agentvcr/workspace"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func init() {
 // side is one recording of a diff, normalised into temporary files.
 type side struct {
 	in             *input
-	format         contract.Format
+	format         cassette.Format
 	stdout, stderr *os.File // normalised streams
 	shape          *contract.Shape
 	exit           int // contract.ExitUnknown when not recorded
@@ -88,9 +88,9 @@ func runDiff(env *Env, args []string) int {
 	if pos[0] == "-" && pos[1] == "-" {
 		return usageErr(env, name, "only one input can be - (stdin)")
 	}
-	var f contract.Format
+	var f cassette.Format
 	if *format != "auto" {
-		if f, err = contract.ParseFormat(*format); err != nil {
+		if f, err = cassette.ParseFormat(*format); err != nil {
 			return usageErr(env, name, err.Error())
 		}
 	}
@@ -128,7 +128,7 @@ func runDiff(env *Env, args []string) int {
 
 // loadSide normalises one recording. The shape is taken from the raw stdout
 // on the way: it is about types and field paths, which normalising keeps.
-func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (*side, error) {
+func loadSide(env *Env, arg string, f cassette.Format, rules *normalize.Rules) (*side, error) {
 	in, err := openInput(env, arg)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (
 	}
 	opts := normalizeOptions(in, s.profile)
 	opts.Rules = rules
-	if f != contract.Auto {
+	if f != cassette.Auto {
 		opts.Format = f
 	}
 	stdout, err := in.Open(cassette.Stdout)
@@ -148,8 +148,8 @@ func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (
 	}
 	defer stdout.Close()
 	br := bufio.NewReaderSize(stdout, 64<<10)
-	if opts.Format == contract.Auto {
-		opts.Format = contract.Sniff(br)
+	if opts.Format == cassette.Auto {
+		opts.Format = cassette.SniffOutput(br)
 	}
 	f = opts.Format
 	s.format = f
@@ -174,7 +174,7 @@ func loadSide(env *Env, arg string, f contract.Format, rules *normalize.Rules) (
 	}
 	if in.Cassette {
 		textOpts := opts
-		textOpts.Format = contract.Text
+		textOpts.Format = cassette.Text
 		fn := normalize.New(textOpts)
 		s.files, err = workspace.NamedListing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
 	}

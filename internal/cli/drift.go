@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
 

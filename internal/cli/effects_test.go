@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // effectsAgent changes its working directory in every way an agent can, and

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // buildAgent is an agent that builds a JS project: dependencies installed,

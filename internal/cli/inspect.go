@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/agent/cursor"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/agents/cursor"
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
@@ -48,7 +48,7 @@ func runInspect(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d arguments", len(pos)))
 	}
-	f, err := contract.ParseFormat(*format)
+	f, err := cassette.ParseFormat(*format)
 	if err != nil {
 		return usageErr(env, name, err.Error())
 	}
@@ -65,12 +65,12 @@ func runInspect(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer in.Close()
-	if in.Undecided && f == contract.Auto {
+	if in.Undecided && f == cassette.Auto {
 		return fail(env, name, errUndecided(in))
 	}
 	s := newSummary()
 	s.raw = !in.Cassette
-	s.text = f == contract.Text
+	s.text = f == cassette.Text
 	if p, ok := agent.ByName(*agentName); ok {
 		s.setProfile(p)
 	}
@@ -301,7 +301,7 @@ func (a *agentSummary) textLine(line []byte, stderr bool) {
 	if !ok || a.jsonEvents > 0 {
 		return
 	}
-	if kind, ok := tt.TextTool(agent.StripANSI(string(line)), stderr); ok {
+	if kind, ok := tt.TextTool(kit.StripANSI(string(line)), stderr); ok {
 		a.calls = append(a.calls, &agentCall{kind: kind, done: true, untimed: true})
 	}
 }

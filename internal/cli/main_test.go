@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/runner"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // The test binary doubles as the agentvcr command (vcrtest.Command) and, under

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/normalize"
 )
@@ -39,7 +38,7 @@ func runNormalize(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
 	}
-	f, err := contract.ParseFormat(*format)
+	f, err := cassette.ParseFormat(*format)
 	if err != nil {
 		return usageErr(env, name, err.Error())
 	}
@@ -56,7 +55,7 @@ func runNormalize(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer in.Close()
-	if in.Undecided && f == contract.Auto {
+	if in.Undecided && f == cassette.Auto {
 		return fail(env, name, errUndecided(in))
 	}
 	prof, err := pickAgent(in, *agentName)
@@ -65,7 +64,7 @@ func runNormalize(env *Env, args []string) int {
 	}
 	opts := normalizeOptions(in, prof)
 	opts.Rules = rules
-	if f != contract.Auto {
+	if f != cassette.Auto {
 		opts.Format = f
 	}
 	// Directories given on the command line win over the header's.

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/runner"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/standin"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 func init() {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/relocate"
+	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/runner"
-	"github.com/agentvcr/agentvcr/replayer"
-	"github.com/agentvcr/agentvcr/standin"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 func init() {

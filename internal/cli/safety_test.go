@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // noTemporaries fails when a recorder left a temporary file in dir.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
 )
 
 // standinBench is a directory of n cassettes, the built binary linked as

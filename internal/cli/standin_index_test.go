@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 

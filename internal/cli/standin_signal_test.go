@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // envApplying names a FIFO: a child started with it says "applying" there

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // writeTakeTape writes take n of the call args into dir, answering out.

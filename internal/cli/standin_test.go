@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // standinKit runs the test binary under the name cursor-agent, against a

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/standin"
 )
 
 // AGENTVCR_REAL_AGENT=cursor-agent, a bare name, finds the real agent further

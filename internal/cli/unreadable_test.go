@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // unprivileged makes cmd run as a user that mode 000 keeps out: as it is

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // craftedTape writes a cassette with output, then file effects.

@@ -5,8 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/agent/cursor"
+	"github.com/agentvcr/agentvcr/internal/agents/cursor"
+	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/internal/validate"
 	"github.com/agentvcr/agentvcr/normalize"
 
 	"bufio"
@@ -16,10 +18,9 @@ import (
 	"strconv"
 
 	"github.com/agentvcr/agentvcr/agent"
-	_ "github.com/agentvcr/agentvcr/agent/all"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/contract"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func init() {
 // validateReport is the --json output.
 type validateReport struct {
 	Input         string          `json:"input"`
-	Format        contract.Format `json:"format"`
+	Format        cassette.Format `json:"format"`
 	ExitCode      *int            `json:"exit_code"` // null when unknown
 	OK            bool            `json:"ok"`
 	Problems      []problemJSON   `json:"problems"`
@@ -75,9 +76,9 @@ func runValidate(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one INPUT, got %d", len(pos)))
 	}
-	var f contract.Format
+	var f cassette.Format
 	if *format != "auto" {
-		if f, err = contract.ParseFormat(*format); err != nil {
+		if f, err = cassette.ParseFormat(*format); err != nil {
 			return usageErr(env, name, err.Error())
 		}
 	}
@@ -162,7 +163,7 @@ func readStream(in *input, which cassette.Stream, read func(*Stream) error) erro
 
 // validateCursor streams the run through contract's validator, which
 // reads stdout and stderr once each.
-func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
+func validateCursor(in *input, f cassette.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
 	v := cursor.NewValidator(contract.Options{SkipComments: skip}, f)
 	err := readStream(in, cassette.Stdout, func(s *Stream) error { return v.ReadStdout(s) })
 	if err != nil {
@@ -189,7 +190,7 @@ func validateCursor(in *input, f contract.Format, skip, recordedExit bool, exit 
 }
 
 // validateAgent checks a run of another agent with its profile.
-func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
+func validateAgent(in *input, prof agent.Profile, f cassette.Format, skip, recordedExit bool, exit *int) (contract.Report, error) {
 	stdout, err := in.Open(cassette.Stdout)
 	if err != nil {
 		return contract.Report{}, err
@@ -197,7 +198,7 @@ func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recor
 	defer stdout.Close()
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	if f == "" {
-		f = contract.Sniff(br)
+		f = cassette.SniffOutput(br)
 	}
 	var stderr io.Reader
 	if in.Cassette {
@@ -221,7 +222,7 @@ func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recor
 			}
 		}
 	}
-	if iv, ok := prof.(agent.InputValidator); ok && in.Cassette && in.Header.Conversation != "" {
+	if iv, ok := prof.(validate.InputValidator); ok && in.Cassette && in.Header.Conversation != "" {
 		// A conversation's cassette holds what the client wrote too.
 		stdin, err := in.Open(cassette.Input)
 		if err != nil {
@@ -230,7 +231,7 @@ func validateAgent(in *input, prof agent.Profile, f contract.Format, skip, recor
 		defer stdin.Close()
 		return iv.ValidateInput(contract.Options{SkipComments: skip}, stdin, br, stderr, *exit)
 	}
-	return agent.Validate(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
+	return validate.Run(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
 }
 
 // pickAgent chooses whose contract applies: the one named, else the one a
@@ -262,8 +263,8 @@ func normalizeOptions(in *input, prof agent.Profile) normalize.Options {
 	if in.Cassette {
 		h = in.Header
 	}
-	head, _ := in.Head(contract.SniffSize)
-	return agent.NormalizeOptionsFor(prof, h, head)
+	head, _ := in.Head(cassette.SniffSize)
+	return kit.NormalizeOptionsFor(prof, h, head)
 }
 
 func agentNames() []string {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
-	"github.com/agentvcr/agentvcr/view"
+	"github.com/agentvcr/agentvcr/internal/view"
 )
 
 func init() {

@@ -14,9 +14,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
-	_ "github.com/agentvcr/agentvcr/agent/all" // the profiles
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the profiles
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -202,7 +201,7 @@ func TestCapturesNarrow(t *testing.T) {
 		}
 	}
 	norm := func(s string) string {
-		return normalize.String(s, normalize.Options{Format: contract.StreamJSON, Cwd: "/work/sdkscratch/runs/claude-deny/work"})
+		return normalize.String(s, normalize.Options{Format: cassette.StreamJSON, Cwd: "/work/sdkscratch/runs/claude-deny/work"})
 	}
 	last := 0
 	for i, l := range want {

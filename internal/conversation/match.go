@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -39,7 +38,7 @@ type normal struct {
 }
 
 func (c *comparer) normal(msg []byte, opts normalize.Options) normal {
-	opts.Format = contract.JSON // one message: one pass, no pieces
+	opts.Format = cassette.JSON // one message: one pass, no pieces
 	n := normalize.New(opts).Bytes(msg, cassette.Stdout)
 	n = bytes.TrimRight(n, "\r\n")
 	dec := json.NewDecoder(bytes.NewReader(n))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/contract"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/normalize"
 )
@@ -394,7 +393,7 @@ func shapeOf(line []byte) string {
 
 func (c *cand) normalLine(o outChunk) owedLine {
 	opts := c.cmp.rec
-	opts.Format = contract.JSON // one line: one pass, no pieces
+	opts.Format = cassette.JSON // one line: one pass, no pieces
 	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream)), shape: shapeOf(o.data)}
 }
 

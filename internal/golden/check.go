@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 )
 
 // ErrRefused is wrapped by the error of content a golden must not hold.

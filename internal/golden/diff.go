@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/internal/contract"
 )
 
 // Limits that keep a diff readable whatever the size of the lines.

@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // ApplyEffects re-creates the file changes recorded in the cassette at

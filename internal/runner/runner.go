@@ -21,13 +21,13 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/index"
+	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/relocate"
+	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
-	"github.com/agentvcr/agentvcr/recorder"
-	"github.com/agentvcr/agentvcr/replayer"
-	"github.com/agentvcr/agentvcr/workspace"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // ExitUsage is the exit status of a run that could not be done at all.

@@ -200,9 +200,9 @@ func readLedger(path, dir string) ledger {
 	return l
 }
 
-// Delete removes the files (regular files only, never through a link) and
+// Remove removes the files (regular files only, never through a link) and
 // returns those it removed.
-func Delete(files []string) (removed []string, err error) {
+func Remove(files []string) (removed []string, err error) {
 	var errs []error
 	for _, f := range files {
 		st, lerr := os.Lstat(f)
@@ -253,7 +253,7 @@ func Conclude(c Check, del bool, setting, wd string, reindex func(dir string)) (
 			parts = append(parts, fmt.Sprintf("not deleted: %d file(s) written during this run, which another package of it may use:\n\t%s",
 				len(kept), strings.Join(shorten(kept, wd), "\n\t")))
 		}
-		removed, err := Delete(doomed)
+		removed, err := Remove(doomed)
 		dirs := map[string]bool{}
 		for _, f := range removed {
 			dirs[filepath.Dir(f)] = true

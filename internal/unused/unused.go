@@ -13,6 +13,39 @@ import (
 	"strings"
 )
 
+// EnvUnreferenced chooses the harnesses' Policy.
+const EnvUnreferenced = "AGENTVCR_UNREFERENCED"
+
+// Policy is what a harness does about unreferenced artefacts: cassettes
+// no test or script replayed and goldens no golden comparison read. Such files are dead weight at best and
+// at worst a renamed golden whose old copy keeps being reviewed.
+type Policy string
+
+const (
+	// Fail fails the test, listing the files.
+	Fail Policy = "fail"
+	// Warn prints the list on the test binary's stderr, visible without -v.
+	Warn Policy = "warn"
+	// Ignore skips the check.
+	Ignore Policy = "ignore"
+	// Delete removes the files, as insta's --unreferenced=delete does:
+	// after a full, green run only, and never a file another package
+	// using the directory used (see Ledger).
+	Delete Policy = "delete"
+)
+
+// ParsePolicy reads a policy name; "" is Fail: an unused file must be seen
+// in `go test ./...`, which shows the output of failing packages only.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(strings.ToLower(s)); p {
+	case "":
+		return Fail, nil
+	case Fail, Warn, Ignore, Delete:
+		return p, nil
+	}
+	return "", fmt.Errorf("%s=%q: want fail, warn, ignore or delete", EnvUnreferenced, s)
+}
+
 // Root is a directory of artefacts: the files below it whose name ends in
 // Suffix.
 type Root struct {

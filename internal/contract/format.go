@@ -1,0 +1,21 @@
+package contract
+
+import (
+	"bufio"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// The output formats are the cassette's (cassette.Format): the names the
+// contract's own code reads them by.
+type Format = cassette.Format
+
+const (
+	Auto       = cassette.Auto
+	JSON       = cassette.JSON
+	StreamJSON = cassette.StreamJSON
+	Text       = cassette.Text
+)
+
+// Sniff is cassette.SniffOutput.
+func Sniff(br *bufio.Reader) Format { return cassette.SniffOutput(br) }

@@ -1,0 +1,4 @@
+package index_test
+
+// The shipped profiles, as the binaries and harnesses register them.
+import _ "github.com/agentvcr/agentvcr/internal/agents/all"
