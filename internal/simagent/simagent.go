@@ -64,8 +64,11 @@ func Main() int {
 	// No signal handling on purpose: SIGINT and SIGTERM kill the process,
 	// so a recorder sees a death by signal, as with most real agents.
 	args := os.Args[1:]
-	if name := filepath.Base(os.Args[0]); name == "claude" || name == "claude-sim" {
+	switch name := filepath.Base(os.Args[0]); name {
+	case "claude", "claude-sim":
 		args = append([]string{"--shape", "claude"}, args...) // Claude Code's events, under its name
+	case "qwen", "qwen-sim":
+		args = append([]string{"--shape", "qwen"}, args...) // Qwen Code's SDK protocol
 	}
 	return Run(context.Background(), args, env)
 }
@@ -179,6 +182,12 @@ func (r *runner) run(args []string, env Env) (int, error) {
 	}
 	if err := r.resolveDirs(o.workspace); err != nil {
 		return 0, err
+	}
+	if conversing, err := r.conversationMode(o); err != nil || conversing {
+		if err != nil {
+			return 0, err
+		}
+		return r.converse(o, sc)
 	}
 	prompt, err := r.readPrompt(o, env.StdinIsTerminal)
 	if err != nil {
