@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test race demo bench record update fuzz lint clean realagents
+.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients
 
 all: build
 
@@ -50,5 +50,9 @@ fuzz:
 realagents:
 	@scripts/realagents.sh
 
+# The official agent SDKs from npm, recorded through the stand-in and replayed offline: same messages?
+sdkclients:
+	@scripts/sdkclients.sh
+
 clean:
-	rm -rf $(BIN) .demo .realagents
+	rm -rf $(BIN) .demo .realagents .sdkclients
