@@ -82,9 +82,11 @@ sdk() {
 	local mode=replay
 	[ "$phase" = record ] && mode=record
 	local status=0
-	# The process runs in $base, the agent in $base/work: Codex is told
-	# its directory with --cd, the others by the SDK's cwd.
-	(cd "$base" && env HOME="$base/home" TMPDIR="$base/home/tmp" XDG_CONFIG_HOME="$base/home/.config" \
+	# The application runs in the same directory every time, as a test
+	# suite in its project; the agent works in the phase's own directory,
+	# elsewhere: Codex is told it with --cd, the others by the SDK's cwd.
+	mkdir -p "$runs/app"
+	(cd "$runs/app" && env HOME="$base/home" TMPDIR="$base/home/tmp" XDG_CONFIG_HOME="$base/home/.config" \
 		XDG_DATA_HOME="$base/home/.local/share" XDG_CACHE_HOME="$base/home/.cache" XDG_STATE_HOME="$base/home/.local/state" \
 		NO_COLOR=1 AGENTVCR_MODE=$mode AGENTVCR_CASSETTES="$runs/cassettes" AGENTVCR_REAL_AGENT="$real/$name" \
 		AGENTVCR_RUN_LOG="$runs/$phase.runlog" SDKC_EXE="$dir/bin/$name" SDKC_WORK="$base/work" SDKC_PROMPT="$prompt" \
@@ -96,15 +98,24 @@ sdk() {
 	return $status
 }
 
+# first FILE FIELD: the first value of FIELD in a file of JSON lines, one
+# line of at most 300 characters.
+first() {
+	node -e 'const [f, k] = process.argv.slice(1);
+for (const l of require("fs").readFileSync(f, "utf8").split("\n")) {
+  try { const v = JSON.parse(l)[k]; if (v) { console.log(String(v).replace(/\s+/g, " ").slice(0, 300)); break } } catch {}
+}' "$1" "$2"
+}
+
 # why PHASE SCENARIO STATUS: one short reason a run failed.
 why() {
 	local runs=$dir/runs/$2
 	if [ "$3" = 124 ] || [ "$3" = 137 ]; then
 		echo "$1 hung: no end within ${limit}s"
 	elif [ -s "$runs/$1.runlog" ] && grep -q '"error"' "$runs/$1.runlog"; then
-		echo "$1: stand-in: $(grep -o '"error":"[^"]*"' "$runs/$1.runlog" | head -n 1 | cut -c10- | tr -d '"' | cut -c1-160)"
+		echo "$1: stand-in: $(first "$runs/$1.runlog" error)"
 	elif grep -q '"app.error"' "$runs/$1.jsonl"; then
-		echo "$1: SDK: $(grep -o '"message":"[^"]*"' "$runs/$1.jsonl" | tail -n 1 | cut -c12- | tr -d '"' | cut -c1-160)"
+		echo "$1: SDK: $(first "$runs/$1.jsonl" message)"
 	else
 		echo "$1 exited $3 (see $runs/$1.stderr)"
 	fi
@@ -137,16 +148,23 @@ for s in $scenarios; do
 		status=1
 		continue
 	fi
-	st=0
-	sdk replay "$s" || st=$?
-	if [ "$st" != 0 ]; then
-		printf '%-16s %-5s %s\n' "$s" FAIL "$(why replay "$s" "$st")"
-		status=1
-	elif ! diff -u "$runs/record.norm" "$runs/replay.norm" >"$runs/diff" 2>&1; then
-		printf '%-16s %-5s %s\n' "$s" FAIL "replay differs from record: $(grep -c '^+[^+]' "$runs/diff") line(s), first: $(grep -m 1 '^+[^+]' "$runs/diff" | cut -c1-140) (see $runs/diff)"
+	# Two replays, in two fresh directories: run after run, the same.
+	bad=
+	for phase in replay replay2; do
+		st=0
+		sdk $phase "$s" || st=$?
+		if [ "$st" != 0 ]; then
+			bad="$(why $phase "$s" "$st")"
+		elif ! diff -u "$runs/record.norm" "$runs/$phase.norm" >"$runs/$phase.diff" 2>&1; then
+			bad="$phase differs from record: $(grep -c '^+[^+]' "$runs/$phase.diff") line(s), first: $(grep -m 1 '^+[^+]' "$runs/$phase.diff" | cut -c1-200) (see $runs/$phase.diff)"
+		fi
+		[ -n "$bad" ] && break
+	done
+	if [ -n "$bad" ]; then
+		printf '%-16s %-5s %s\n' "$s" FAIL "$bad"
 		status=1
 	else
-		printf '%-16s %-5s %s\n' "$s" ok "$(grep -c . "$runs/record.norm") messages, replayed alike with the model down"
+		printf '%-16s %-5s %s\n' "$s" ok "$(grep -c . "$runs/record.norm") messages, replayed alike twice with the model down"
 	fi
 done
 
