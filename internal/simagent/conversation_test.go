@@ -458,3 +458,13 @@ func TestConversationFlagsLeaveOneShotAlone(t *testing.T) {
 		t.Errorf("the accepted SDK flags changed the output:\n%s\n%s", a, b)
 	}
 }
+
+// Every flag, the SDK protocol's included, is in --help.
+func TestHelpNamesEveryFlag(t *testing.T) {
+	help := usageText()
+	for _, f := range flagSpecs {
+		if !strings.Contains(help, "--"+f.long) {
+			t.Errorf("--help does not mention --%s", f.long)
+		}
+	}
+}

@@ -408,6 +408,24 @@ Options:
   -v, --version               print the version and exit
   -h, --help                  print this help and exit
 
+Other shapes, and the SDK protocol (conversation mode):
+  --shape <agent>             cursor (default), claude (Claude Code's events) or qwen
+                              (Qwen Code's SDK protocol); also SIMAGENT_SHAPE, or the
+                              program's name (claude, qwen)
+  --verbose                   claude: required with --output-format stream-json
+  --input-format <format>     text (default) or stream-json: the SDKs' messages on stdin,
+                              answered turn by turn until stdin closes (claude, qwen)
+  --permission-prompt-tool <tool>  stdio: ask the client (can_use_tool) before each tool
+  --approval-mode <mode>      qwen: yolo asks nothing, any other mode asks
+  --allowedTools <tools>      comma-separated tools that run without asking (also
+                              --allowed-tools)
+  --session-id <uuid>         the session id (the Qwen SDK makes one per query)
+  Accepted and ignored: --disallowedTools, --setting-sources, --settings, --permission-mode,
+  --system-prompt, --append-system-prompt, --max-turns, --mcp-config, --fallback-model,
+  --add-dir, --channel, --auth-type, --core-tools, --exclude-tools, --max-session-turns,
+  --thinking, --max-thinking-tokens, --debug-file, --no-session-persistence,
+  --include-partial-messages, --strict-mcp-config.
+
 Scenarios:
 `)
 	for _, sc := range scenarios {
