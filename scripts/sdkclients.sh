@@ -63,12 +63,14 @@ agent() {
 	esac
 }
 
-# sdk PHASE SCENARIO [PROMPT]: run the scenario's SDK through the stand-in,
-# in a fresh working directory and home of PHASE's own (record or replay),
-# with the cassettes of the scenario; the SDK's messages go to PHASE.jsonl.
-# Returns the run's exit status (124: it did not end within the limit).
+# sdk PHASE SCENARIO [VAR=VALUE...]: run the scenario's SDK through the
+# stand-in, in a fresh working directory and home of PHASE's own (record or
+# a replay), with the cassettes of the scenario and the variables given
+# (SDKC_PROMPT, SDKC_DECISION: see run.mjs); the SDK's messages go to
+# PHASE.jsonl. Returns the run's exit status (124: no end within the limit).
 sdk() {
-	local phase=$1 s=$2 prompt=${3:-}
+	local phase=$1 s=$2
+	shift 2
 	local runs=$dir/runs/$s name
 	name=$(agent "$s")
 	# Paths of different lengths in record and replay: relocation must not
@@ -89,11 +91,11 @@ sdk() {
 	(cd "$runs/app" && env HOME="$base/home" TMPDIR="$base/home/tmp" XDG_CONFIG_HOME="$base/home/.config" \
 		XDG_DATA_HOME="$base/home/.local/share" XDG_CACHE_HOME="$base/home/.cache" XDG_STATE_HOME="$base/home/.local/state" \
 		NO_COLOR=1 AGENTVCR_MODE=$mode AGENTVCR_CASSETTES="$runs/cassettes" AGENTVCR_REAL_AGENT="$real/$name" \
-		AGENTVCR_RUN_LOG="$runs/$phase.runlog" SDKC_EXE="$dir/bin/$name" SDKC_WORK="$base/work" SDKC_PROMPT="$prompt" \
+		AGENTVCR_RUN_LOG="$runs/$phase.runlog" SDKC_EXE="$dir/bin/$name" SDKC_WORK="$base/work" \
 		ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=sk-ant-offline-0000 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
 		DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 		OPENAI_BASE_URL="$url/v1" OPENAI_API_KEY=sk-offline-0000 OPENAI_MODEL=qwen3-coder CODEX_HOME="$base/home/.codex" \
-		timeout -k 5 "$limit" node "$node_dir/run.mjs" "$s" >"$runs/$phase.jsonl" 2>"$runs/$phase.stderr") || status=$?
+		"$@" timeout -k 5 "$limit" node "$node_dir/run.mjs" "$s" >"$runs/$phase.jsonl" 2>"$runs/$phase.stderr") || status=$?
 	(cd "$base" && env HOME="$base/home" SDKC_WORK="$base/work" node "$node_dir/normalise.mjs" "$runs/$phase.jsonl" >"$runs/$phase.norm")
 	return $status
 }
@@ -155,8 +157,8 @@ for s in $scenarios; do
 		sdk $phase "$s" || st=$?
 		if [ "$st" != 0 ]; then
 			bad="$(why $phase "$s" "$st")"
-		elif ! diff -u "$runs/record.norm" "$runs/$phase.norm" >"$runs/$phase.diff" 2>&1; then
-			bad="$phase differs from record: $(grep -c '^+[^+]' "$runs/$phase.diff") line(s), first: $(grep -m 1 '^+[^+]' "$runs/$phase.diff" | cut -c1-200) (see $runs/$phase.diff)"
+		elif ! node "$node_dir/compare.mjs" "$runs/record.norm" "$runs/$phase.norm" >"$runs/$phase.diff" 2>&1; then
+			bad="$phase differs from record: $(paste -sd';' "$runs/$phase.diff" | cut -c1-400) (all: diff $runs/record.norm $runs/$phase.norm)"
 		fi
 		[ -n "$bad" ] && break
 	done
@@ -168,23 +170,26 @@ for s in $scenarios; do
 	fi
 done
 
-# A prompt that was never recorded must be a clear miss, quickly.
-if [[ " $scenarios " == *" claude-oneshot "* ]] && [ "${recorded[claude-oneshot]}" = 0 ]; then
-	s=claude-oneshot
-	st=0
-	sdk changed "$s" "List the files there" || st=$?
-	runs=$dir/runs/$s
+# changed NAME SCENARIO VAR=VALUE: a replay of SCENARIO in which the
+# application says something the recording does not have must be a clear
+# miss, quickly: the SDK fails, and the stand-in logged exit 2.
+changed() {
+	local check=$1 s=$2 runs=$dir/runs/$2 st=0
+	[[ " $scenarios " == *" $s "* ]] && [ "${recorded[$s]}" = 0 ] || return 0
+	sdk "$check" "$s" "$3" || st=$?
 	if [ "$st" = 0 ]; then
-		printf '%-16s %-5s %s\n' changed-prompt FAIL "a prompt never recorded was answered (see $runs/changed.jsonl)"
+		printf '%-16s %-5s %s\n' "$check" FAIL "replayed what was never recorded ($3; see $runs/$check.jsonl)"
 		status=1
 	elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
-		printf '%-16s %-5s %s\n' changed-prompt FAIL "hung instead of a miss (no end within ${limit}s)"
+		printf '%-16s %-5s %s\n' "$check" FAIL "hung instead of a miss (no end within ${limit}s)"
 		status=1
-	elif ! grep -q '"code":2' "$runs/changed.runlog" 2>/dev/null; then
-		printf '%-16s %-5s %s\n' changed-prompt FAIL "failed, but the stand-in logged no miss: $(why changed "$s" "$st")"
+	elif ! grep -q '"code":2' "$runs/$check.runlog" 2>/dev/null; then
+		printf '%-16s %-5s %s\n' "$check" FAIL "failed, but the stand-in logged no miss: $(why "$check" "$s" "$st")"
 		status=1
 	else
-		printf '%-16s %-5s %s\n' changed-prompt ok "a miss: $(why changed "$s" "$st" | cut -c10-)"
+		printf '%-16s %-5s %s\n' "$check" ok "a miss: $(why "$check" "$s" "$st" | cut -d' ' -f2-)"
 	fi
-fi
+}
+changed changed-prompt claude-oneshot SDKC_PROMPT="List the files there"
+changed changed-answer claude-allow SDKC_DECISION=deny
 exit $status

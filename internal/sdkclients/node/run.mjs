@@ -6,7 +6,7 @@
 //
 // Scenarios: claude-oneshot, claude-twoturns, claude-allow, claude-deny,
 // qwen-oneshot, codex-workdir. $SDKC_PROMPT replaces the first prompt (the
-// "changed prompt" check).
+// "changed prompt" check), $SDKC_DECISION=allow|deny canUseTool's answer.
 import { query as claudeQuery } from "@anthropic-ai/claude-agent-sdk";
 import { query as qwenQuery } from "@qwen-code/sdk";
 import { Codex } from "@openai/codex-sdk";
@@ -60,6 +60,8 @@ async function claudeTwoTurns() {
 }
 
 async function permission(allow) {
+  // $SDKC_DECISION replaces the answer (the "changed answer" check).
+  if (process.env.SDKC_DECISION) allow = process.env.SDKC_DECISION === "allow";
   const canUseTool = async (tool, input) => {
     out({ type: "app.can_use_tool", tool, input });
     return allow
