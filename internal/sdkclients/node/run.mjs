@@ -1,6 +1,7 @@
 // run.mjs SCENARIO: drives one agent SDK through one scenario and prints
 // every message the SDK gives the application, one JSON object a line, on
-// stdout. The executable the SDK spawns is $SDKC_EXE (the agentvcr stand-in,
+// stdout, then the files of the agent's working directory. The executable
+// the SDK spawns is $SDKC_EXE (the agentvcr stand-in,
 // or a capture wrapper); the agent works in $SDKC_WORK. Model endpoints and
 // keys come from the environment (scripts/sdkclients.sh sets them).
 //
@@ -10,6 +11,8 @@
 import { query as claudeQuery } from "@anthropic-ai/claude-agent-sdk";
 import { query as qwenQuery } from "@qwen-code/sdk";
 import { Codex } from "@openai/codex-sdk";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 
 const scenario = process.argv[2];
 const exe = process.env.SDKC_EXE;
@@ -108,9 +111,23 @@ if (!scenarios[scenario]) {
   console.error(`run.mjs: unknown scenario ${JSON.stringify(scenario)}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
 }
+// files lists the agent's working directory, recursively, with sizes: a
+// replay must leave it as the recorded run did.
+function files(dir, prefix = "") {
+  const list = [];
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = prefix + e.name;
+    if (e.isDirectory()) list.push(rel + "/", ...files(join(dir, e.name), rel + "/"));
+    else if (e.isFile()) list.push(`${rel} ${statSync(join(dir, e.name)).size}`);
+    else list.push(`${rel} (${e.isSymbolicLink() ? "link" : "other"})`);
+  }
+  return list;
+}
+
 try {
   await scenarios[scenario]();
 } catch (e) {
   out({ type: "app.error", message: String(e && e.message ? e.message : e) });
   process.exitCode = 1;
 }
+out({ type: "app.files", files: files(work) });
