@@ -3,7 +3,8 @@
 // its replay by design taken out, so the two can be compared as text:
 // the values of id fields (session_id, request_id, uuid: the client makes
 // some, and the stand-in gives the client its own back), numbered by first
-// appearance so that which messages share an id still counts; the working
+// appearance and replaced wherever else they appear, so that which messages
+// share an id still counts; the working
 // directory and home of the run ($SDKC_WORK and $HOME, fresh directories
 // each time). Everything else must be equal, byte for byte.
 import { readFileSync } from "node:fs";
@@ -17,14 +18,28 @@ const idOf = (v) => {
 const work = process.env.SDKC_WORK;
 const home = process.env.HOME;
 
+// collect numbers the values of id fields by first appearance.
+function collect(v) {
+  if (Array.isArray(v)) return v.forEach(collect);
+  if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      if (volatile.has(k) && typeof x === "string") idOf(x);
+      collect(x);
+    }
+  }
+}
+
+// scrub replaces ids wherever they appear (a Qwen init's uuid is its
+// session id) and the run's directories.
 function scrub(v) {
   if (Array.isArray(v)) return v.map(scrub);
   if (v && typeof v === "object") {
     const out = {};
-    for (const [k, x] of Object.entries(v)) out[k] = volatile.has(k) && typeof x === "string" ? idOf(x) : scrub(x);
+    for (const [k, x] of Object.entries(v)) out[k] = scrub(x);
     return out;
   }
   if (typeof v === "string") {
+    if (ids.has(v)) return ids.get(v);
     let s = v;
     if (work) s = s.split(work).join("$WORK");
     if (home) s = s.split(home).join("$HOME");
@@ -33,14 +48,14 @@ function scrub(v) {
   return v;
 }
 
+const messages = [];
 for (const line of readFileSync(process.argv[2], "utf8").split("\n")) {
   if (!line.trim()) continue;
-  let m;
   try {
-    m = JSON.parse(line);
+    messages.push(JSON.parse(line));
   } catch {
-    console.log(`not JSON: ${line}`);
-    continue;
+    messages.push(`not JSON: ${line}`);
   }
-  console.log(JSON.stringify(scrub(m)));
 }
+messages.forEach(collect);
+for (const m of messages) console.log(JSON.stringify(scrub(m)));
