@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test race demo bench record update fuzz lint clean realagents acpclients
+.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients acpclients
 
 all: build
 
@@ -50,10 +50,14 @@ fuzz:
 realagents:
 	@scripts/realagents.sh
 
+# The official agent SDKs from npm, recorded through the stand-in and replayed offline: same messages?
+sdkclients:
+	@scripts/sdkclients.sh
+
 # The ACP agents and codex app-server from npm, driven by a Go ACP client through the
 # stand-in: recorded against the fake model, replayed offline in a fresh directory.
 acpclients:
 	@scripts/acpclients.sh
 
 clean:
-	rm -rf $(BIN) .demo .realagents .acpclients
+	rm -rf $(BIN) .demo .realagents .sdkclients .acpclients

@@ -82,7 +82,7 @@ func (t *turn) claudeEvents(o object) []object {
 			kind = call[0].key
 			inner, _ = call[0].value.(object)
 		}
-		name := claudeTools[kind]
+		name := t.toolName(kind)
 		if name == "" {
 			name = strings.TrimSuffix(kind, "ToolCall")
 		}
@@ -109,6 +109,9 @@ func (t *turn) claudeEvents(o object) []object {
 			})}
 		}
 		content, failed := claudeResultText(result)
+		if msg, ok := t.denied[id]; ok { // refused by the client: its message is the result
+			content, failed = msg, true
+		}
 		return []object{ev("user", object{
 			{"role", "user"},
 			{"content", []object{{{"tool_use_id", t.toolUses[id]}, {"type", "tool_result"}, {"content", content}, {"is_error", failed}}}},
@@ -155,6 +158,24 @@ func (t *turn) claudeResult(text string, duration int64) object {
 		{"total_cost_usd", float64(t.r.between(1000, 99999)) / 1e6},
 		{"usage", object{{"input_tokens", t.r.between(8, 60)}, {"cache_read_input_tokens", 256 * t.r.between(10, 90)},
 			{"output_tokens", t.tokens}}},
-		{"permission_denials", []object{}}, {"uuid", uuid.UUID(t.r.newUUID()).String()},
+		{"permission_denials", t.permissionDenials()}, {"uuid", uuid.UUID(t.r.newUUID()).String()},
 	}
+}
+
+// toolName is the tool's name in Claude's events (or in the names of the
+// shape the conversation speaks).
+func (t *turn) toolName(kind string) string {
+	if t.toolNames != nil {
+		return t.toolNames[kind]
+	}
+	return claudeTools[kind]
+}
+
+// permissionDenials lists the calls the client refused, as the result
+// reports them.
+func (t *turn) permissionDenials() []object {
+	if t.denials == nil {
+		return []object{}
+	}
+	return t.denials
 }

@@ -65,6 +65,18 @@
 // Running without print mode (stdout and stdin both terminals and no
 // --print) fails with exit 1; so does --output-format in that case.
 //
+// # Conversation mode
+//
+// Under the claude shape with --input-format stream-json (and always under
+// the qwen shape) the agent speaks the protocol of the Claude Agent SDK and
+// the Qwen Code SDK: JSON messages on stdin for the whole run, answered as
+// they come (initialize, one turn per user message, can_use_tool questions
+// with --permission-prompt-tool=stdio or a Qwen --approval-mode other than
+// yolo), until stdin closes; see conversation.go. The flags these SDKs pass
+// (--input-format, --permission-prompt-tool, --session-id, --allowedTools,
+// --approval-mode, and a few accepted and ignored) are unknown options in
+// Cursor's shape.
+//
 // # Environment
 //
 //	SIMAGENT_DELAY    scale of the pauses between events (default 1: a few
@@ -78,7 +90,9 @@
 //	                  seconds)
 //	SIMAGENT_SHAPE    cursor (default) or claude: Claude Code's events
 //	                  (claude -p --output-format stream-json --verbose), as
-//	                  under the name claude or with --shape claude
+//	                  under the name claude or with --shape claude; qwen:
+//	                  Qwen Code's SDK protocol (conversation mode only), as
+//	                  under the name qwen
 //	CURSOR_API_KEY    apiKeySource "env" (unless --api-key is given)
 //
 // apiKeySource is "flag" with --api-key, else "env" with CURSOR_API_KEY,

@@ -29,6 +29,14 @@ type options struct {
 	verbose     bool
 	shape       string   // "claude": Claude Code's events instead of Cursor's
 	prompt      []string // positional words, joined with spaces
+
+	// The SDK protocol's flags (conversation.go); Cursor's shape has none.
+	inputFormat    string   // "stream-json": messages on stdin
+	permissionTool string   // "stdio": ask the client before each tool
+	sessionID      string   // the client's session id (Qwen's SDK makes one)
+	allowedTools   []string // tools that need no asking
+	approvalMode   string   // Qwen's; "yolo" asks nothing
+	sdkFlags       []string // the SDK flags given, to refuse them in Cursor's shape
 }
 
 // flagSpec describes one option. Options that take a value name it in
@@ -55,6 +63,47 @@ var flagSpecs = []flagSpec{
 	{long: "verbose", set: func(o *options, _ string) { o.verbose = true }},
 	{long: "shape", metavar: "agent", set: func(o *options, v string) { o.shape = v }},
 	{long: "help", short: 'h', set: func(o *options, _ string) { o.help = true }},
+
+	// What the Claude and Qwen SDKs pass (see shared/spec/conversations.md).
+	sdkFlag("input-format", "format", func(o *options, v string) { o.inputFormat = v }),
+	sdkFlag("permission-prompt-tool", "tool", func(o *options, v string) { o.permissionTool = v }),
+	sdkFlag("session-id", "uuid", func(o *options, v string) { o.sessionID = v }),
+	sdkFlag("allowedTools", "tools", func(o *options, v string) { o.allowedTools = append(o.allowedTools, splitList(v)...) }),
+	sdkFlag("allowed-tools", "tools", func(o *options, v string) { o.allowedTools = append(o.allowedTools, splitList(v)...) }),
+	sdkFlag("approval-mode", "mode", func(o *options, v string) { o.approvalMode = v }),
+	// Accepted and ignored: they change nothing the simulation does.
+	sdkFlag("disallowedTools", "tools", nil), sdkFlag("setting-sources", "sources", nil),
+	sdkFlag("settings", "json", nil), sdkFlag("permission-mode", "mode", nil),
+	sdkFlag("system-prompt", "prompt", nil), sdkFlag("append-system-prompt", "prompt", nil),
+	sdkFlag("max-turns", "n", nil), sdkFlag("mcp-config", "json", nil), sdkFlag("fallback-model", "model", nil),
+	sdkFlag("add-dir", "dir", nil), sdkFlag("channel", "name", nil), sdkFlag("auth-type", "type", nil),
+	sdkFlag("core-tools", "tools", nil), sdkFlag("exclude-tools", "tools", nil),
+	sdkFlag("max-session-turns", "n", nil), sdkFlag("thinking", "mode", nil),
+	sdkFlag("max-thinking-tokens", "n", nil), sdkFlag("debug-file", "file", nil),
+	sdkFlag("no-session-persistence", "", nil), sdkFlag("include-partial-messages", "", nil),
+	sdkFlag("strict-mcp-config", "", nil),
+}
+
+// sdkFlag is an option of the SDK protocol: set (nil to ignore the value),
+// and remembered, so that Cursor's shape can refuse it as unknown.
+func sdkFlag(long, metavar string, set func(o *options, value string)) flagSpec {
+	return flagSpec{long: long, metavar: metavar, set: func(o *options, v string) {
+		o.sdkFlags = append(o.sdkFlags, long)
+		if set != nil {
+			set(o, v)
+		}
+	}}
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // usageError is a command-line mistake; its text is printed as is, in the

@@ -64,8 +64,11 @@ func Main() int {
 	// No signal handling on purpose: SIGINT and SIGTERM kill the process,
 	// so a recorder sees a death by signal, as with most real agents.
 	args := os.Args[1:]
-	if name := filepath.Base(os.Args[0]); name == "claude" || name == "claude-sim" {
+	switch name := filepath.Base(os.Args[0]); name {
+	case "claude", "claude-sim":
 		args = append([]string{"--shape", "claude"}, args...) // Claude Code's events, under its name
+	case "qwen", "qwen-sim":
+		args = append([]string{"--shape", "qwen"}, args...) // Qwen Code's SDK protocol
 	}
 	return Run(context.Background(), args, env)
 }
@@ -179,6 +182,12 @@ func (r *runner) run(args []string, env Env) (int, error) {
 	}
 	if err := r.resolveDirs(o.workspace); err != nil {
 		return 0, err
+	}
+	if conversing, err := r.conversationMode(o); err != nil || conversing {
+		if err != nil {
+			return 0, err
+		}
+		return r.converse(o, sc)
 	}
 	prompt, err := r.readPrompt(o, env.StdinIsTerminal)
 	if err != nil {
@@ -398,6 +407,24 @@ Options:
   --scenario <name>           choose the simulated run (default: from the prompt)
   -v, --version               print the version and exit
   -h, --help                  print this help and exit
+
+Other shapes, and the SDK protocol (conversation mode):
+  --shape <agent>             cursor (default), claude (Claude Code's events) or qwen
+                              (Qwen Code's SDK protocol); also SIMAGENT_SHAPE, or the
+                              program's name (claude, qwen)
+  --verbose                   claude: required with --output-format stream-json
+  --input-format <format>     text (default) or stream-json: the SDKs' messages on stdin,
+                              answered turn by turn until stdin closes (claude, qwen)
+  --permission-prompt-tool <tool>  stdio: ask the client (can_use_tool) before each tool
+  --approval-mode <mode>      qwen: yolo asks nothing, any other mode asks
+  --allowedTools <tools>      comma-separated tools that run without asking (also
+                              --allowed-tools)
+  --session-id <uuid>         the session id (the Qwen SDK makes one per query)
+  Accepted and ignored: --disallowedTools, --setting-sources, --settings, --permission-mode,
+  --system-prompt, --append-system-prompt, --max-turns, --mcp-config, --fallback-model,
+  --add-dir, --channel, --auth-type, --core-tools, --exclude-tools, --max-session-turns,
+  --thinking, --max-thinking-tokens, --debug-file, --no-session-persistence,
+  --include-partial-messages, --strict-mcp-config.
 
 Scenarios:
 `)

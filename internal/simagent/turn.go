@@ -39,6 +39,13 @@ type turn struct {
 	claude   bool              // emit Claude Code's stream-json shape
 	toolUses map[string]string // Cursor call id → Claude tool_use id
 	turns    int               // Claude's num_turns
+
+	// Conversation mode only (see conversation.go); nil otherwise.
+	toolNames map[string]string                            // tool kind → name, when not Claude's
+	reshape   func(object) object                          // rewrites each Claude event (Qwen's key order)
+	permit    func(*turn, *toolCall) (string, bool, error) // asks the client; a refusal's message
+	denied    map[string]string                            // Cursor call id → the client's refusal
+	denials   []object                                     // result.permission_denials
 }
 
 // Pauses between steps, in milliseconds: each draws a real delay from its
@@ -115,6 +122,9 @@ func (t *turn) emit(o object) error {
 	}
 	if t.claude {
 		for _, c := range t.claudeEvents(o) {
+			if t.reshape != nil {
+				c = t.reshape(c)
+			}
 			if err := t.write(encodeLine(c)); err != nil {
 				return err
 			}
@@ -334,6 +344,16 @@ func (t *turn) tools(calls ...*toolCall) error {
 	}
 	outcomes := make(map[*toolCall]toolOutcome, len(calls))
 	for _, c := range calls {
+		if t.permit != nil {
+			msg, ok, err := t.permit(t, c)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				outcomes[c] = t.refuse(c, msg)
+				continue
+			}
+		}
 		outcomes[c] = c.exec()
 	}
 	order := slices.Clone(calls)
@@ -370,7 +390,11 @@ func (t *turn) finish() error {
 	elapsed := t.r.now().Sub(t.began).Milliseconds()
 	duration := max(elapsed, 0) + t.simulatedMs
 	if t.claude {
-		return t.write(encodeLine(t.claudeResult(text, duration)))
+		res := t.claudeResult(text, duration)
+		if t.reshape != nil {
+			res = t.reshape(res)
+		}
+		return t.write(encodeLine(res))
 	}
 	return t.write(encodeLine(object{
 		{"type", "result"}, {"subtype", "success"},
