@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/cursor"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/contract"
@@ -121,9 +122,9 @@ func runDiff(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	if differ {
-		return ExitFinding
+		return exitcode.Finding
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // loadSide normalises one recording. The shape is taken from the raw stdout

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/relocate"
@@ -29,9 +30,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/workspace"
 )
-
-// ExitUsage is the exit status of a run that could not be done at all.
-const ExitUsage = 2
 
 // Record runs the agent and saves its cassette at path, atomically: the
 // cassette is written to a temporary file beside path and renamed over it
@@ -52,7 +50,7 @@ const ExitUsage = 2
 func Record(warn io.Writer, name, path string, opts recorder.Options, saved Saved) (res recorder.Result, code int, err error) {
 	f, err := safefile.Create(path)
 	if err != nil {
-		return res, ExitUsage, CreateError(path, err)
+		return res, exitcode.Failed, CreateError(path, err)
 	}
 	return RecordTo(warn, name, f, opts, saved)
 }
@@ -86,9 +84,9 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
 			return res, 128 + int(sig), fmt.Errorf("%w; the agent was not started", err)
 		}
-		return res, ExitUsage, fmt.Errorf("%w; the agent was not started", err)
+		return res, exitcode.Failed, fmt.Errorf("%w; the agent was not started", err)
 	case errors.Is(err, recorder.ErrStart):
-		return res, ExitUsage, err
+		return res, exitcode.Failed, err
 	case errors.Is(err, recorder.ErrAbandoned):
 		// Not the call's whole conversation: the recording the directory
 		// has, if any, stays.
@@ -104,7 +102,7 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 	}
 	if err != nil {
 		if !res.Ran {
-			return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+			return res, exitcode.Failed, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
 		}
 		return res, res.Footer.Code, fmt.Errorf("writing %s: %w; the cassette was not saved (it keeps what it had)", path, unwrapPath(err))
 	}
@@ -191,7 +189,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	}
 	plan, err := workspace.ReadPlan(rd)
 	if err != nil {
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
 	defer plan.Close()
 	// The recording kept digests of redacted content: files are redacted the
@@ -201,11 +199,11 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	opts := workspace.ApplyOptions{Force: r.Force,
 		Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
 	if err := workspace.Check(r.Dir, plan, opts); err != nil {
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
 	out, err := plan.Output()
 	if err != nil {
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
 	// Caught for the apply from before the output is played, so that a
 	// signal between the two stops the apply rather than killing the
@@ -229,7 +227,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		if signalled {
 			return 128 + int(sig), nil, err
 		}
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
 	if signalled {
 		fmt.Fprintf(r.Stderr, "%s: %s: signal (%v) while applying its changes: they were all applied first\n", r.Name, term.Visible(path), sig)
@@ -276,7 +274,7 @@ func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code in
 		if sig := killedBy.Load(); sig != 0 {
 			return 128 + int(sig), true, nil
 		}
-		return ExitUsage, false, err
+		return exitcode.Failed, false, err
 	}
 	if res.Incomplete {
 		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/relocate"
@@ -23,9 +24,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/workspace"
 )
-
-// ExitFailed is the exit status of a call the stand-in could not answer.
-const ExitFailed = 2
 
 // call is one call of the stand-in.
 type call struct {
@@ -667,7 +665,7 @@ func sameFile(a, b string) bool {
 func (c *call) fail(err error, hint string) int {
 	c.report(err, hint)
 	c.log.Outcome = Failed
-	return ExitFailed
+	return exitcode.Failed
 }
 
 func (c *call) report(err error, hint string) {
