@@ -41,8 +41,9 @@ type call struct {
 	done      func() // releases the call's claim on its take, once it is logged
 	red       *recorder.Redactor
 	log       Call
-	// ciNote says why record or once mode acts as replay under CI; "" when
-	// it does not.
+	// ci is set under CI without $AGENTVCR_RECORD_IN_CI=1, where record
+	// and once act as replay (see modeUnder); ciNote then says why.
+	ci     bool
 	ciNote string
 }
 
@@ -85,14 +86,13 @@ func (c *call) run() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	if mode == ModeRecord || mode == ModeOnce {
-		if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
-			// CI replays what was committed: a cassette recorded there
-			// silently is one nobody reviewed, made with CI's credentials.
+	if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
+		c.ci = true
+		if mode == ModeRecord || mode == ModeOnce {
 			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as replay and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, envRecordInCI)
-			mode = ModeReplay
 		}
 	}
+	mode = modeUnder(mode, c.ci)
 	c.mode, c.log.Mode = mode, mode
 	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
 		return c.fail(err, "")
@@ -145,10 +145,7 @@ func (c *call) run() int {
 	if err := c.claimTake(inv.Key()); err != nil {
 		return c.fail(err, "")
 	}
-	if mode == ModeRecord {
-		return c.record(inv.WithTake(c.take), stdin)
-	}
-	return c.replayOrRecord(inv, stdin)
+	return c.answer(inv, stdin)
 }
 
 // claimTake works out which take of its invocation the call is: one more
@@ -185,38 +182,53 @@ func unwrap(err error) error {
 	return err
 }
 
-func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
-	lib, err := index.OpenLibrary(c.dir)
-	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+// answer replays the call or records it, as its situation decides (see
+// situation.decide), from one look at the library.
+func (c *call) answer(inv index.Invocation, stdin *os.File) int {
+	lib, err := c.openLibrary()
+	if err != nil {
 		return c.fail(err, "")
 	}
-	if lib != nil {
-		if rd, f, ok := c.lookup(lib, inv); ok {
-			defer f.Close()
-			// A cassette from before takes answers every call, as it did.
-			if take := rd.Header().Take; take == 0 || c.take == 1 {
-				if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
-					fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
-						c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(f.Name()))
-				}
-				c.log.Take = take
-				return c.replay(f.Name(), rd)
-			}
-			if rd, f, ok := c.lookup(lib, inv.WithTake(c.take)); ok {
-				defer f.Close()
-				c.log.Take = c.take
-				return c.replay(f.Name(), rd)
-			}
-			if c.mode == ModeOnce {
-				return c.record(inv.WithTake(c.take), stdin)
-			}
-			return c.tooMany(inv, f.Name())
-		}
+	var first, own *recording
+	if c.mode != ModeRecord {
+		first = c.lookup(lib, inv)
+		defer first.close()
 	}
-	if c.mode == ModeOnce {
-		return c.record(inv.WithTake(c.take), stdin)
+	if c.take == 1 {
+		own = first
+	}
+	if c.mode == ModeRecord || c.take > 1 && (first == nil || first.take() != 0) {
+		own = c.lookup(lib, inv.WithTake(c.take))
+		defer own.close()
+	}
+	s := situation{mode: c.mode, ci: c.ci, take: c.take, first: first != nil, legacy: first != nil && first.take() == 0,
+		own: own != nil, fresh: own != nil && !own.start().Before(c.start)}
+	switch s.decide() {
+	case replayFirst:
+		if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
+			fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
+				c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(first.path))
+		}
+		return c.replay(first)
+	case replayTake:
+		return c.replay(own)
+	case record:
+		return c.record(inv.WithTake(c.take), stdin, own)
+	case tooMany:
+		return c.tooMany(inv, first.path)
 	}
 	return c.miss(lib, inv)
+}
+
+// openLibrary opens the library of the cassette directory, once per call.
+// A directory that is not there yet is no library for a call that may
+// record; record mode records whatever the library says.
+func (c *call) openLibrary() (*index.Library, error) {
+	lib, err := index.OpenLibrary(c.dir)
+	if err != nil && (c.mode == ModeRecord || c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+		return nil, nil
+	}
+	return lib, err
 }
 
 // ErrTooManyCalls is wrapped by the error of a call made more times within
@@ -236,38 +248,69 @@ func (c *call) tooMany(inv index.Invocation, first string) int {
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
-// lookup opens the cassette recorded for inv; the caller closes the file.
+// recording is a cassette found for a call, open to be replayed.
+type recording struct {
+	path string
+	rd   *cassette.Reader
+	f    *os.File
+}
+
+func openRecording(e index.Entry, inv index.Invocation) *recording {
+	rd, f, ok := index.OpenVerified(e, inv)
+	if !ok {
+		return nil
+	}
+	return &recording{path: f.Name(), rd: rd, f: f}
+}
+
+func (r *recording) start() time.Time { return r.rd.Header().Start }
+
+// take is which take of its invocation the recording is; 0 for one from
+// before takes.
+func (r *recording) take() int { return r.rd.Header().Take }
+
+func (r *recording) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// lookup opens the cassette recorded for inv, nil if none (or no library);
+// the caller closes it.
 // An entry gone stale makes it rescan the directory, every header read;
 // so does a miss, once a call: the index may have missed a change made in
 // the same tick of the directory's clock as it was stamped. A miss after
 // that rescan is a miss: a recording made since by another stand-in
 // brought the index up to date, and one any program made since changed the
 // directory, which OpenLibrary lists again. At 20 000 cassettes a rescan
-// costs some 400 ms, which a miss that goes on to record would otherwise
-// pay at each of its three looks.
-func (c *call) lookup(lib *index.Library, inv index.Invocation) (*cassette.Reader, *os.File, bool) {
+// costs some 400 ms, which a miss would otherwise pay at each of its looks.
+func (c *call) lookup(lib *index.Library, inv index.Invocation) *recording {
+	if lib == nil {
+		return nil
+	}
 	if e, ok := lib.Lookup(inv); ok {
-		if rd, f, ok := index.OpenVerified(e, inv); ok {
-			return rd, f, true
+		if r := openRecording(e, inv); r != nil {
+			return r
 		}
 	} else if c.rescanned {
-		return nil, nil, false
+		return nil
 	}
 	c.rescanned = true
 	if lib.Rescan() != nil {
-		return nil, nil, false
+		return nil
 	}
 	e, ok := lib.Lookup(inv)
 	if !ok {
-		return nil, nil, false
+		return nil
 	}
-	return index.OpenVerified(e, inv)
+	return openRecording(e, inv)
 }
 
-// replay plays the cassette at path and re-creates its file changes in the
+// replay plays the recording and re-creates its file changes in the
 // working directory.
-func (c *call) replay(path string, rd *cassette.Reader) int {
-	c.log.Cassette = path
+func (c *call) replay(rec *recording) int {
+	path, rd := rec.path, rec.rd
+	c.log.Cassette, c.log.Take = path, rec.take()
 	cwd, err := os.Getwd()
 	if err != nil {
 		return c.fail(err, "")
@@ -385,7 +428,10 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 // gives each script its own), it is gone once the cassette is in place, a
 // call of another invocation never waits for it, and a recorder killed
 // while it holds it lets the next go.
-func (c *call) record(inv index.Invocation, stdin *os.File) int {
+//
+// before is the recording of the call found before waiting for the turn,
+// nil if none.
+func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) int {
 	real, err := c.realAgent()
 	if err != nil {
 		return c.fail(err, "")
@@ -404,7 +450,6 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 			fmt.Fprintln(c.env.Stderr, note)
 		}
 	}
-	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
 	if err != nil {
 		return c.fail(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
@@ -412,14 +457,16 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	// Held until the indexes list the new cassette, so that the next
 	// recorder of the call finds it there.
 	defer out.Unlock()
-	if rd, f, ok := c.lookupTurn(inv); ok {
-		defer f.Close()
-		start := rd.Header().Start
-		if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
-			out.Unlock() // a replay needs no turn
-			return c.replay(f.Name(), rd)
-		}
-		out.SetPath(f.Name()) // verified: it records this call, so it is the one to replace
+	now := c.lookAgain(inv, before)
+	defer now.close()
+	s := situation{mode: c.mode, ci: c.ci, take: c.take, own: now != nil, waited: true,
+		fresh: now != nil && (before == nil || now.path != before.path || !now.start().Equal(before.start()) || !now.start().Before(c.start))}
+	if s.decide() == replayRecorded {
+		out.Unlock() // a replay needs no turn
+		return c.replay(now)
+	}
+	if now != nil {
+		out.SetPath(now.path) // verified: it records this call, so it is the one to replace
 	}
 	path := out.Path()
 	// The caller gets the redacted stream the cassette gets: what it makes
@@ -472,19 +519,21 @@ func (c *call) ownFiles() []string {
 	return own
 }
 
-// lookupTurn is lookup for a call whose turn to record has come, and
-// also opens the file a recording of the call is saved as when the index
-// does not list it: another stand-in's recording, just renamed into place,
-// may be unseen by an index of this call's stamped in the same tick of the
+// lookAgain looks for a recording of inv once the call's turn to record
+// has come, where a recording made while it waited would be: where the one
+// found before was (a recorder replaces the recording it found), else
+// where a new recording of the call is saved. The files themselves are
+// read, not the library: another stand-in's recording, just renamed into
+// place, may be unseen by an index stamped in the same tick of the
 // directory's clock (a script's index cache is its own), and a second run
 // of the agent costs more than a stat.
-func (c *call) lookupTurn(inv index.Invocation) (*cassette.Reader, *os.File, bool) {
-	if lib, err := index.OpenLibrary(c.dir); err == nil {
-		if rd, f, ok := c.lookup(lib, inv); ok {
-			return rd, f, true
+func (c *call) lookAgain(inv index.Invocation, before *recording) *recording {
+	if before != nil {
+		if r := openRecording(index.Entry{File: before.path}, inv); r != nil {
+			return r
 		}
 	}
-	return index.OpenVerified(index.Entry{File: filepath.Join(c.dir, inv.FileName())}, inv)
+	return openRecording(index.Entry{File: filepath.Join(c.dir, inv.FileName())}, inv)
 }
 
 // dropLaterTakes removes from lib's directory the takes after inv's left by
@@ -500,20 +549,6 @@ func dropLaterTakes(lib *index.Library, inv index.Invocation) (dropped bool) {
 		}
 		dropped = true
 	}
-}
-
-// recordedAt is when the cassette recorded for inv in dir started, zero if none.
-func (c *call) recordedAt(dir string, inv index.Invocation) time.Time {
-	lib, err := index.OpenLibrary(dir)
-	if err != nil {
-		return time.Time{}
-	}
-	rd, f, ok := c.lookup(lib, inv)
-	if !ok {
-		return time.Time{}
-	}
-	f.Close()
-	return rd.Header().Start
 }
 
 func (c *call) passthrough() int {
