@@ -108,7 +108,7 @@ func (c *call) run() int {
 		}
 	}
 	if mode == ModePassthrough {
-		return c.passthrough()
+		return c.logged(c.passthrough())
 	}
 	c.dir = c.env.Getenv(EnvCassettes)
 	if c.dir == "" {
@@ -209,15 +209,51 @@ func (c *call) answer(inv index.Invocation, stdin *os.File) int {
 			fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
 				c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(first.path))
 		}
-		return c.replay(first)
+		return c.logged(c.replay(first))
 	case replayTake:
-		return c.replay(own)
+		return c.logged(c.replay(own))
 	case record:
-		return c.record(inv.WithTake(c.take), stdin, own)
+		return c.logged(c.record(inv.WithTake(c.take), stdin, own))
 	case tooMany:
-		return c.tooMany(inv, first.path)
+		return c.logged(c.tooMany(inv, first.path))
 	}
-	return c.miss(lib, inv)
+	return c.logged(c.miss(lib, inv))
+}
+
+// answer is what a step of a call did: its exit status and the run-log
+// fields it decides, kept in the call's record in one place (logged).
+type answer struct {
+	code     int
+	outcome  Outcome
+	cassette string
+	take     int
+	effects  []string
+	// notes were printed on stderr already.
+	notes []string
+	// closest and missing are, for a miss, the closest recording and where
+	// a recording of the call would be saved.
+	closest, missing string
+	// err, when set, is reported (see report), with hint.
+	err  error
+	hint string
+}
+
+// failed is a, for a call the stand-in could not answer.
+func (a answer) failed(err error, hint string) answer {
+	a.code, a.outcome, a.err, a.hint = exitcode.Failed, Failed, err, hint
+	return a
+}
+
+// logged keeps what a step did in the call's run-log record, reports its
+// error, and returns its exit status.
+func (c *call) logged(a answer) int {
+	c.log.Outcome, c.log.Cassette, c.log.Take, c.log.Effects = a.outcome, a.cassette, a.take, a.effects
+	c.log.Closest, c.log.Missing = a.closest, a.missing
+	c.log.Notes = append(c.log.Notes, a.notes...)
+	if a.err != nil {
+		c.report(a.err, a.hint)
+	}
+	return a.code
 }
 
 // openLibrary opens the library of the cassette directory, once per call.
@@ -238,13 +274,13 @@ var ErrTooManyCalls = errors.New("called more times than recorded")
 
 // tooMany fails the call that comes after the last take; first is the
 // cassette of take 1.
-func (c *call) tooMany(inv index.Invocation, first string) int {
+func (c *call) tooMany(inv index.Invocation, first string) answer {
 	n := c.take - 1
 	times := fmt.Sprintf("%d times", n)
 	if n == 1 {
 		times = "1 time"
 	}
-	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
+	return answer{}.failed(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
@@ -308,26 +344,25 @@ func (c *call) lookup(lib *index.Library, inv index.Invocation) *recording {
 
 // replay plays the recording and re-creates its file changes in the
 // working directory.
-func (c *call) replay(rec *recording) int {
+func (c *call) replay(rec *recording) answer {
 	path, rd := rec.path, rec.rd
-	c.log.Cassette, c.log.Take = path, rec.take()
+	a := answer{cassette: path, take: rec.take()}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return c.fail(err, "")
+		return a.failed(err, "")
 	}
 	cwd = c.agentDir(cwd)
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
 		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
-	c.log.Effects = applied
+	a.effects = applied
 	if errors.Is(err, workspace.ErrInterrupted) {
 		// Ended by a signal, as the agent would have been: 128+N, like a
 		// signal while the output plays, and none of its changes made.
 		note := c.name + ": " + runner.OneLine(err.Error())
 		fmt.Fprintln(c.env.Stderr, note)
-		c.log.Notes = append(c.log.Notes, note)
-		c.log.Outcome = Replayed
-		return code
+		a.code, a.outcome, a.notes = code, Replayed, []string{note}
+		return a
 	}
 	if err != nil {
 		hint := ""
@@ -339,7 +374,7 @@ func (c *call) replay(rec *recording) int {
 		case errors.Is(err, cassette.ErrTruncated), errors.Is(err, cassette.ErrFormat):
 			hint = fmt.Sprintf("the cassette is damaged: restore it (git checkout %s), or record the call again with %s=record", path, EnvMode)
 		}
-		return c.fail(err, hint)
+		return a.failed(err, hint)
 	}
 	if mod := moduleRoot(cwd); len(applied) > 0 && mod != "" {
 		// A Go source tree (go test runs a package in its directory): the
@@ -347,10 +382,10 @@ func (c *call) replay(rec *recording) int {
 		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
 			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), term.Visible(cwd), term.Visible(mod))
 		fmt.Fprintln(c.env.Stderr, note)
-		c.log.Notes = append(c.log.Notes, note)
+		a.notes = append(a.notes, note)
 	}
-	c.log.Outcome = Replayed
-	return code
+	a.code, a.outcome = code, Replayed
+	return a
 }
 
 // relocation moves the directories the recording names in its output
@@ -372,7 +407,7 @@ func (c *call) relocation(h cassette.Header, cwd string) *relocate.Map {
 
 // miss fails a call no cassette records, naming the closest recording, or
 // what stopped the stand-in from reading the one there is.
-func (c *call) miss(lib *index.Library, inv index.Invocation) int {
+func (c *call) miss(lib *index.Library, inv index.Invocation) (a answer) {
 	want := filepath.Join(c.dir, inv.FileName())
 	// The cassette a recording of this call would have made, unreadable:
 	// damaged, or of a newer format. Recording it again is not the fix
@@ -380,9 +415,9 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 	if _, err := os.Stat(want); err == nil {
 		if _, f, err := cassette.Open(want); err != nil {
 			if errors.Is(err, cassette.ErrVersion) {
-				return c.fail(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
+				return a.failed(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
 			}
-			return c.fail(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
+			return a.failed(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
 				want, EnvMode, EnvRealAgent, c.log.Agent))
 		} else {
 			f.Close()
@@ -391,7 +426,7 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, shortArgs(inv.Args))
 	if e, _, ok := lib.Closest(inv); ok {
 		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), howItDiffers(e.Invocation, inv))
-		c.log.Closest = e.File
+		a.closest = e.File
 	} else {
 		msg += " (the directory has no readable cassette)"
 	}
@@ -405,14 +440,14 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
 	}
 	if len(newer) > 0 {
-		return c.fail(missError(msg),
+		return a.failed(missError(msg),
 			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
 	}
-	c.log.Missing = want
+	a.missing = want
 	if c.ciNote != "" {
-		return c.fail(missError(msg), c.ciNote)
+		return a.failed(missError(msg), c.ciNote)
 	}
-	return c.fail(missError(msg),
+	return a.failed(missError(msg),
 		fmt.Sprintf("a recording would be saved as %s: record it with %s=once %s=%s (the real agent)", want, EnvMode, EnvRealAgent, c.realAgentName()))
 }
 
@@ -431,14 +466,14 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 //
 // before is the recording of the call found before waiting for the turn,
 // nil if none.
-func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) int {
+func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) answer {
 	real, err := c.realAgent()
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	if _, err := os.Stat(c.dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
-			return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+			return answer{}.failed(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 		}
 		// Said, so that a directory made by a typo is seen: to a harness,
 		// which shows it, else on stderr (there the caller's stderr stays
@@ -452,7 +487,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) i
 	}
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
 	if err != nil {
-		return c.fail(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
+		return answer{}.failed(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
 	}
 	// Held until the indexes list the new cassette, so that the next
 	// recorder of the call finds it there.
@@ -478,7 +513,6 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) i
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
-	c.log.Cassette = path
 	c.warnLive()
 	// The directory's first recording by the stand-in starts the index
 	// committed with the cassettes, which a fresh machine's first call reads
@@ -493,15 +527,13 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) i
 		// The run log keeps the line either way: a harness fails the test
 		// for a cassette not saved even when the agent ran (live, its
 		// output reached the caller, as a passthrough's does).
-		c.log.Cassette, c.log.Outcome = "", Failed
+		a := answer{code: code, outcome: Failed, err: err}
 		if res.Ran {
-			c.log.Outcome = Passthrough
+			a.outcome = Passthrough
 		}
-		c.report(err, "")
-		return code
+		return a
 	}
-	c.log.Outcome, c.log.Take = Recorded, inv.Take
-	return code
+	return answer{code: code, outcome: Recorded, cassette: path, take: inv.Take}
 }
 
 // ownFiles are the stand-in's own files, never the agent's changes: the
@@ -551,10 +583,10 @@ func dropLaterTakes(lib *index.Library, inv index.Invocation) (dropped bool) {
 	}
 }
 
-func (c *call) passthrough() int {
+func (c *call) passthrough() answer {
 	real, err := c.realAgent()
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	c.warnLive()
 	cmd := exec.Command(real, c.args...)
@@ -566,7 +598,7 @@ func (c *call) passthrough() int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	forwarded := make(chan struct{})
 	go func() {
@@ -581,17 +613,15 @@ func (c *call) passthrough() int {
 	<-forwarded
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		c.log.Outcome = Passthrough
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
+			return answer{code: 128 + int(ws.Signal()), outcome: Passthrough}
 		}
-		return exit.ExitCode()
+		return answer{code: exit.ExitCode(), outcome: Passthrough}
 	}
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
-	c.log.Outcome = Passthrough
-	return 0
+	return answer{outcome: Passthrough}
 }
 
 // warnLive says that $AGENTVCR_FAULT is not applied to a call that runs the

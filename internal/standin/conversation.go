@@ -119,9 +119,9 @@ func (c *call) converse(cv conversing, cwd string) int {
 	case record:
 		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 	case tooMany:
-		return c.tooMany(inv, first)
+		return c.logged(c.tooMany(inv, first))
 	}
-	return c.miss(lib, inv)
+	return c.logged(c.miss(lib, inv))
 }
 
 // candidates opens every recording of inv's key: recordings of one argv
