@@ -145,7 +145,7 @@ func (c *call) run() int {
 	if err := c.claimTake(inv.Key()); err != nil {
 		return c.fail(err, "")
 	}
-	return c.answer(inv, stdin)
+	return c.respond(inv, stdin)
 }
 
 // claimTake works out which take of its invocation the call is: one more
@@ -182,9 +182,9 @@ func unwrap(err error) error {
 	return err
 }
 
-// answer replays the call or records it, as its situation decides (see
+// respond replays the call or records it, as its situation decides (see
 // situation.decide), from one look at the library.
-func (c *call) answer(inv index.Invocation, stdin *os.File) int {
+func (c *call) respond(inv index.Invocation, stdin *os.File) int {
 	lib, err := c.openLibrary()
 	if err != nil {
 		return c.fail(err, "")
@@ -197,6 +197,8 @@ func (c *call) answer(inv index.Invocation, stdin *os.File) int {
 	if c.take == 1 {
 		own = first
 	}
+	// Record mode replaces the call's own take; a recording from before
+	// takes answers every take, and no take of the call is looked for.
 	if c.mode == ModeRecord || c.take > 1 && (first == nil || first.take() != 0) {
 		own = c.lookup(lib, inv.WithTake(c.take))
 		defer own.close()
