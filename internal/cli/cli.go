@@ -21,16 +21,10 @@ import (
 	"time"
 
 	_ "github.com/agentvcr/agentvcr/internal/agents/all"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/term"
-)
-
-// Exit codes.
-const (
-	ExitOK      = 0
-	ExitFinding = 1
-	ExitUsage   = 2
 )
 
 // Env is what a command runs with; Main fills it from the process.
@@ -73,11 +67,11 @@ func Run(env *Env, args []string) int {
 	switch name {
 	case "-h", "-help", "--help":
 		printHelp(env.Stdout)
-		return ExitOK
+		return exitcode.OK
 	case "help":
 		if len(args) == 2 || args[2] == "-h" || args[2] == "-help" || args[2] == "--help" {
 			printHelp(env.Stdout)
-			return ExitOK
+			return exitcode.OK
 		}
 		if c, ok := commands[args[2]]; ok {
 			return c.run(env, []string{"--help"})
@@ -85,15 +79,15 @@ func Run(env *Env, args []string) int {
 		switch args[2] {
 		case "help":
 			fmt.Fprintln(env.Stdout, "usage: agentvcr help [COMMAND]\n\nlist the commands, or explain every flag of COMMAND (as agentvcr COMMAND --help does).")
-			return ExitOK
+			return exitcode.OK
 		case "version":
 			fmt.Fprintln(env.Stdout, "usage: agentvcr version\n\nprint the version of this build: the module version, or (devel) and the commit for a build from a checkout.")
-			return ExitOK
+			return exitcode.OK
 		}
 		return usageErr(env, "agentvcr help", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", args[2]))
 	case "version", "-version", "--version":
 		fmt.Fprintln(env.Stdout, "agentvcr", Version())
-		return ExitOK
+		return exitcode.OK
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -127,7 +121,7 @@ func Version() string {
 func flagError(env *Env, name string, fs *flag.FlagSet, args []string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, commands[strings.TrimPrefix(name, "agentvcr ")], fs)
-		return ExitOK
+		return exitcode.OK
 	}
 	return usageErr(env, name, flagMessage(fs, args, err))
 }
@@ -275,22 +269,22 @@ func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "Names: %s.\n", strings.Join(standin.Names(), ", "))
 }
 
-// usageErr prints one line naming the command and its usage, and returns ExitUsage.
+// usageErr prints one line naming the command and its usage, and returns exitcode.Failed.
 func usageErr(env *Env, cmd, msg string) int {
 	if c, ok := commands[strings.TrimPrefix(cmd, "agentvcr ")]; ok {
 		msg += fmt.Sprintf(" (usage: agentvcr %s %s)", c.name, c.usage)
 	}
 	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(msg))
-	return ExitUsage
+	return exitcode.Failed
 }
 
 // fail prints one line for an error that stops a command (bad input, I/O) and
-// returns ExitUsage, the code for "could not do the job".
+// returns exitcode.Failed, the code for "could not do the job".
 // The message passes the redactor first: it can quote a line of a file
 // that is not what it should be.
 func fail(env *Env, cmd string, err error) int {
 	fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(redactMessage(err.Error())))
-	return ExitUsage
+	return exitcode.Failed
 }
 
 // redactMessage replaces what looks like a token (or is the value of a

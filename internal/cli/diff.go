@@ -13,6 +13,8 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/cursor"
+	"github.com/agentvcr/agentvcr/internal/drift"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/contract"
@@ -37,7 +39,7 @@ type side struct {
 	in             *input
 	format         cassette.Format
 	stdout, stderr *os.File // normalised streams
-	shape          *contract.Shape
+	shape          *drift.Shape
 	exit           int // contract.ExitUnknown when not recorded
 	footer         cassette.Footer
 	complete       bool   // the footer was recorded
@@ -121,9 +123,9 @@ func runDiff(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	if differ {
-		return ExitFinding
+		return exitcode.Finding
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // loadSide normalises one recording. The shape is taken from the raw stdout
@@ -155,7 +157,7 @@ func loadSide(env *Env, arg string, f cassette.Format, rules *normalize.Rules) (
 	s.format = f
 	n := normalize.New(opts)
 	s.n = n
-	shape := contract.NewShapeWriter(f)
+	shape := drift.NewShapeWriter(f)
 	if s.stdout, err = normalizeTo(n, io.TeeReader(br, shape), cassette.Stdout, in); err != nil {
 		return s, err
 	}
@@ -219,8 +221,8 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	stdout, stderr, drift, files := c.Stdout, c.Stderr, c.Shape, c.Files
-	if len(stdout)+len(stderr)+len(drift) == 0 && a.exit == b.exit && a.format == b.format && files == "" {
+	stdout, stderr, shape, files := c.Stdout, c.Stderr, c.Shape, c.Files
+	if len(stdout)+len(stderr)+len(shape) == 0 && a.exit == b.exit && a.format == b.format && files == "" {
 		return false, nil
 	}
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", a.in.Name, b.in.Name)
@@ -230,17 +232,17 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 	for _, st := range []struct {
 		name  string
 		which cassette.Stream
-		ops   []contract.DiffOp
+		ops   []drift.DiffOp
 	}{{"stdout", cassette.Stdout, stdout}, {"stderr", cassette.Stderr, stderr}} {
 		if len(st.ops) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "%s:\n", st.name)
-		la, err := a.fileLines(st.which, st.ops, func(op contract.DiffOp) int { return op.LineA })
+		la, err := a.fileLines(st.which, st.ops, func(op drift.DiffOp) int { return op.LineA })
 		if err != nil {
 			return false, err
 		}
-		lb, err := b.fileLines(st.which, st.ops, func(op contract.DiffOp) int { return op.LineB })
+		lb, err := b.fileLines(st.which, st.ops, func(op drift.DiffOp) int { return op.LineB })
 		if err != nil {
 			return false, err
 		}
@@ -249,9 +251,9 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 	if a.exit != b.exit {
 		fmt.Fprintf(w, "exit: %s → %s\n", exitString(a.exit), exitString(b.exit))
 	}
-	if len(drift) > 0 {
+	if len(shape) > 0 {
 		fmt.Fprintf(w, "shape drift:\n")
-		for _, c := range drift {
+		for _, c := range shape {
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
@@ -269,13 +271,13 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 func compare(a, b *side) (view.Comparison, error) {
 	var c view.Comparison
 	var err error
-	if c.Stdout, err = (contract.DiffOptions{Label: eventLabel(a.profile)}).DiffEvents(a.stdout, b.stdout); err != nil {
+	if c.Stdout, err = (drift.DiffOptions{Label: eventLabel(a.profile)}).DiffEvents(a.stdout, b.stdout); err != nil {
 		return c, err
 	}
-	if c.Stderr, err = contract.DiffEvents(a.stderr, b.stderr); err != nil {
+	if c.Stderr, err = drift.DiffEvents(a.stderr, b.stderr); err != nil {
 		return c, err
 	}
-	c.Shape = contract.Drift(a.shape, b.shape)
+	c.Shape = drift.Drift(a.shape, b.shape)
 	c.Files = golden.Diff("A", "B", a.files, b.files)
 	return c, nil
 }
@@ -284,7 +286,7 @@ func compare(a, b *side) (view.Comparison, error) {
 // this side (line picks them) to lines of the input as given: the line of
 // the raw output it comes from (drop rules leave events out), and for a
 // cassette the line of the cassette file, as validate names them.
-func (s *side) fileLines(which cassette.Stream, ops []contract.DiffOp, line func(contract.DiffOp) int) (func(int) int, error) {
+func (s *side) fileLines(which cassette.Stream, ops []drift.DiffOp, line func(drift.DiffOp) int) (func(int) int, error) {
 	source := func(l int) int { return l }
 	if which == cassette.Stdout {
 		source = s.n.SourceLine
@@ -317,7 +319,7 @@ const minRun = 4
 // writeOps prints the operations, summarising runs of added or removed
 // events of one kind; la and lb give the lines of A and B to print (those
 // of the files as given).
-func writeOps(w *bufio.Writer, ops []contract.DiffOp, la, lb func(int) int) {
+func writeOps(w *bufio.Writer, ops []drift.DiffOp, la, lb func(int) int) {
 	for i := 0; i < len(ops); {
 		j := i + 1
 		for j < len(ops) && ops[j-1].Continues(ops[j]) {
@@ -330,7 +332,7 @@ func writeOps(w *bufio.Writer, ops []contract.DiffOp, la, lb func(int) int) {
 			continue
 		}
 		first, last := ops[i], ops[j-1]
-		if first.Op == contract.Added {
+		if first.Op == drift.Added {
 			fmt.Fprintf(w, "+ B:%d-%d %s (%d events)\n", lb(first.LineB), lb(last.LineB), first.LabelB, j-i)
 		} else {
 			fmt.Fprintf(w, "- A:%d-%d %s (%d events)\n", la(first.LineA), la(last.LineA), first.LabelA, j-i)
@@ -339,11 +341,11 @@ func writeOps(w *bufio.Writer, ops []contract.DiffOp, la, lb func(int) int) {
 	}
 }
 
-func writeOp(w *bufio.Writer, op contract.DiffOp, la, lb func(int) int) {
+func writeOp(w *bufio.Writer, op drift.DiffOp, la, lb func(int) int) {
 	switch op.Op {
-	case contract.Added:
+	case drift.Added:
 		fmt.Fprintf(w, "+ B:%d %s: %s\n", lb(op.LineB), op.LabelB, oneLine(op.New))
-	case contract.Removed:
+	case drift.Removed:
 		fmt.Fprintf(w, "- A:%d %s: %s\n", la(op.LineA), op.LabelA, oneLine(op.Old))
 	default:
 		label := op.LabelA

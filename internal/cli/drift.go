@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
@@ -139,9 +140,9 @@ func runDrift(env *Env, args []string) int {
 	fmt.Fprintf(out, "%s drifted, %d unchanged after normalisation, %d new, %d no longer recorded, %s skipped\n",
 		counted(drifted, "call"), same, added, len(gone), counted(len(skipped), "file"))
 	if drifted+added+len(gone) > 0 {
-		return ExitFinding
+		return exitcode.Finding
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // cassetteSet is what drift reads of a directory: every cassette in it and

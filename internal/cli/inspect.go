@@ -19,6 +19,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/cursor"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
@@ -101,7 +102,7 @@ func runInspect(env *Env, args []string) int {
 	out := term.NewWriter(env.Stdout)
 	s.print(out, in, rd)
 	out.Flush()
-	return ExitOK
+	return exitcode.OK
 }
 
 // inspectCassette reads every frame of a cassette, file changes too.

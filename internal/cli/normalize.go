@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/pipebuf"
 	"github.com/agentvcr/agentvcr/normalize"
 )
@@ -93,7 +94,7 @@ func runNormalize(env *Env, args []string) int {
 	if err != nil {
 		return fail(env, name, err)
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/cli"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 )
 
 // normRun runs the agentvcr command line in process.
@@ -112,14 +113,14 @@ func TestNormalizeCassette(t *testing.T) {
 	for _, rec := range []normRecording{normRunA, normRunB} {
 		path := rec.cassette(t, t.TempDir())
 		stdout, stderr, code := normRun(t, "", "normalize", path)
-		if code != cli.ExitOK || stderr != "" {
+		if code != exitcode.OK || stderr != "" {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
 		if stdout != normWantStdout {
 			t.Errorf("stdout:\n%s\nwant:\n%s", stdout, normWantStdout)
 		}
 		stdout, stderr, code = normRun(t, "", "normalize", "--stderr", path)
-		if code != cli.ExitOK || stdout != normWantStderr {
+		if code != exitcode.OK || stdout != normWantStderr {
 			t.Errorf("--stderr: exit %d, stdout %q (want %q), stderr %q", code, stdout, normWantStderr, stderr)
 		}
 	}
@@ -151,7 +152,7 @@ func TestNormalizeRawAndStdin(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := normRun(t, tc.stdin, tc.args...)
-			if code != cli.ExitOK || stderr != "" {
+			if code != exitcode.OK || stderr != "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			if stdout != tc.want {
@@ -223,8 +224,8 @@ func TestNormalizeBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := normRun(t, "", tc.args...)
-			if code != cli.ExitUsage {
-				t.Errorf("exit %d, want %d", code, cli.ExitUsage)
+			if code != exitcode.Failed {
+				t.Errorf("exit %d, want %d", code, exitcode.Failed)
 			}
 			if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("stderr %q, want one line with %q", stderr, tc.want)

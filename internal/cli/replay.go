@@ -28,13 +28,15 @@ func init() {
 func runReplay(env *Env, args []string) int {
 	const name = "agentvcr replay"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	var opts replayer.Options
-	fs.Float64Var(&opts.Pace, "pace", 0, "replay with the recorded timing, SPEED times as fast (1 = real time)")
-	fs.DurationVar(&opts.MaxDelay, "max-delay", replayer.DefaultMaxDelay, "longest single pause when pacing (0: no pause)")
-	fs.Int64Var(&opts.Fault.StopAfterLines, "stop-after-events", 0, "stop after N stdout lines (events)")
-	fs.Int64Var(&opts.Fault.StopAfterBytes, "stop-after-bytes", 0, "stop after N bytes of output")
-	exit := fs.Int("exit-code", -1, "exit with N instead of the recorded status")
-	fs.BoolVar(&opts.Fault.Stall, "stall", false, "hang at the end (or after a stop) until killed")
+	// The fault flags are typed, so that a value of the wrong kind gets
+	// the flag package's message; faultOptions then reads them as the
+	// words of $AGENTVCR_FAULT, through the one fault grammar.
+	fs.Float64("pace", 0, "replay with the recorded timing, SPEED times as fast (1 = real time)")
+	fs.Duration("max-delay", replayer.DefaultMaxDelay, "with --pace: longest single pause (0: no pause)")
+	fs.Int64("stop-after-events", 0, "stop after N stdout lines (events)")
+	fs.Int64("stop-after-bytes", 0, "stop after N bytes of output")
+	fs.Int("exit-code", -1, "exit with N instead of the recorded status")
+	fs.Bool("stall", false, "hang at the end (or after a stop) until killed")
 	apply := fs.Bool("apply", false, "also re-create the recorded file changes in the current directory (checked first: nothing is written on a conflict)")
 	force := fs.Bool("force", false, "with --apply: write over files that are not as the agent found them")
 	reloc := fs.Bool("relocate", false, "move the recording's working, home and temp directories in the output to this replay's (default: the recorded bytes as they are)")
@@ -45,27 +47,42 @@ func runReplay(env *Env, args []string) int {
 	if len(pos) != 1 {
 		return usageErr(env, name, fmt.Sprintf("want one CASSETTE, got %d arguments", len(pos)))
 	}
-	exitSet := false
-	fs.Visit(func(f *flag.Flag) { exitSet = exitSet || f.Name == "exit-code" })
-	switch {
-	case opts.Pace < 0:
-		return usageErr(env, name, fmt.Sprintf("--pace %v: want 0 (at once) or a positive speed", opts.Pace))
-	case opts.MaxDelay < 0:
-		return usageErr(env, name, fmt.Sprintf("--max-delay %v: want 0 (no pause) or a positive duration", opts.MaxDelay))
-	case opts.Fault.StopAfterLines < 0:
-		return usageErr(env, name, fmt.Sprintf("--stop-after-events %d: want a positive count", opts.Fault.StopAfterLines))
-	case opts.Fault.StopAfterBytes < 0:
-		return usageErr(env, name, fmt.Sprintf("--stop-after-bytes %d: want a positive count", opts.Fault.StopAfterBytes))
-	case exitSet && (*exit < 0 || *exit > 255):
-		return usageErr(env, name, fmt.Sprintf("--exit-code %d: want 0 to 255", *exit))
-	}
-	if exitSet {
-		opts.Fault.ExitCode = exit
+	opts, err := faultOptions(fs)
+	if err != nil {
+		return usageErr(env, name, err.Error())
 	}
 	if *force && !*apply {
 		return usageErr(env, name, "--force goes with --apply")
 	}
 	return replayFile(env, name, pos[0], opts, *apply, *force, *reloc)
+}
+
+// faultFlags are replay's flags that are fault words, with the value that
+// asks for no such fault.
+var faultFlags = map[string]string{"pace": "0", "max-delay": "", "stop-after-events": "0", "stop-after-bytes": "0", "exit-code": "", "stall": "false"}
+
+// faultOptions reads the fault flags given on the command line as fault
+// words ("--stop-after-events 3" is stop-after-events=3, "--stall" is
+// stall) and parses them as $AGENTVCR_FAULT's are.
+func faultOptions(fs *flag.FlagSet) (replayer.Options, error) {
+	var words []replayer.FaultWord
+	fs.Visit(func(f *flag.Flag) {
+		off, ok := faultFlags[f.Name]
+		v := f.Value.String()
+		switch {
+		case !ok || v == off:
+		case f.Name == "stall":
+			words = append(words, replayer.FaultWord{Name: f.Name})
+		default:
+			words = append(words, replayer.FaultWord{Name: f.Name, Value: v, HasValue: true})
+		}
+	})
+	opts, err := replayer.ParseFault(words)
+	var fe *replayer.FaultError
+	if errors.As(err, &fe) {
+		return opts, errors.New(fe.FlagMessage())
+	}
+	return opts, err
 }
 
 // replayFile plays the cassette at path to env's streams and returns the exit status.

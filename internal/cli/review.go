@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
@@ -73,10 +74,10 @@ func runReview(env *Env, args []string) int {
 	}
 	if len(pending) == 0 {
 		fmt.Fprintln(env.Stdout, "no pending goldens")
-		return ExitOK
+		return exitcode.OK
 	}
 	fmt.Fprintf(env.Stdout, "%d pending; accept with agentvcr review --accept, reject with --reject\n", len(pending))
-	return ExitFinding
+	return exitcode.Finding
 }
 
 func countTrue(bs ...bool) int {
@@ -243,7 +244,7 @@ func reviewAll(env *Env, name string, pending []string, do func(string) error, d
 	if len(pending) == 0 {
 		fmt.Fprintln(env.Stdout, "no pending goldens")
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // reviewInteractively walks the pending goldens one by one in a terminal.
@@ -290,7 +291,7 @@ func reviewInteractively(env *Env, name string, pending []string) int {
 func reviewSummary(env *Env, accepted, rejected, skipped int) int {
 	fmt.Fprintf(env.Stdout, "\n%d accepted, %d rejected, %d still pending\n", accepted, rejected, skipped)
 	if skipped > 0 {
-		return ExitFinding
+		return exitcode.Finding
 	}
-	return ExitOK
+	return exitcode.OK
 }

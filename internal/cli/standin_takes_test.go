@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
@@ -58,7 +59,7 @@ func TestStandinTakesAcrossProcesses(t *testing.T) {
 		wg.Go(func() {
 			r := k.call("", "", []string{standin.EnvRunLog + "=" + runLog}, args...)
 			got[i] = r.stdout
-			if r.code == standin.ExitFailed && strings.Contains(r.stderr, fmt.Sprintf("recorded %d times, called %d", n, n+1)) {
+			if r.code == exitcode.Failed && strings.Contains(r.stderr, fmt.Sprintf("recorded %d times, called %d", n, n+1)) {
 				got[i] = "one too many " + args[1]
 			}
 		})

@@ -54,6 +54,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--exit-code", "-2", good}, "--exit-code -2: want 0 to 255"},
 		{[]string{"replay", "--exit-code"}, "flag needs an argument"},
 		{[]string{"replay", "--stall=sometimes", good}, "--stall=sometimes: want true or false"},
+		{[]string{"replay", "--max-delay", "1s", good}, "--max-delay goes with --pace"},
+		{[]string{"replay", "--pace", "0", "--max-delay", "1s", good}, "--max-delay goes with --pace"},
 		{[]string{"replay", filepath.Join(dir, "missing.cassette")}, "missing.cassette"},
 	}
 	for _, tc := range tests {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/internal/agents/cursor"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/validate"
 	"github.com/agentvcr/agentvcr/normalize"
@@ -139,9 +140,9 @@ func runValidate(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	if !report.OK() {
-		return ExitFinding
+		return exitcode.Finding
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // readStream opens one stream of in and hands it to read, naming raw input

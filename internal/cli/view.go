@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/view"
 )
@@ -90,7 +91,7 @@ func runView(env *Env, args []string) int {
 		if err := write(env.Stdout); err != nil {
 			return fail(env, name, err)
 		}
-		return ExitOK
+		return exitcode.OK
 	}
 	f, err := safefile.Create(target)
 	var pathErr *os.PathError
@@ -111,7 +112,7 @@ func runView(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	fmt.Fprintf(env.Stderr, "%s: wrote %s\n", name, target)
-	return ExitOK
+	return exitcode.OK
 }
 
 // viewDrift writes the page of two runs side by side, normalised and

@@ -1,8 +1,6 @@
 package contract
 
 import (
-	"bufio"
-
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
@@ -16,6 +14,3 @@ const (
 	StreamJSON = cassette.StreamJSON
 	Text       = cassette.Text
 )
-
-// Sniff is cassette.SniffOutput.
-func Sniff(br *bufio.Reader) Format { return cassette.SniffOutput(br) }

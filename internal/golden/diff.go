@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/drift"
 )
 
 // Limits that keep a diff readable whatever the size of the lines.
@@ -23,7 +23,7 @@ func Diff(wantName, gotName string, want, got []byte) string {
 	if bytes.Equal(want, got) {
 		return ""
 	}
-	ops, err := contract.DiffEvents(bytes.NewReader(want), bytes.NewReader(got))
+	ops, err := drift.DiffEvents(bytes.NewReader(want), bytes.NewReader(got))
 	if err != nil { // not expected of in-memory readers
 		return fmt.Sprintf("the %s and the %s differ (%v)\n", wantName, gotName, err)
 	}
@@ -54,18 +54,18 @@ func newlineNote(wantName, gotName string, want, got bool) string {
 	return fmt.Sprintf("the %s %s, the %s %s", wantName, say(want), gotName, say(got))
 }
 
-// diffWriter writes contract.DiffOps for a test failure, naming the two
+// diffWriter writes drift.DiffOps for a test failure, naming the two
 // sides ("golden" and "actual").
 type diffWriter struct {
 	wantName, gotName string
 	b                 strings.Builder
 }
 
-func (r *diffWriter) op(op contract.DiffOp) {
+func (r *diffWriter) op(op drift.DiffOp) {
 	switch op.Op {
-	case contract.Removed:
+	case drift.Removed:
 		fmt.Fprintf(&r.b, "%s line %d: %s only in the %s: %s\n", r.wantName, op.LineA, noun(op.LabelA), r.wantName, op.Old)
-	case contract.Added:
+	case drift.Added:
 		fmt.Fprintf(&r.b, "%s line %d: %s only in the %s: %s\n", r.gotName, op.LineB, noun(op.LabelB), r.gotName, op.New)
 	default:
 		where := fmt.Sprintf("line %d", op.LineA)
@@ -93,11 +93,11 @@ func (r *diffWriter) op(op contract.DiffOp) {
 	}
 }
 
-func (r *diffWriter) field(f contract.FieldChange) {
+func (r *diffWriter) field(f drift.FieldChange) {
 	switch f.Op {
-	case contract.Removed:
+	case drift.Removed:
 		fmt.Fprintf(&r.b, "    %s: only in the %s: %s\n", pathName(f.Path), r.wantName, f.Old)
-	case contract.Added:
+	case drift.Added:
 		fmt.Fprintf(&r.b, "    %s: only in the %s: %s\n", pathName(f.Path), r.gotName, f.New)
 	default:
 		fmt.Fprintf(&r.b, "    %s:\n", pathName(f.Path))

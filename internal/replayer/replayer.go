@@ -77,10 +77,22 @@ type Result struct {
 	BrokenPipe bool
 }
 
+// Source is what Play plays: a cassette's output chunks in recorded order,
+// then its footer. A *cassette.Reader is one; so is a cassette read once
+// for a replay that also applies its file changes (package playback).
+type Source interface {
+	// Next returns the next chunk, io.EOF after the last; its Data is
+	// valid until the next call.
+	Next() (cassette.Chunk, error)
+	// Footer is the footer, once Next has returned io.EOF; ok is false
+	// for an incomplete cassette.
+	Footer() (f cassette.Footer, ok bool)
+}
+
 // Play replays rd to opts' writers. Errors are those of the cassette (wrapping
 // cassette.ErrFormat and its siblings) or of the context; a consumer that closed
 // its pipe is not an error, see Result.BrokenPipe.
-func Play(ctx context.Context, rd *cassette.Reader, opts Options) (Result, error) {
+func Play(ctx context.Context, rd Source, opts Options) (Result, error) {
 	p := &player{opts: opts, rd: rd, start: time.Now()}
 	res, err := p.play(ctx)
 	if err != nil {
@@ -98,7 +110,7 @@ func Play(ctx context.Context, rd *cassette.Reader, opts Options) (Result, error
 
 type player struct {
 	opts  Options
-	rd    *cassette.Reader
+	rd    Source
 	start time.Time
 	lines int64
 	bytes int64

@@ -16,12 +16,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/playback"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/replayer"
@@ -29,9 +30,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/workspace"
 )
-
-// ExitUsage is the exit status of a run that could not be done at all.
-const ExitUsage = 2
 
 // Record runs the agent and saves its cassette at path, atomically: the
 // cassette is written to a temporary file beside path and renamed over it
@@ -52,7 +50,7 @@ const ExitUsage = 2
 func Record(warn io.Writer, name, path string, opts recorder.Options, saved Saved) (res recorder.Result, code int, err error) {
 	f, err := safefile.Create(path)
 	if err != nil {
-		return res, ExitUsage, CreateError(path, err)
+		return res, exitcode.Failed, CreateError(path, err)
 	}
 	return RecordTo(warn, name, f, opts, saved)
 }
@@ -86,9 +84,9 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
 			return res, 128 + int(sig), fmt.Errorf("%w; the agent was not started", err)
 		}
-		return res, ExitUsage, fmt.Errorf("%w; the agent was not started", err)
+		return res, exitcode.Failed, fmt.Errorf("%w; the agent was not started", err)
 	case errors.Is(err, recorder.ErrStart):
-		return res, ExitUsage, err
+		return res, exitcode.Failed, err
 	case errors.Is(err, recorder.ErrAbandoned):
 		// Not the call's whole conversation: the recording the directory
 		// has, if any, stays.
@@ -104,7 +102,7 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 	}
 	if err != nil {
 		if !res.Ran {
-			return res, ExitUsage, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
+			return res, exitcode.Failed, fmt.Errorf("cannot write the cassette %s: %w", path, unwrapPath(err))
 		}
 		return res, res.Footer.Code, fmt.Errorf("writing %s: %w; the cassette was not saved (it keeps what it had)", path, unwrapPath(err))
 	}
@@ -173,48 +171,46 @@ type Replay struct {
 // given when the error is workspace.ErrInterrupted); output may have been
 // written.
 //
-// With Apply, the rest of the cassette is read once into a checked plan
-// (workspace.ReadPlan) before any output: a corrupt cassette, an unsafe path
-// or a conflict is an error with nothing played or written. The output is
-// played from the plan, and the plan applied, all or nothing, after it.
-// SIGINT or SIGTERM while applying stops it with nothing written, or lets a
-// commit under way finish (then the status is 128+N all the same).
+// With Apply, the rest of the cassette is read once (package playback):
+// its output spooled and its file changes into a checked plan, before any
+// output: a corrupt cassette, an unsafe path or a conflict is an error with
+// nothing played or written. The output is played from the spool, and the
+// plan applied, all or nothing, after it.
+//
+// SIGINT and SIGTERM are caught once for the whole replay: while the output
+// plays (or before), one ends the replay as a killed agent would end, 128+N
+// and none of its changes made; while the changes are applied, it stops the
+// apply with nothing written, or lets a commit under way finish (then the
+// status is 128+N all the same).
 func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []string, err error) {
 	if why := rd.Header().FilesNotRecorded; why != "" && r.Apply {
 		// A replay that silently lacks the agent's files is a bug to find.
 		fmt.Fprintf(r.Stderr, "%s: %s: warning: the agent's file changes were not recorded (%s): this replay does not re-create them\n",
 			r.Name, term.Visible(path), term.Visible(why))
 	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	if !r.Apply {
-		code, _, err = r.play(path, rd, rd.Line)
+		code, _, err = r.play(path, rd, rd.Line, sigs)
 		return code, nil, err
 	}
-	plan, err := workspace.ReadPlan(rd)
+	rec, err := playback.Read(rd)
 	if err != nil {
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
-	defer plan.Close()
+	defer rec.Close()
 	// The recording kept digests of redacted content: files are redacted the
 	// same way (the secrets this environment holds, and the token shapes)
 	// when they are compared with them.
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
 	opts := workspace.ApplyOptions{Force: r.Force,
 		Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
-	if err := workspace.Check(r.Dir, plan, opts); err != nil {
-		return ExitUsage, nil, err
+	if err := workspace.Check(r.Dir, rec.Plan, opts); err != nil {
+		return exitcode.Failed, nil, err
 	}
-	out, err := plan.Output()
-	if err != nil {
-		return ExitUsage, nil, err
-	}
-	// Caught for the apply from before the output is played, so that a
-	// signal between the two stops the apply rather than killing the
-	// process outright.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	code, cut, err := r.play(path, out, plan.Lines)
-	if err != nil || cut || len(plan.Effects()) == 0 {
+	code, cut, err := r.play(path, rec.Output(), func() int { return rec.Lines }, sigs)
+	if err != nil || cut || len(rec.Plan.Effects()) == 0 {
 		// A replay a fault stopped, or a signal ended, is an agent that
 		// did not finish: the changes it made by its end are not made.
 		return code, nil, err
@@ -223,13 +219,13 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if BeforeApply != nil {
 		BeforeApply()
 	}
-	res, err := workspace.Apply(r.Dir, plan, opts)
+	res, err := workspace.Apply(r.Dir, rec.Plan, opts)
 	sig, signalled := res.Signal.(syscall.Signal)
 	if err != nil {
 		if signalled {
 			return 128 + int(sig), nil, err
 		}
-		return ExitUsage, nil, err
+		return exitcode.Failed, nil, err
 	}
 	if signalled {
 		fmt.Fprintf(r.Stderr, "%s: %s: signal (%v) while applying its changes: they were all applied first\n", r.Name, term.Visible(path), sig)
@@ -243,9 +239,10 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 // learns from it that a replay is applying, to signal it then.
 var BeforeApply func()
 
-// play plays rd; line says where an incomplete cassette ended. cut is set
-// when the replay did not reach the end: a fault stopped it, or a signal.
-func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code int, cut bool, err error) {
+// play plays src; line says where an incomplete cassette ended. cut is set
+// when the replay did not reach the end: a fault stopped it, or a signal
+// from sigs, which play stops reading before it returns.
+func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-chan os.Signal) (code int, cut bool, err error) {
 	opts := r.Options
 	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
 	flush := func() error { return nil }
@@ -255,28 +252,28 @@ func (r Replay) play(path string, rd *cassette.Reader, line func() int) (code in
 	}
 	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var killedBy atomic.Int32 // a stalled or paced replay ends as a killed agent would
+	var killedBy syscall.Signal // a stalled or paced replay ends as a killed agent would
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		select {
 		case sig := <-sigs:
-			killedBy.Store(int32(sig.(syscall.Signal)))
+			killedBy = sig.(syscall.Signal)
 			stop()
 		case <-ctx.Done():
 		}
 	}()
-	res, err := replayer.Play(ctx, rd, opts)
+	res, err := replayer.Play(ctx, src, opts)
+	stop()
+	<-watched                                       // a signal from now on is the apply's
 	if ferr := flush(); err == nil && ferr != nil { // also what a stopped replay holds back
 		err = ferr
 	}
+	if killedBy != 0 {
+		return 128 + int(killedBy), true, nil
+	}
 	if err != nil {
-		if sig := killedBy.Load(); sig != 0 {
-			return 128 + int(sig), true, nil
-		}
-		return ExitUsage, false, err
+		return exitcode.Failed, false, err
 	}
 	if res.Incomplete {
 		fmt.Fprintf(r.Stderr, "%s: %s:%d: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",

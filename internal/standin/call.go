@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/relocate"
@@ -23,9 +24,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/workspace"
 )
-
-// ExitFailed is the exit status of a call the stand-in could not answer.
-const ExitFailed = 2
 
 // call is one call of the stand-in.
 type call struct {
@@ -43,8 +41,9 @@ type call struct {
 	done      func() // releases the call's claim on its take, once it is logged
 	red       *recorder.Redactor
 	log       Call
-	// ciNote says why record or once mode acts as replay under CI; "" when
-	// it does not.
+	// ci is set under CI without $AGENTVCR_RECORD_IN_CI=1, where record
+	// and once act as replay (see modeUnder); ciNote then says why.
+	ci     bool
 	ciNote string
 }
 
@@ -87,14 +86,13 @@ func (c *call) run() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	if mode == ModeRecord || mode == ModeOnce {
-		if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
-			// CI replays what was committed: a cassette recorded there
-			// silently is one nobody reviewed, made with CI's credentials.
+	if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
+		c.ci = true
+		if mode == ModeRecord || mode == ModeOnce {
 			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as replay and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, envRecordInCI)
-			mode = ModeReplay
 		}
 	}
+	mode = modeUnder(mode, c.ci)
 	c.mode, c.log.Mode = mode, mode
 	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
 		return c.fail(err, "")
@@ -110,7 +108,7 @@ func (c *call) run() int {
 		}
 	}
 	if mode == ModePassthrough {
-		return c.passthrough()
+		return c.logged(c.passthrough())
 	}
 	c.dir = c.env.Getenv(EnvCassettes)
 	if c.dir == "" {
@@ -147,10 +145,7 @@ func (c *call) run() int {
 	if err := c.claimTake(inv.Key()); err != nil {
 		return c.fail(err, "")
 	}
-	if mode == ModeRecord {
-		return c.record(inv.WithTake(c.take), stdin)
-	}
-	return c.replayOrRecord(inv, stdin)
+	return c.respond(inv, stdin)
 }
 
 // claimTake works out which take of its invocation the call is: one more
@@ -187,38 +182,91 @@ func unwrap(err error) error {
 	return err
 }
 
-func (c *call) replayOrRecord(inv index.Invocation, stdin *os.File) int {
-	lib, err := index.OpenLibrary(c.dir)
-	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+// respond replays the call or records it, as its situation decides (see
+// situation.decide), from one look at the library.
+func (c *call) respond(inv index.Invocation, stdin *os.File) int {
+	lib, err := c.openLibrary()
+	if err != nil {
 		return c.fail(err, "")
 	}
-	if lib != nil {
-		if rd, f, ok := c.lookup(lib, inv); ok {
-			defer f.Close()
-			// A cassette from before takes answers every call, as it did.
-			if take := rd.Header().Take; take == 0 || c.take == 1 {
-				if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
-					fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
-						c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(f.Name()))
-				}
-				c.log.Take = take
-				return c.replay(f.Name(), rd)
-			}
-			if rd, f, ok := c.lookup(lib, inv.WithTake(c.take)); ok {
-				defer f.Close()
-				c.log.Take = c.take
-				return c.replay(f.Name(), rd)
-			}
-			if c.mode == ModeOnce {
-				return c.record(inv.WithTake(c.take), stdin)
-			}
-			return c.tooMany(inv, f.Name())
+	var first, own *recording
+	if c.mode != ModeRecord {
+		first = c.lookup(lib, inv)
+		defer first.close()
+	}
+	if c.take == 1 {
+		own = first
+	}
+	// Record mode replaces the call's own take; a recording from before
+	// takes answers every take, and no take of the call is looked for.
+	if c.mode == ModeRecord || c.take > 1 && (first == nil || first.take() != 0) {
+		own = c.lookup(lib, inv.WithTake(c.take))
+		defer own.close()
+	}
+	s := situation{mode: c.mode, ci: c.ci, take: c.take, first: first != nil, legacy: first != nil && first.take() == 0,
+		own: own != nil, fresh: own != nil && !own.start().Before(c.start)}
+	switch s.decide() {
+	case replayFirst:
+		if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
+			fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
+				c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(first.path))
 		}
+		return c.logged(c.replay(first))
+	case replayTake:
+		return c.logged(c.replay(own))
+	case record:
+		return c.logged(c.record(inv.WithTake(c.take), stdin, own))
+	case tooMany:
+		return c.logged(c.tooMany(inv, first.path))
 	}
-	if c.mode == ModeOnce {
-		return c.record(inv.WithTake(c.take), stdin)
+	return c.logged(c.miss(lib, inv))
+}
+
+// answer is what a step of a call did: its exit status and the run-log
+// fields it decides, kept in the call's record in one place (logged).
+type answer struct {
+	code     int
+	outcome  Outcome
+	cassette string
+	take     int
+	effects  []string
+	// notes were printed on stderr already.
+	notes []string
+	// closest and missing are, for a miss, the closest recording and where
+	// a recording of the call would be saved.
+	closest, missing string
+	// err, when set, is reported (see report), with hint.
+	err  error
+	hint string
+}
+
+// failed is a, for a call the stand-in could not answer.
+func (a answer) failed(err error, hint string) answer {
+	a.code, a.outcome, a.err, a.hint = exitcode.Failed, Failed, err, hint
+	return a
+}
+
+// logged keeps what a step did in the call's run-log record, reports its
+// error, and returns its exit status.
+func (c *call) logged(a answer) int {
+	c.log.Outcome, c.log.Cassette, c.log.Take, c.log.Effects = a.outcome, a.cassette, a.take, a.effects
+	c.log.Closest, c.log.Missing = a.closest, a.missing
+	c.log.Notes = append(c.log.Notes, a.notes...)
+	if a.err != nil {
+		c.report(a.err, a.hint)
 	}
-	return c.miss(lib, inv)
+	return a.code
+}
+
+// openLibrary opens the library of the cassette directory, once per call.
+// A directory that is not there yet is no library for a call that may
+// record; record mode records whatever the library says.
+func (c *call) openLibrary() (*index.Library, error) {
+	lib, err := index.OpenLibrary(c.dir)
+	if err != nil && (c.mode == ModeRecord || c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+		return nil, nil
+	}
+	return lib, err
 }
 
 // ErrTooManyCalls is wrapped by the error of a call made more times within
@@ -228,65 +276,95 @@ var ErrTooManyCalls = errors.New("called more times than recorded")
 
 // tooMany fails the call that comes after the last take; first is the
 // cassette of take 1.
-func (c *call) tooMany(inv index.Invocation, first string) int {
+func (c *call) tooMany(inv index.Invocation, first string) answer {
 	n := c.take - 1
 	times := fmt.Sprintf("%d times", n)
 	if n == 1 {
 		times = "1 time"
 	}
-	return c.fail(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
+	return answer{}.failed(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
-// lookup opens the cassette recorded for inv; the caller closes the file.
+// recording is a cassette found for a call, open to be replayed.
+type recording struct {
+	path string
+	rd   *cassette.Reader
+	f    *os.File
+}
+
+func openRecording(e index.Entry, inv index.Invocation) *recording {
+	rd, f, ok := index.OpenVerified(e, inv)
+	if !ok {
+		return nil
+	}
+	return &recording{path: f.Name(), rd: rd, f: f}
+}
+
+func (r *recording) start() time.Time { return r.rd.Header().Start }
+
+// take is which take of its invocation the recording is; 0 for one from
+// before takes.
+func (r *recording) take() int { return r.rd.Header().Take }
+
+func (r *recording) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// lookup opens the cassette recorded for inv, nil if none (or no library);
+// the caller closes it.
 // An entry gone stale makes it rescan the directory, every header read;
 // so does a miss, once a call: the index may have missed a change made in
 // the same tick of the directory's clock as it was stamped. A miss after
 // that rescan is a miss: a recording made since by another stand-in
 // brought the index up to date, and one any program made since changed the
 // directory, which OpenLibrary lists again. At 20 000 cassettes a rescan
-// costs some 400 ms, which a miss that goes on to record would otherwise
-// pay at each of its three looks.
-func (c *call) lookup(lib *index.Library, inv index.Invocation) (*cassette.Reader, *os.File, bool) {
+// costs some 400 ms, which a miss would otherwise pay at each of its looks.
+func (c *call) lookup(lib *index.Library, inv index.Invocation) *recording {
+	if lib == nil {
+		return nil
+	}
 	if e, ok := lib.Lookup(inv); ok {
-		if rd, f, ok := index.OpenVerified(e, inv); ok {
-			return rd, f, true
+		if r := openRecording(e, inv); r != nil {
+			return r
 		}
 	} else if c.rescanned {
-		return nil, nil, false
+		return nil
 	}
 	c.rescanned = true
 	if lib.Rescan() != nil {
-		return nil, nil, false
+		return nil
 	}
 	e, ok := lib.Lookup(inv)
 	if !ok {
-		return nil, nil, false
+		return nil
 	}
-	return index.OpenVerified(e, inv)
+	return openRecording(e, inv)
 }
 
-// replay plays the cassette at path and re-creates its file changes in the
+// replay plays the recording and re-creates its file changes in the
 // working directory.
-func (c *call) replay(path string, rd *cassette.Reader) int {
-	c.log.Cassette = path
+func (c *call) replay(rec *recording) answer {
+	path, rd := rec.path, rec.rd
+	a := answer{cassette: path, take: rec.take()}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return c.fail(err, "")
+		return a.failed(err, "")
 	}
 	cwd = c.agentDir(cwd)
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
 		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
-	c.log.Effects = applied
+	a.effects = applied
 	if errors.Is(err, workspace.ErrInterrupted) {
 		// Ended by a signal, as the agent would have been: 128+N, like a
 		// signal while the output plays, and none of its changes made.
 		note := c.name + ": " + runner.OneLine(err.Error())
 		fmt.Fprintln(c.env.Stderr, note)
-		c.log.Notes = append(c.log.Notes, note)
-		c.log.Outcome = Replayed
-		return code
+		a.code, a.outcome, a.notes = code, Replayed, []string{note}
+		return a
 	}
 	if err != nil {
 		hint := ""
@@ -298,7 +376,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		case errors.Is(err, cassette.ErrTruncated), errors.Is(err, cassette.ErrFormat):
 			hint = fmt.Sprintf("the cassette is damaged: restore it (git checkout %s), or record the call again with %s=record", path, EnvMode)
 		}
-		return c.fail(err, hint)
+		return a.failed(err, hint)
 	}
 	if mod := moduleRoot(cwd); len(applied) > 0 && mod != "" {
 		// A Go source tree (go test runs a package in its directory): the
@@ -306,10 +384,10 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
 			"run the agent in a temporary copy instead: cmd.Dir = agentvcrtest.Workspace(t, fixtureDir)", c.name, len(applied), term.Visible(cwd), term.Visible(mod))
 		fmt.Fprintln(c.env.Stderr, note)
-		c.log.Notes = append(c.log.Notes, note)
+		a.notes = append(a.notes, note)
 	}
-	c.log.Outcome = Replayed
-	return code
+	a.code, a.outcome = code, Replayed
+	return a
 }
 
 // relocation moves the directories the recording names in its output
@@ -331,7 +409,7 @@ func (c *call) relocation(h cassette.Header, cwd string) *relocate.Map {
 
 // miss fails a call no cassette records, naming the closest recording, or
 // what stopped the stand-in from reading the one there is.
-func (c *call) miss(lib *index.Library, inv index.Invocation) int {
+func (c *call) miss(lib *index.Library, inv index.Invocation) (a answer) {
 	want := filepath.Join(c.dir, inv.FileName())
 	// The cassette a recording of this call would have made, unreadable:
 	// damaged, or of a newer format. Recording it again is not the fix
@@ -339,9 +417,9 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 	if _, err := os.Stat(want); err == nil {
 		if _, f, err := cassette.Open(want); err != nil {
 			if errors.Is(err, cassette.ErrVersion) {
-				return c.fail(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
+				return a.failed(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
 			}
-			return c.fail(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
+			return a.failed(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
 				want, EnvMode, EnvRealAgent, c.log.Agent))
 		} else {
 			f.Close()
@@ -350,7 +428,7 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, shortArgs(inv.Args))
 	if e, _, ok := lib.Closest(inv); ok {
 		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), howItDiffers(e.Invocation, inv))
-		c.log.Closest = e.File
+		a.closest = e.File
 	} else {
 		msg += " (the directory has no readable cassette)"
 	}
@@ -364,14 +442,14 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 		msg += fmt.Sprintf("; %d unreadable, first: %v", n, lib.Unreadable[0])
 	}
 	if len(newer) > 0 {
-		return c.fail(missError(msg),
+		return a.failed(missError(msg),
 			fmt.Sprintf("%d cassettes were written by a newer agentvcr (%s): upgrade agentvcr, which may read the one for this call", len(newer), newer[0]))
 	}
-	c.log.Missing = want
+	a.missing = want
 	if c.ciNote != "" {
-		return c.fail(missError(msg), c.ciNote)
+		return a.failed(missError(msg), c.ciNote)
 	}
-	return c.fail(missError(msg),
+	return a.failed(missError(msg),
 		fmt.Sprintf("a recording would be saved as %s: record it with %s=once %s=%s (the real agent)", want, EnvMode, EnvRealAgent, c.realAgentName()))
 }
 
@@ -387,14 +465,17 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) int {
 // gives each script its own), it is gone once the cassette is in place, a
 // call of another invocation never waits for it, and a recorder killed
 // while it holds it lets the next go.
-func (c *call) record(inv index.Invocation, stdin *os.File) int {
+//
+// before is the recording of the call found before waiting for the turn,
+// nil if none.
+func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) answer {
 	real, err := c.realAgent()
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	if _, err := os.Stat(c.dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
-			return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
+			return answer{}.failed(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 		}
 		// Said, so that a directory made by a typo is seen: to a harness,
 		// which shows it, else on stderr (there the caller's stderr stays
@@ -406,22 +487,23 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 			fmt.Fprintln(c.env.Stderr, note)
 		}
 	}
-	seen := c.recordedAt(c.dir, inv) // what there was before waiting for the turn
 	out, err := safefile.CreateLocked(filepath.Join(c.dir, inv.FileName()))
 	if err != nil {
-		return c.fail(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
+		return answer{}.failed(runner.CreateError(filepath.Join(c.dir, inv.FileName()), err), "")
 	}
 	// Held until the indexes list the new cassette, so that the next
 	// recorder of the call finds it there.
 	defer out.Unlock()
-	if rd, f, ok := c.lookupTurn(inv); ok {
-		defer f.Close()
-		start := rd.Header().Start
-		if c.mode == ModeOnce || !start.Equal(seen) || !start.Before(c.start) {
-			out.Unlock() // a replay needs no turn
-			return c.replay(f.Name(), rd)
-		}
-		out.SetPath(f.Name()) // verified: it records this call, so it is the one to replace
+	now := c.lookAgain(inv, before)
+	defer now.close()
+	s := situation{mode: c.mode, ci: c.ci, take: c.take, own: now != nil, waited: true,
+		fresh: now != nil && (before == nil || now.path != before.path || !now.start().Equal(before.start()) || !now.start().Before(c.start))}
+	if s.decide() == replayRecorded {
+		out.Unlock() // a replay needs no turn
+		return c.replay(now)
+	}
+	if now != nil {
+		out.SetPath(now.path) // verified: it records this call, so it is the one to replace
 	}
 	path := out.Path()
 	// The caller gets the redacted stream the cassette gets: what it makes
@@ -433,7 +515,6 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
-	c.log.Cassette = path
 	c.warnLive()
 	// The directory's first recording by the stand-in starts the index
 	// committed with the cassettes, which a fresh machine's first call reads
@@ -448,15 +529,13 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 		// The run log keeps the line either way: a harness fails the test
 		// for a cassette not saved even when the agent ran (live, its
 		// output reached the caller, as a passthrough's does).
-		c.log.Cassette, c.log.Outcome = "", Failed
+		a := answer{code: code, outcome: Failed, err: err}
 		if res.Ran {
-			c.log.Outcome = Passthrough
+			a.outcome = Passthrough
 		}
-		c.report(err, "")
-		return code
+		return a
 	}
-	c.log.Outcome, c.log.Take = Recorded, inv.Take
-	return code
+	return answer{code: code, outcome: Recorded, cassette: path, take: inv.Take}
 }
 
 // ownFiles are the stand-in's own files, never the agent's changes: the
@@ -474,19 +553,21 @@ func (c *call) ownFiles() []string {
 	return own
 }
 
-// lookupTurn is lookup for a call whose turn to record has come, and
-// also opens the file a recording of the call is saved as when the index
-// does not list it: another stand-in's recording, just renamed into place,
-// may be unseen by an index of this call's stamped in the same tick of the
+// lookAgain looks for a recording of inv once the call's turn to record
+// has come, where a recording made while it waited would be: where the one
+// found before was (a recorder replaces the recording it found), else
+// where a new recording of the call is saved. The files themselves are
+// read, not the library: another stand-in's recording, just renamed into
+// place, may be unseen by an index stamped in the same tick of the
 // directory's clock (a script's index cache is its own), and a second run
 // of the agent costs more than a stat.
-func (c *call) lookupTurn(inv index.Invocation) (*cassette.Reader, *os.File, bool) {
-	if lib, err := index.OpenLibrary(c.dir); err == nil {
-		if rd, f, ok := c.lookup(lib, inv); ok {
-			return rd, f, true
+func (c *call) lookAgain(inv index.Invocation, before *recording) *recording {
+	if before != nil {
+		if r := openRecording(index.Entry{File: before.path}, inv); r != nil {
+			return r
 		}
 	}
-	return index.OpenVerified(index.Entry{File: filepath.Join(c.dir, inv.FileName())}, inv)
+	return openRecording(index.Entry{File: filepath.Join(c.dir, inv.FileName())}, inv)
 }
 
 // dropLaterTakes removes from lib's directory the takes after inv's left by
@@ -504,24 +585,10 @@ func dropLaterTakes(lib *index.Library, inv index.Invocation) (dropped bool) {
 	}
 }
 
-// recordedAt is when the cassette recorded for inv in dir started, zero if none.
-func (c *call) recordedAt(dir string, inv index.Invocation) time.Time {
-	lib, err := index.OpenLibrary(dir)
-	if err != nil {
-		return time.Time{}
-	}
-	rd, f, ok := c.lookup(lib, inv)
-	if !ok {
-		return time.Time{}
-	}
-	f.Close()
-	return rd.Header().Start
-}
-
-func (c *call) passthrough() int {
+func (c *call) passthrough() answer {
 	real, err := c.realAgent()
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	c.warnLive()
 	cmd := exec.Command(real, c.args...)
@@ -533,7 +600,7 @@ func (c *call) passthrough() int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
 	forwarded := make(chan struct{})
 	go func() {
@@ -548,17 +615,15 @@ func (c *call) passthrough() int {
 	<-forwarded
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		c.log.Outcome = Passthrough
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
+			return answer{code: 128 + int(ws.Signal()), outcome: Passthrough}
 		}
-		return exit.ExitCode()
+		return answer{code: exit.ExitCode(), outcome: Passthrough}
 	}
 	if err != nil {
-		return c.fail(err, "")
+		return answer{}.failed(err, "")
 	}
-	c.log.Outcome = Passthrough
-	return 0
+	return answer{outcome: Passthrough}
 }
 
 // warnLive says that $AGENTVCR_FAULT is not applied to a call that runs the
@@ -667,7 +732,7 @@ func sameFile(a, b string) bool {
 func (c *call) fail(err error, hint string) int {
 	c.report(err, hint)
 	c.log.Outcome = Failed
-	return ExitFailed
+	return exitcode.Failed
 }
 
 func (c *call) report(err error, hint string) {

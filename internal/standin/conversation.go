@@ -85,53 +85,51 @@ func (c *call) converse(cv conversing, cwd string) int {
 		in = s
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
-	lib, err := index.OpenLibrary(c.dir)
-	if c.mode == ModeRecord {
-		// Recorded again, unless another test of the run recorded this
-		// conversation since it began ($AGENTVCR_RECORD_SINCE): that one
-		// answers, handed over to the agent where the caller leaves it.
-		var fresh []conversation.Candidate
-		if err == nil {
-			cands, files := c.candidates(lib, inv)
-			defer closeAll(files)
-			for _, k := range cands {
-				if !k.Reader.Header().Start.Before(c.start) {
-					fresh = append(fresh, k)
-				}
-			}
-		}
-		if len(fresh) == 0 {
-			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
-		}
-		return c.replayConversation(cv, inv, fresh, stdin, cwd, home)
-	}
-	if err != nil && !(c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
+	lib, err := c.openLibrary()
+	if err != nil {
 		return c.fail(err, "")
 	}
-	var cands []conversation.Candidate
-	if lib != nil {
-		var files []*os.File
-		cands, files = c.candidates(lib, inv)
-		defer closeAll(files)
-	}
-	if len(cands) == 0 {
-		if c.mode == ModeOnce {
-			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
-		}
-		if c.take > 1 {
-			if first, files := c.candidates(lib, inv.WithTake(1)); len(first) > 0 {
-				closeAll(files)
-				return c.tooMany(inv, first[0].Name)
+	cands, files := c.candidates(lib, inv)
+	defer closeAll(files)
+	if c.mode == ModeRecord {
+		// Only a recording made since the run began answers: another
+		// test of the run recorded this conversation, and it is handed
+		// over to the agent where the caller leaves it.
+		fresh := cands[:0:0]
+		for _, k := range cands {
+			if !k.Reader.Header().Start.Before(c.start) {
+				fresh = append(fresh, k)
 			}
 		}
-		return c.miss(lib, inv)
+		cands = fresh
 	}
-	return c.replayConversation(cv, inv, cands, stdin, cwd, home)
+	s := situation{mode: c.mode, ci: c.ci, take: c.take, own: len(cands) > 0, fresh: len(cands) > 0}
+	s.first = s.own && c.take == 1
+	var first string
+	if !s.own && c.take > 1 {
+		firsts, files := c.candidates(lib, inv.WithTake(1))
+		closeAll(files)
+		if s.first = len(firsts) > 0; s.first {
+			first = firsts[0].Name
+		}
+	}
+	switch s.decide() {
+	case replayFirst, replayTake:
+		return c.replayConversation(cv, inv, cands, stdin, cwd, home)
+	case record:
+		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
+	case tooMany:
+		return c.logged(c.tooMany(inv, first))
+	}
+	return c.logged(c.miss(lib, inv))
 }
 
 // candidates opens every recording of inv's key: recordings of one argv
 // may hold other conversations (other prompts).
 func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversation.Candidate, []*os.File) {
+	if lib == nil {
+		return nil, nil
+	}
 	keyFiles := func() []string {
 		e, ok := lib.Lookup(inv)
 		if !ok {

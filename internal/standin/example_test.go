@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
@@ -19,7 +20,7 @@ func ExampleReadLog() {
 	standin.AppendLog(runLog, standin.Call{Agent: "cursor-agent", Args: []string{"--print", "hi"},
 		Mode: standin.ModeReplay, Cassette: "/p/testdata/cassettes/hi.cassette", Outcome: standin.Replayed})
 	standin.AppendLog(runLog, standin.Call{Agent: "cursor-agent", Args: []string{"--print", "bye"}, Mode: standin.ModeReplay,
-		Outcome: standin.Failed, Code: standin.ExitFailed, Error: "cursor-agent (agentvcr stand-in): no cassette matches: ..."})
+		Outcome: standin.Failed, Code: exitcode.Failed, Error: "cursor-agent (agentvcr stand-in): no cassette matches: ..."})
 
 	calls, err := standin.ReadLog(runLog)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
@@ -78,7 +79,7 @@ func TestFaultThroughTheStandIn(t *testing.T) {
 
 	r = run(t, env("stop-after-events=2,sometimes"), "--print", "three")
 	c := r.calls[0]
-	if r.code != standin.ExitFailed || r.stdout != "" || c.Outcome != standin.Failed ||
+	if r.code != exitcode.Failed || r.stdout != "" || c.Outcome != standin.Failed ||
 		!strings.Contains(r.stderr, `cursor-agent (agentvcr stand-in): $AGENTVCR_FAULT: unknown word "sometimes"`) || c.Error+"\n" != r.stderr {
 		t.Errorf("unknown word: exit %d, stdout %q, stderr %q, logged %+v", r.code, r.stdout, r.stderr, c)
 	}

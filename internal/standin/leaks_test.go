@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
@@ -63,7 +64,7 @@ func TestTakeCounterNeverFollowsLinks(t *testing.T) {
 	os.Remove(counters[0])
 	os.Symlink(victim, counters[0])
 	r := callOnce(t, dir, runLog)
-	if r.code != standin.ExitFailed || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, counters[0]+" is a symbolic link") {
+	if r.code != exitcode.Failed || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, counters[0]+" is a symbolic link") {
 		t.Errorf("a link at the counter: %+v", r)
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
@@ -74,7 +75,7 @@ func TestTakeCounterNeverFollowsLinks(t *testing.T) {
 	runLog = filepath.Join(t.TempDir(), "runs.jsonl")
 	os.Symlink(elsewhere, runLog+".takes")
 	r = callOnce(t, dir, runLog)
-	if r.code != standin.ExitFailed || !strings.Contains(r.stderr, runLog+".takes is a symbolic link") {
+	if r.code != exitcode.Failed || !strings.Contains(r.stderr, runLog+".takes is a symbolic link") {
 		t.Errorf("a link as .takes: %+v", r)
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
@@ -105,7 +106,7 @@ func TestRunLogThatIsNotAFile(t *testing.T) {
 		// gain nothing.
 		before, beforeErr := os.ReadDir(path + ".takes")
 		r := callOnce(t, dir, path)
-		if r.code != standin.ExitFailed || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 ||
+		if r.code != exitcode.Failed || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 ||
 			!strings.Contains(r.stderr, "$AGENTVCR_RUN_LOG: "+path+" "+want) {
 			t.Errorf("%s: %+v", path, r)
 		}
@@ -178,7 +179,7 @@ func TestMissNeverQuotesALinkedTokenFile(t *testing.T) {
 	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
 	r := callOnce(t, dir, runLog)
 	logged, _ := os.ReadFile(runLog)
-	if r.code != standin.ExitFailed || !strings.Contains(r.stderr, "2 unreadable") || !strings.Contains(r.stderr, link) {
+	if r.code != exitcode.Failed || !strings.Contains(r.stderr, "2 unreadable") || !strings.Contains(r.stderr, link) {
 		t.Errorf("miss: %+v", r)
 	}
 	if strings.Contains(r.stderr+string(logged), "ghp_0123") {

@@ -130,6 +130,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/runner"
 )
 
@@ -230,7 +231,7 @@ func Run(env Env, args []string) int {
 		// its output is out, /dev/null would take .takes beside it.
 		if err := CheckLog(path); err != nil {
 			fmt.Fprintf(env.Stderr, "%s: %s; point it at a file, or leave it unset\n", c.name, runner.OneLine(err.Error()))
-			return ExitFailed
+			return exitcode.Failed
 		}
 	}
 	code := c.run()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
@@ -82,7 +83,7 @@ func TestOneRedactedInvocation(t *testing.T) {
 
 	r = run(t, env, "--print", "other "+token)
 	c = r.calls[0]
-	if r.code != standin.ExitFailed || c.Outcome != standin.Failed || c.Missing == "" {
+	if r.code != exitcode.Failed || c.Outcome != standin.Failed || c.Missing == "" {
 		t.Fatalf("miss: exit %d, logged %+v", r.code, c)
 	}
 	for _, s := range []string{r.stderr, c.Error, c.Missing} {
@@ -166,7 +167,7 @@ func TestReadLog(t *testing.T) {
 func TestFailedCallLogsRedactedArgs(t *testing.T) {
 	r := run(t, map[string]string{standin.EnvMode: "sometimes"}, "--print", "use "+token)
 	c := r.calls[0]
-	if r.code != standin.ExitFailed || c.Outcome != standin.Failed {
+	if r.code != exitcode.Failed || c.Outcome != standin.Failed {
 		t.Fatalf("exit %d, logged %+v", r.code, c)
 	}
 	if got := strings.Join(c.Args, " "); got != "--print use "+cassette.Placeholder {

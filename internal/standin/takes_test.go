@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
@@ -264,7 +265,7 @@ func TestTakesCountedBesideTheLog(t *testing.T) {
 	}
 	// A failed call does not count: take 3 is still to come after 2.
 	env[standin.EnvCassettes] = filepath.Join(dir, "missing")
-	if r := call(); r.code != standin.ExitFailed {
+	if r := call(); r.code != exitcode.Failed {
 		t.Fatalf("a call that fails: %+v", r)
 	}
 	env[standin.EnvCassettes] = dir

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/drift"
 )
 
 // lines reads a stream line by line, keeping at most MaxEvent bytes of a
@@ -51,14 +51,14 @@ type step struct {
 	kind   byte
 	a, b   []byte
 	la, lb int
-	op     *contract.DiffOp
+	op     *drift.DiffOp
 }
 
-// align walks two streams and the differences contract.DiffEvents found
+// align walks two streams and the differences drift.DiffEvents found
 // between them, in order, calling emit for every line of either side: the
 // lines between differences are equal pairs. Lines passed to emit are
 // valid during the call only.
-func align(a, b *lines, ops []contract.DiffOp, emit func(step)) {
+func align(a, b *lines, ops []drift.DiffOp, emit func(step)) {
 	equalUntil := func(la, lb int) {
 		for (la < 0 || a.n < la-1) && (lb < 0 || b.n < lb-1) {
 			x, okA := a.next()
@@ -77,12 +77,12 @@ func align(a, b *lines, ops []contract.DiffOp, emit func(step)) {
 	for i := range ops {
 		op := &ops[i]
 		switch op.Op {
-		case contract.Removed:
+		case drift.Removed:
 			equalUntil(op.LineA, -1)
 			if x, ok := a.next(); ok {
 				emit(step{kind: '-', a: x, la: a.n, op: op})
 			}
-		case contract.Added:
+		case drift.Added:
 			equalUntil(-1, op.LineB)
 			if y, ok := b.next(); ok {
 				emit(step{kind: '+', b: y, lb: b.n, op: op})
@@ -111,7 +111,7 @@ const context = 3
 // writeFileDiff writes a modified text file as a diff of its content
 // before and after the run, unchanged stretches folded.
 func writeFileDiff(o *out, before, after []byte) {
-	ops, err := contract.DiffOptions{Excerpt: 80, Label: func([]byte) string { return "line" }}.DiffEvents(bytes.NewReader(before), bytes.NewReader(after))
+	ops, err := drift.DiffOptions{Excerpt: 80, Label: func([]byte) string { return "line" }}.DiffEvents(bytes.NewReader(before), bytes.NewReader(after))
 	if err != nil {
 		o.raw(`<div class="note">`)
 		o.text(err.Error())

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/drift"
 )
 
 // Side is one run of a drift page, normalised (package normalize) so that
@@ -35,10 +35,10 @@ type Side struct {
 
 // Comparison is what differs between two sides, as package contract finds it.
 type Comparison struct {
-	Stdout, Stderr []contract.DiffOp
+	Stdout, Stderr []drift.DiffOp
 	// Shape lists the shape drift (event kinds, tool kinds and fields
 	// added, removed or retyped).
-	Shape []contract.Change
+	Shape []drift.Change
 	// Files describes how the file changes differ; "" when alike.
 	Files string
 }
@@ -185,7 +185,7 @@ const sideContext = 2
 
 // writeSides writes two streams in three columns (line numbers, A, B),
 // walking ops in order; the equal stretches between them are folded.
-func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []contract.DiffOp, events bool) error {
+func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []drift.DiffOp, events bool) error {
 	var ls [2]*lines
 	var total [2]int
 	for i, s := range sides {
@@ -205,7 +205,7 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		return nil
 	}
 	o.raw(`<div class="sides">`)
-	cell := func(i int, line []byte, cls string, fields []contract.FieldChange) {
+	cell := func(i int, line []byte, cls string, fields []drift.FieldChange) {
 		o.raw(`<div class="cell ` + cls + `">`)
 		writeCell(o, sides[i].Profile, line, events)
 		if len(fields) > 0 {
@@ -276,13 +276,13 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		o.raw(`</template></details>`)
 		equal(tail)
 	}
-	one := func(op contract.DiffOp) {
+	one := func(op drift.DiffOp) {
 		switch op.Op {
-		case contract.Added:
+		case drift.Added:
 			y, _ := ls[1].next()
 			o.rawf(`<div class="mark">+ %d</div><div class="cell none"></div>`, ls[1].n)
 			cell(1, y, "add", nil)
-		case contract.Removed:
+		case drift.Removed:
 			x, _ := ls[0].next()
 			o.rawf(`<div class="mark">− %d</div>`, ls[0].n)
 			cell(0, x, "rem", nil)
@@ -309,7 +309,7 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 			return nil
 		}
 		switch op.Op {
-		case contract.Added:
+		case drift.Added:
 			gap(op.LineB-1-ls[1].n, first, false)
 		default:
 			gap(op.LineA-1-ls[0].n, first, false)
@@ -322,20 +322,20 @@ func writeSides(o *out, sides [2]Side, stream func(Side) io.ReaderAt, ops []cont
 		one(op)
 		if j-i >= minFold {
 			label := op.LabelA
-			if op.Op == contract.Added {
+			if op.Op == drift.Added {
 				label = op.LabelB
 			}
 			o.rawf(`<details class="same"><summary>%d more %s events %s</summary><template class="fold"><div class="sides">`,
-				j-i-1, label, map[bool]string{true: "only in B", false: "only in A"}[op.Op == contract.Added])
+				j-i-1, label, map[bool]string{true: "only in B", false: "only in A"}[op.Op == drift.Added])
 			for k, more := range ops[i+1 : j] {
 				if k < maxFolded {
 					one(more)
 					continue
 				}
 				switch more.Op { // passed by, not laid out
-				case contract.Added:
+				case drift.Added:
 					ls[1].next()
-				case contract.Removed:
+				case drift.Removed:
 					ls[0].next()
 				default:
 					ls[0].next()

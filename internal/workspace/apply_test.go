@@ -480,14 +480,8 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.root, "pwned")); string(got) != "good\n" || err == nil {
 		t.Errorf("x.txt %q, pwned: %v", got, err)
 	}
-	out, err := p.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := out.Next()
-	if err != nil || string(c.Data) != "out\n" {
-		t.Errorf("output %q, %v", c.Data, err)
-	}
+	// The output read with it is checked in package playback
+	// (TestReadOnce), which reads both in one pass.
 }
 
 // A cassette cut between its file frames is refused whole: its file

@@ -30,9 +30,7 @@ var planLimits = struct{ effects, bytes int }{MaxPlanEffects, MaxPlanPathBytes}
 // unlinked file (never held whole), its size and sha256 verified as it was
 // read. Only a plan is applied ([Apply]): what is applied is exactly what was
 // checked, however the cassette changes afterwards (a FIFO serving other bytes
-// to a second reader, a file rewritten meanwhile). A plan also keeps the
-// recorded output, for a replay that must not read the cassette a second time
-// ([Plan.Output]). Close it when done.
+// to a second reader, a file rewritten meanwhile). Close it when done.
 type Plan struct {
 	name   string
 	header cassette.Header
@@ -40,7 +38,6 @@ type Plan struct {
 	lines  int
 
 	content *os.File // effect content, at step.off
-	output  *os.File // the output frames, as a cassette
 	footer  *cassette.Footer
 }
 
@@ -52,51 +49,18 @@ type step struct {
 }
 
 // ReadPlan reads the rest of the cassette rd (whose header is read) once, to
-// its end, into a plan. The cassette's own format errors come back as they
-// are (a *cassette.Error naming the file and line); so does a plan that
-// breaks the rules no recorder breaks: a path given twice (but for a change
-// of type, as a file becoming a directory), content that does not match its
-// recorded size and sha256, more effects than MaxPlanEffects.
-func ReadPlan(rd *cassette.Reader) (p *Plan, err error) {
+// its end, into a plan; its output is passed over (a replay that plays it
+// too reads the cassette once with a PlanBuilder). The cassette's own
+// format errors come back as they are (a *cassette.Error naming the file and
+// line); so does a plan that breaks the rules no recorder breaks: a path
+// given twice (but for a change of type, as a file becoming a directory),
+// content that does not match its recorded size and sha256, more effects
+// than MaxPlanEffects.
+func ReadPlan(rd *cassette.Reader) (*Plan, error) {
 	rd.Effects = true
-	p = &Plan{name: rd.Name(), header: rd.Header()}
-	defer func() {
-		if err != nil {
-			p.Close()
-			p = nil
-		}
-	}()
-	if p.content, err = spoolFile("agentvcr-plan-*"); err != nil {
-		return p, err
-	}
-	if p.output, err = spoolFile("agentvcr-output-*"); err != nil {
-		return p, err
-	}
-	content := bufio.NewWriterSize(p.content, 256<<10)
-	output := bufio.NewWriterSize(p.output, 256<<10)
-	cw, err := cassette.NewWriter(output, p.header)
+	b, err := NewPlanBuilder(rd.Name(), rd.Header())
 	if err != nil {
-		return p, err
-	}
-	var (
-		off       int64
-		cur       *step
-		got       int64
-		digest    hash.Hash = sha256.New()
-		seen                = map[string]int{} // path: index of its first step
-		pathBytes int
-	)
-	finish := func() error {
-		if cur == nil {
-			return nil
-		}
-		if cur.Op == cassette.OpCreate || cur.Op == cassette.OpModify {
-			if got != cur.Size || hex.EncodeToString(digest.Sum(nil)) != cur.SHA256 {
-				return p.errAt(cur.line, "file effect %.200q: its %d bytes do not match the recorded sha256", cur.Path, got)
-			}
-		}
-		cur = nil
-		return nil
+		return nil, err
 	}
 	for {
 		c, err := rd.Next()
@@ -104,68 +68,132 @@ func ReadPlan(rd *cassette.Reader) (p *Plan, err error) {
 			break
 		}
 		if err != nil {
-			return p, err
+			b.Abort()
+			return nil, err
 		}
 		if c.Stream != cassette.Files {
-			if err := cw.WriteChunk(c.Stream, c.Offset, c.Data); err != nil {
-				return p, err
-			}
 			continue
 		}
-		if c.First {
-			if err := finish(); err != nil {
-				return p, err
-			}
-			if len(p.steps) == planLimits.effects {
-				return p, p.errAt(c.Line, "more than %d file effects", planLimits.effects)
-			}
-			e := c.Effect
-			if pathBytes += len(e.Path) + len(e.Target) + len(e.Note) + len(e.Before) + len(e.Lines) + len(e.SHA256) + len(e.Mode) + len(e.Op); pathBytes > planLimits.bytes {
-				return p, p.errAt(c.Line, "the file effects' descriptions take more than %d bytes", planLimits.bytes)
-			}
-			if i, ok := seen[c.Effect.Path]; ok {
-				if !typeChange(p.steps[i].Op, c.Effect.Op) || p.steps[i].line < 0 {
-					return p, p.errAt(c.Line, "file effect %.200q: the path was changed already at line %d", c.Effect.Path, p.steps[i].line)
-				}
-				p.steps[i].line = -p.steps[i].line // a pair: a third is refused
-			} else {
-				seen[c.Effect.Path] = len(p.steps)
-			}
-			p.steps = append(p.steps, step{Effect: *c.Effect, line: c.Line, off: off})
-			cur = &p.steps[len(p.steps)-1]
-			got = 0
-			digest.Reset()
+		if err := b.Add(c); err != nil {
+			return nil, err
 		}
-		if cur == nil {
-			return p, p.errAt(c.Line, "file content without its effect")
-		}
-		if _, err := content.Write(c.Data); err != nil {
-			return p, fmt.Errorf("spooling the cassette's files: %w", err)
-		}
-		digest.Write(c.Data)
-		got += int64(len(c.Data))
-		off += int64(len(c.Data))
 	}
-	if err := finish(); err != nil {
-		return p, err
+	var footer *cassette.Footer
+	if f, ok := rd.Footer(); ok {
+		footer = &f
+	}
+	return b.Finish(rd.Line(), footer)
+}
+
+// PlanBuilder makes a plan of the file chunks of a cassette as they are
+// read (see ReadPlan, whose checks it makes), so that the one read of a
+// cassette can play its output as well.
+type PlanBuilder struct {
+	p         *Plan
+	content   *bufio.Writer
+	off       int64
+	cur       *step
+	got       int64
+	digest    hash.Hash
+	seen      map[string]int // path: index of its first step
+	pathBytes int
+}
+
+// NewPlanBuilder starts the plan of the cassette name with header h. The
+// builder is done with once Finish or Abort is called, or Add fails.
+func NewPlanBuilder(name string, h cassette.Header) (*PlanBuilder, error) {
+	p := &Plan{name: name, header: h}
+	var err error
+	if p.content, err = spoolFile("agentvcr-plan-*"); err != nil {
+		return nil, err
+	}
+	return &PlanBuilder{p: p, content: bufio.NewWriterSize(p.content, 256<<10), digest: sha256.New(), seen: map[string]int{}}, nil
+}
+
+// Abort releases what the builder holds.
+func (b *PlanBuilder) Abort() { b.p.Close() }
+
+// Add takes the next chunk of the cassette's file changes (a Files chunk,
+// as read with Reader.Effects set). An error aborts the plan.
+func (b *PlanBuilder) Add(c cassette.Chunk) error {
+	if err := b.add(c); err != nil {
+		b.Abort()
+		return err
+	}
+	return nil
+}
+
+func (b *PlanBuilder) add(c cassette.Chunk) error {
+	p := b.p
+	if c.First {
+		if err := b.finishStep(); err != nil {
+			return err
+		}
+		if len(p.steps) == planLimits.effects {
+			return p.errAt(c.Line, "more than %d file effects", planLimits.effects)
+		}
+		e := c.Effect
+		if b.pathBytes += len(e.Path) + len(e.Target) + len(e.Note) + len(e.Before) + len(e.Lines) + len(e.SHA256) + len(e.Mode) + len(e.Op); b.pathBytes > planLimits.bytes {
+			return p.errAt(c.Line, "the file effects' descriptions take more than %d bytes", planLimits.bytes)
+		}
+		if i, ok := b.seen[c.Effect.Path]; ok {
+			if !typeChange(p.steps[i].Op, c.Effect.Op) || p.steps[i].line < 0 {
+				return p.errAt(c.Line, "file effect %.200q: the path was changed already at line %d", c.Effect.Path, p.steps[i].line)
+			}
+			p.steps[i].line = -p.steps[i].line // a pair: a third is refused
+		} else {
+			b.seen[c.Effect.Path] = len(p.steps)
+		}
+		p.steps = append(p.steps, step{Effect: *c.Effect, line: c.Line, off: b.off})
+		b.cur = &p.steps[len(p.steps)-1]
+		b.got = 0
+		b.digest.Reset()
+	}
+	if b.cur == nil {
+		return p.errAt(c.Line, "file content without its effect")
+	}
+	if _, err := b.content.Write(c.Data); err != nil {
+		return fmt.Errorf("spooling the cassette's files: %w", err)
+	}
+	b.digest.Write(c.Data)
+	b.got += int64(len(c.Data))
+	b.off += int64(len(c.Data))
+	return nil
+}
+
+// finishStep checks the content of the step being read against its size
+// and digest.
+func (b *PlanBuilder) finishStep() error {
+	cur := b.cur
+	if cur == nil {
+		return nil
+	}
+	if cur.Op == cassette.OpCreate || cur.Op == cassette.OpModify {
+		if b.got != cur.Size || hex.EncodeToString(b.digest.Sum(nil)) != cur.SHA256 {
+			return b.p.errAt(cur.line, "file effect %.200q: its %d bytes do not match the recorded sha256", cur.Path, b.got)
+		}
+	}
+	b.cur = nil
+	return nil
+}
+
+// Finish ends the plan once the cassette is read to its end: lines is the
+// number of its lines, footer its footer (nil for an incomplete one).
+func (b *PlanBuilder) Finish(lines int, footer *cassette.Footer) (*Plan, error) {
+	p := b.p
+	if err := b.finishStep(); err != nil {
+		b.Abort()
+		return nil, err
 	}
 	for i := range p.steps {
 		if p.steps[i].line < 0 {
 			p.steps[i].line = -p.steps[i].line
 		}
 	}
-	p.lines = rd.Line()
-	if f, ok := rd.Footer(); ok {
-		p.footer = &f
-		if err := cw.Close(f); err != nil {
-			return p, err
-		}
-	}
-	if err := content.Flush(); err != nil {
-		return p, fmt.Errorf("spooling the cassette's files: %w", err)
-	}
-	if err := output.Flush(); err != nil {
-		return p, fmt.Errorf("spooling the cassette's output: %w", err)
+	p.lines, p.footer = lines, footer
+	if err := b.content.Flush(); err != nil {
+		b.Abort()
+		return nil, fmt.Errorf("spooling the cassette's files: %w", err)
 	}
 	return p, nil
 }
@@ -222,31 +250,14 @@ func (p *Plan) Effects() []cassette.Effect {
 	return out
 }
 
-// Output returns a reader of the recorded output (stdout and stderr frames,
-// and the footer if the cassette has one) as the plan read it, for a replay:
-// the cassette is not read again. Each call starts from the beginning; the
-// reader's name is the cassette's, its line numbers its own.
-func (p *Plan) Output() (*cassette.Reader, error) {
-	if p.output == nil {
-		return nil, errors.New("workspace: plan is closed")
-	}
-	end, err := p.output.Seek(0, io.SeekEnd)
-	if err != nil {
-		return nil, err
-	}
-	return cassette.NewReader(io.NewSectionReader(p.output, 0, end), p.name)
-}
-
 // contentOf is the content of step s.
 func (p *Plan) contentOf(s *step) io.Reader { return io.NewSectionReader(p.content, s.off, s.Size) }
 
-// Close releases the plan's spool files.
+// Close releases the plan's spool file.
 func (p *Plan) Close() error {
-	for _, f := range []*os.File{p.content, p.output} {
-		if f != nil {
-			f.Close()
-		}
+	if p.content != nil {
+		p.content.Close()
 	}
-	p.content, p.output = nil, nil
+	p.content = nil
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/drift"
 )
 
 // FuzzValidate: any input validates, shapes and diffs without panicking,
@@ -28,12 +29,12 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 		}
-		var s contract.Shape
+		var s drift.Shape
 		s.Add([]byte(stdout))
 		_ = ValidateEvent([]byte(stdout))
-		if _, err := contract.DiffEvents(strings.NewReader(stdout), strings.NewReader(stream())); err != nil {
+		if _, err := drift.DiffEvents(strings.NewReader(stdout), strings.NewReader(stream())); err != nil {
 			t.Fatal(err)
 		}
-		_ = contract.DiffFields([]byte(stdout), []byte(baseRun[6]), 10)
+		_ = drift.DiffFields([]byte(stdout), []byte(baseRun[6]), 10)
 	})
 }

@@ -1,4 +1,4 @@
-package contract
+package drift
 
 import "github.com/agentvcr/agentvcr/internal/streamfixture"
 

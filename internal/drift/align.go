@@ -1,4 +1,4 @@
-package contract
+package drift
 
 // Line alignment: Myers' O(ND) difference algorithm over line hashes.
 

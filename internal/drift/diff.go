@@ -1,4 +1,4 @@
-package contract
+package drift
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/agentvcr/agentvcr/internal/contract"
 	"github.com/agentvcr/agentvcr/internal/jsonscan"
 )
 
@@ -224,7 +225,7 @@ func completeMembers(head []byte) []byte {
 }
 
 func lineLabel(line []byte) string {
-	ev, err := ParseEvent(line)
+	ev, err := contract.ParseEvent(line)
 	if err != nil {
 		return "text"
 	}

@@ -1,4 +1,4 @@
-package contract
+package drift
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/jsonscan"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
-func shapeOf(t *testing.T, s string, f Format) *Shape {
+func shapeOf(t *testing.T, s string, f cassette.Format) *Shape {
 	t.Helper()
 	sh, err := ShapeOf(strings.NewReader(s), f)
 	if err != nil {
@@ -30,7 +31,7 @@ func driftLines(a, b *Shape) []string {
 }
 
 func TestShape(t *testing.T) {
-	s := shapeOf(t, stream(insertLine(3, thinking)), StreamJSON)
+	s := shapeOf(t, stream(insertLine(3, thinking)), cassette.StreamJSON)
 	if got := s.Events["thinking/delta"]; got != 1 {
 		t.Errorf("thinking/delta events = %d, want 1", got)
 	}
@@ -49,17 +50,17 @@ func TestShape(t *testing.T) {
 	if got := s.Fields["tool_call/completed"]["tool_call.readToolCall.result.success.totalLines"]; got != kindBit(jsonscan.Number) {
 		t.Errorf("totalLines = %s", got)
 	}
-	mixed := shapeOf(t, `{"type":"x","v":1}`+"\n"+`{"type":"x","v":"1"}`+"\nnot json\n", StreamJSON)
+	mixed := shapeOf(t, `{"type":"x","v":1}`+"\n"+`{"type":"x","v":"1"}`+"\nnot json\n", cassette.StreamJSON)
 	if got := mixed.Fields["x"]["v"].String(); got != "number|string" {
 		t.Errorf("mixed types = %s", got)
 	}
 	if mixed.Events[labelNotJSON] != 1 {
-		t.Errorf("not-JSON lines = %d, want 1", mixed.Events[labelNotJSON])
+		t.Errorf("not-cassette.JSON lines = %d, want 1", mixed.Events[labelNotJSON])
 	}
-	if text := shapeOf(t, "Read file\n", Text); len(text.Events) != 0 {
+	if text := shapeOf(t, "Read file\n", cassette.Text); len(text.Events) != 0 {
 		t.Errorf("text shape has events: %v", text.Events)
 	}
-	pretty := shapeOf(t, "{\n \"type\": \"result\",\n \"usage\": {\"inputTokens\": 1}\n}\n", JSON)
+	pretty := shapeOf(t, "{\n \"type\": \"result\",\n \"usage\": {\"inputTokens\": 1}\n}\n", cassette.JSON)
 	if pretty.Fields["result"]["usage.inputTokens"] != kindBit(jsonscan.Number) {
 		t.Errorf("pretty-printed json shape: %v", pretty.Summary())
 	}
@@ -78,7 +79,7 @@ func TestDrift(t *testing.T) {
 		// changed type
 		replaceLine(5, `"totalLines":1`, `"totalLines":"1"`),
 	)
-	got := driftLines(shapeOf(t, before, StreamJSON), shapeOf(t, after, StreamJSON))
+	got := driftLines(shapeOf(t, before, cassette.StreamJSON), shapeOf(t, after, cassette.StreamJSON))
 	want := []string{
 		"+ tool globToolCall",
 		"- field result/success request_id: string",
@@ -87,14 +88,14 @@ func TestDrift(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if back := driftLines(shapeOf(t, after, StreamJSON), shapeOf(t, before, StreamJSON)); len(back) != 3 || back[0] != "- tool globToolCall" {
+	if back := driftLines(shapeOf(t, after, cassette.StreamJSON), shapeOf(t, before, cassette.StreamJSON)); len(back) != 3 || back[0] != "- tool globToolCall" {
 		t.Errorf("reverse drift = %q", back)
 	}
 }
 
 func TestDriftCollapses(t *testing.T) {
-	a := shapeOf(t, `{"type":"result","usage":{"in":1,"out":2},"x":{"y":1}}`+"\n", StreamJSON)
-	b := shapeOf(t, `{"type":"result","x":"flat"}`+"\n"+`{"type":"thinking","subtype":"delta","text":"hm"}`+"\n", StreamJSON)
+	a := shapeOf(t, `{"type":"result","usage":{"in":1,"out":2},"x":{"y":1}}`+"\n", cassette.StreamJSON)
+	b := shapeOf(t, `{"type":"result","x":"flat"}`+"\n"+`{"type":"thinking","subtype":"delta","text":"hm"}`+"\n", cassette.StreamJSON)
 	got := driftLines(a, b)
 	want := []string{
 		"+ event thinking/delta",
@@ -113,7 +114,7 @@ func TestDriftOfRealRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return shapeOf(t, string(data), StreamJSON)
+		return shapeOf(t, string(data), cassette.StreamJSON)
 	}
 	direct := read("reifying__cursor-hack__direct-sleep.jsonl")
 	if d := Drift(direct, read("reifying__cursor-hack__direct-sleep.jsonl")); len(d) != 0 {
@@ -138,8 +139,8 @@ func TestShapeWriterMatchesShapeOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := shapeOf(t, string(data), StreamJSON)
-	w := NewShapeWriter(StreamJSON)
+	whole := shapeOf(t, string(data), cassette.StreamJSON)
+	w := NewShapeWriter(cassette.StreamJSON)
 	for chunk := range slices.Chunk(data, 7) {
 		w.Write(chunk)
 	}

@@ -1,4 +1,4 @@
-package contract
+package drift
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/contract"
 	"github.com/agentvcr/agentvcr/internal/jsonscan"
 )
 
@@ -57,11 +59,11 @@ const (
 
 // ShapeOf reads the shape of a run's stdout in the given format ("" to
 // sniff it). A text run has an empty shape.
-func ShapeOf(r io.Reader, f Format) (*Shape, error) {
+func ShapeOf(r io.Reader, f cassette.Format) (*Shape, error) {
 	br := jsonscan.GetReader(r)
 	defer jsonscan.PutReader(br)
 	if f == "" {
-		f = Sniff(br)
+		f = cassette.SniffOutput(br)
 	}
 	w := NewShapeWriter(f)
 	if _, err := br.WriteTo(w); err != nil {
@@ -74,7 +76,7 @@ func ShapeOf(r io.Reader, f Format) (*Shape, error) {
 // can be taken while the output streams elsewhere (io.TeeReader). It holds
 // one line (one object for the json format) at a time.
 type ShapeWriter struct {
-	format Format
+	format cassette.Format
 	shape  Shape
 	line   []byte // the line being written
 	long   bool   // the line being written is too long to hold
@@ -83,7 +85,7 @@ type ShapeWriter struct {
 }
 
 // NewShapeWriter returns a ShapeWriter for output in format f.
-func NewShapeWriter(f Format) *ShapeWriter { return &ShapeWriter{format: f} }
+func NewShapeWriter(f cassette.Format) *ShapeWriter { return &ShapeWriter{format: f} }
 
 // MaxShapeLine bounds what a ShapeWriter holds: a longer line (or json
 // document) is counted as "(line too long)" and passed over, so that two
@@ -95,7 +97,7 @@ const labelTooLong = "(line too long)"
 // Write takes more output; it never fails.
 func (w *ShapeWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	if w.format == Text {
+	if w.format == cassette.Text {
 		return n, nil
 	}
 	for len(p) > 0 {
@@ -160,7 +162,7 @@ func (w *ShapeWriter) Close() *Shape {
 }
 
 func (w *ShapeWriter) addLine(line []byte) {
-	if w.format != JSON {
+	if w.format != cassette.JSON {
 		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
 			w.shape.Add(line)
 		}
@@ -189,7 +191,7 @@ func (s *Shape) Add(doc []byte) {
 		return
 	}
 	obj := doc[st:e]
-	ev, _ := ParseEvent(obj)
+	ev, _ := contract.ParseEvent(obj)
 	label := ev.Type
 	switch {
 	case label == "":

@@ -1,0 +1,136 @@
+package standin
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Each row is a situation a call can be in and what it must do.
+func TestDecide(t *testing.T) {
+	const (
+		replay, once, rec = ModeReplay, ModeOnce, ModeRecord
+	)
+	for _, tc := range []struct {
+		s    situation
+		want action
+	}{
+		// Replay: what is recorded, else a miss or too many calls.
+		{situation{mode: replay, take: 1}, miss},
+		{situation{mode: replay, take: 1, first: true, own: true}, replayFirst},
+		{situation{mode: replay, take: 1, first: true, own: true, fresh: true}, replayFirst},
+		{situation{mode: replay, take: 2, first: true}, tooMany},
+		{situation{mode: replay, take: 2, first: true, own: true}, replayTake},
+		{situation{mode: replay, take: 2, own: true}, replayTake},
+		{situation{mode: replay, take: 3, first: true, legacy: true}, replayFirst},
+		{situation{mode: replay, take: 2, first: true, waited: true}, tooMany},
+		// Once: what is recorded, else record.
+		{situation{mode: once, take: 1}, record},
+		{situation{mode: once, take: 1, first: true, own: true}, replayFirst},
+		{situation{mode: once, take: 2, first: true}, record},
+		{situation{mode: once, take: 2, first: true, own: true}, replayTake},
+		{situation{mode: once, take: 2, first: true, legacy: true}, replayFirst},
+		// ... and once its turn comes, whatever was recorded meanwhile.
+		{situation{mode: once, take: 1, waited: true}, record},
+		{situation{mode: once, take: 1, own: true, waited: true}, replayRecorded},
+		{situation{mode: once, take: 2, own: true, waited: true}, replayRecorded},
+		// Record: again, unless recorded since the run began or while waiting.
+		{situation{mode: rec, take: 1}, record},
+		{situation{mode: rec, take: 1, first: true, own: true}, record},
+		{situation{mode: rec, take: 2, first: true, legacy: true}, record},
+		{situation{mode: rec, take: 1, first: true, own: true, fresh: true}, replayTake},
+		{situation{mode: rec, take: 2, own: true, fresh: true}, replayTake},
+		{situation{mode: rec, take: 1, own: true, waited: true}, record},
+		{situation{mode: rec, take: 1, waited: true}, record},
+		{situation{mode: rec, take: 1, own: true, fresh: true, waited: true}, replayRecorded},
+		// CI: record and once act as replay.
+		{situation{mode: rec, ci: true, take: 1}, miss},
+		{situation{mode: once, ci: true, take: 1}, miss},
+		{situation{mode: once, ci: true, take: 2, first: true}, tooMany},
+		{situation{mode: rec, ci: true, take: 1, first: true, own: true}, replayFirst},
+		{situation{mode: rec, ci: true, take: 2, first: true, own: true}, replayTake},
+		{situation{mode: once, ci: true, take: 1, waited: true}, miss},
+		{situation{mode: replay, ci: true, take: 1, first: true, own: true}, replayFirst},
+	} {
+		if got := tc.s.decide(); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// Every combination decides something that what was found allows: a
+// replay has its recording, only a live mode outside CI records, too many
+// calls needs an earlier take, and a call with its turn records or
+// replays what came meanwhile.
+func TestDecideEveryCombination(t *testing.T) {
+	bools := []bool{false, true}
+	n := 0
+	for _, mode := range []Mode{ModeReplay, ModeOnce, ModeRecord} {
+		for _, ci := range bools {
+			for _, take := range []int{1, 2, 3} {
+				for _, first := range bools {
+					for _, legacy := range bools {
+						for _, own := range bools {
+							for _, fresh := range bools {
+								for _, waited := range bools {
+									s := situation{mode, ci, take, first, legacy, own, fresh, waited}
+									if legacy && !first || fresh && !own || take == 1 && own != first {
+										continue // not a situation a look at the library gives
+									}
+									n++
+									if err := allowed(s, s.decide()); err != nil {
+										t.Errorf("%+v: %v: %v", s, s.decide(), err)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no combination was checked")
+	}
+}
+
+func allowed(s situation, a action) error {
+	live := !s.ci && (s.mode == ModeOnce || s.mode == ModeRecord)
+	switch a {
+	case replayFirst:
+		if !s.first || s.take > 1 && !s.legacy || s.waited && live {
+			return fmt.Errorf("no first take to replay")
+		}
+		if s.mode == ModeRecord && live {
+			return fmt.Errorf("record mode replays only a fresh recording")
+		}
+	case replayTake:
+		if !s.own || s.waited && live {
+			return fmt.Errorf("no take of the call to replay")
+		}
+		if s.mode == ModeRecord && live && !s.fresh {
+			return fmt.Errorf("record mode replays only a fresh recording")
+		}
+	case replayRecorded:
+		if !s.waited || !s.own || !live || s.mode == ModeRecord && !s.fresh {
+			return fmt.Errorf("nothing recorded while waiting")
+		}
+	case record:
+		if !live {
+			return fmt.Errorf("records in mode %s, CI %v", s.mode, s.ci)
+		}
+		if !s.waited && s.mode == ModeOnce && (s.own || s.first && (s.legacy || s.take == 1)) {
+			return fmt.Errorf("once mode records what is recorded")
+		}
+	case miss:
+		if live || s.first || s.own {
+			return fmt.Errorf("a miss with a recording, or in a mode that records")
+		}
+	case tooMany:
+		if live || !s.first || s.own || s.legacy || s.take < 2 {
+			return fmt.Errorf("too many calls without an earlier take")
+		}
+	default:
+		return fmt.Errorf("no action")
+	}
+	return nil
+}
