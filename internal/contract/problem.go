@@ -1,9 +1,14 @@
 package contract
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
+
+	"github.com/agentvcr/agentvcr/internal/jsonscan"
 )
 
 // Rule names one promise of the contract; every Problem names the rule it breaks.
@@ -138,3 +143,107 @@ func SortProblems(ps []Problem) {
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return rank(ps[i]) < rank(ps[j]) })
 }
+
+// Findings gathers what a checker of JSON lines finds: problems (at most
+// 1000: past that a run is broken enough), notes counted by message, and
+// how many lines were read.
+type Findings struct {
+	Opts     Options
+	problems []Problem
+	notes    map[string]*Note
+	lines    int
+}
+
+// Problem records a problem at a stdout line.
+func (f *Findings) Problem(line int, rule Rule, format string, args ...any) {
+	if len(f.problems) < 1000 {
+		f.problems = append(f.problems, Problem{Line: line, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// Note counts a note; its line is where it was first seen.
+func (f *Findings) Note(line int, msg string) {
+	if n, ok := f.notes[msg]; ok {
+		n.Count++
+		return
+	}
+	if f.notes == nil {
+		f.notes = map[string]*Note{}
+	}
+	f.notes[msg] = &Note{Line: line, Count: 1, Msg: msg}
+}
+
+// Objects reads r a line at a time (jsonscan.EachLine) and hands each JSON
+// object to object; a comment or blank line (when Opts.SkipComments says
+// so), a line too long to hold and a line that is not a JSON object are
+// noted or are problems of their own.
+func (f *Findings) Objects(r io.Reader, object func(n int, ev map[string]json.RawMessage)) error {
+	n, err := jsonscan.EachLine(r, func(n int, line []byte, newline bool) {
+		trimmed := bytes.TrimSpace(line)
+		if line != nil && f.Opts.SkipComments && (len(trimmed) == 0 || trimmed[0] == '#') {
+			f.Note(n, "comment or blank line skipped")
+			return
+		}
+		if line == nil {
+			f.Problem(n, RuleJSONLine, "line longer than 64 MiB: not checked")
+			return
+		}
+		var ev map[string]json.RawMessage
+		if err := json.Unmarshal(line, &ev); err != nil || ev == nil {
+			what := "not a JSON object"
+			if !newline && len(line) > 0 {
+				what += " (the last line, cut short?)"
+			}
+			f.Problem(n, RuleJSONLine, "%s: %.60q", what, line)
+			return
+		}
+		object(n, ev)
+	})
+	f.lines = n
+	return err
+}
+
+// Report is the report of format f: problems in line order (those of
+// stderr and the exit status last), notes by line.
+func (f *Findings) Report(format Format) Report {
+	rep := Report{Format: format, Problems: f.problems, Lines: f.lines}
+	for _, n := range f.notes {
+		rep.Notes = append(rep.Notes, *n)
+	}
+	sort.Slice(rep.Notes, func(i, j int) bool {
+		a, b := rep.Notes[i], rep.Notes[j]
+		return a.Line < b.Line || a.Line == b.Line && a.Msg < b.Msg
+	})
+	rank := func(p Problem) int {
+		if p.Where != "" {
+			return 1 << 40
+		}
+		return p.Line
+	}
+	sort.SliceStable(rep.Problems, func(i, j int) bool { return rank(rep.Problems[i]) < rank(rep.Problems[j]) })
+	return rep
+}
+
+// SaysSomething reports whether stderr (nil: not given) holds more than
+// white space in its first MiB.
+func SaysSomething(stderr io.Reader) (bool, error) {
+	if stderr == nil {
+		return false, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stderr, 1<<20))
+	return len(bytes.TrimSpace(b)) > 0, err
+}
+
+// Add records a problem as it is (one of stderr or the exit status).
+func (f *Findings) Add(p Problem) {
+	if len(f.problems) < 1000 {
+		f.problems = append(f.problems, p)
+	}
+}
+
+// SetLines says how many lines were read when they were not read by
+// Objects (a json document).
+func (f *Findings) SetLines(n int) { f.lines = n }
+
+// Lines is how many lines were read.
+func (f *Findings) Lines() int { return f.lines }

@@ -43,7 +43,7 @@ func Run(p agent.Profile, opts contract.Options, stdout, stderr io.Reader, exit 
 	if v, ok := p.(Validator); ok {
 		return v.Validate(opts, stdout, stderr, exit, f)
 	}
-	c := &checker{p: p, opts: opts, open: map[string]int{}, notes: map[string]*contract.Note{}}
+	c := &checker{p: p, Findings: contract.Findings{Opts: opts}, open: map[string]int{}}
 	if d, ok := p.(agent.Documented); ok {
 		c.fields = d.Fields()
 	}
@@ -55,46 +55,23 @@ func Run(p agent.Profile, opts contract.Options, stdout, stderr io.Reader, exit 
 		_, err = io.Copy(io.Discard, stdout)
 	default:
 		f = cassette.StreamJSON
-		err = c.stream(stdout)
+		err = c.Objects(stdout, c.event)
 	}
 	if err != nil {
 		return contract.Report{}, err
 	}
-	stderrSays := false
-	if stderr != nil {
-		b, err := io.ReadAll(io.LimitReader(stderr, 1<<20))
-		if err != nil {
-			return contract.Report{}, err
-		}
-		stderrSays = len(bytes.TrimSpace(b)) > 0
+	stderrSays, err := contract.SaysSomething(stderr)
+	if err != nil {
+		return contract.Report{}, err
 	}
 	c.finish(f, exit, stderrSays, stderr != nil)
-	rep := contract.Report{Format: f, Problems: c.problems, Lines: c.lines}
-	for _, n := range c.notes {
-		rep.Notes = append(rep.Notes, *n)
-	}
-	sort.Slice(rep.Notes, func(i, j int) bool {
-		a, b := rep.Notes[i], rep.Notes[j]
-		return a.Line < b.Line || a.Line == b.Line && a.Msg < b.Msg
-	})
-	sort.SliceStable(rep.Problems, func(i, j int) bool { return rank(rep.Problems[i]) < rank(rep.Problems[j]) })
-	return rep, nil
-}
-
-func rank(p contract.Problem) int {
-	if p.Where != "" {
-		return 1 << 40
-	}
-	return p.Line
+	return c.Report(f), nil
 }
 
 type checker struct {
-	p        agent.Profile
-	fields   agent.Fields
-	opts     contract.Options
-	problems []contract.Problem
-	notes    map[string]*contract.Note
-	lines    int
+	contract.Findings
+	p      agent.Profile
+	fields agent.Fields
 
 	events    int
 	inSession bool
@@ -104,50 +81,6 @@ type checker struct {
 	terminal  bool           // the last session ended
 	failed    bool           // ... with a failure
 	lastEvent int
-}
-
-func (c *checker) problem(line int, rule contract.Rule, format string, args ...any) {
-	if len(c.problems) < 1000 {
-		c.problems = append(c.problems, contract.Problem{Line: line, Rule: rule, Msg: fmt.Sprintf(format, args...)})
-	}
-}
-
-func (c *checker) note(line int, msg string) {
-	if n, ok := c.notes[msg]; ok {
-		n.Count++
-		return
-	}
-	c.notes[msg] = &contract.Note{Line: line, Count: 1, Msg: msg}
-}
-
-func (c *checker) stream(r io.Reader) error {
-	n, err := jsonscan.EachLine(r, func(n int, line []byte, newline bool) {
-		c.line(n, line, newline)
-	})
-	c.lines = n
-	return err
-}
-
-func (c *checker) line(n int, line []byte, newline bool) {
-	trimmed := bytes.TrimSpace(line)
-	if line != nil && c.opts.SkipComments && (len(trimmed) == 0 || trimmed[0] == '#') {
-		c.note(n, "comment or blank line skipped")
-		return
-	}
-	if line == nil {
-		c.problem(n, contract.RuleJSONLine, "line longer than 64 MiB: not checked")
-		return
-	}
-	var ev map[string]json.RawMessage
-	if err := json.Unmarshal(line, &ev); err != nil || ev == nil {
-		what := "not a JSON object"
-		if !newline && len(line) > 0 {
-			what += " (the last line, cut short?)"
-		}
-		c.problem(n, contract.RuleJSONLine, "%s: %.60q", what, line)
-		return
-	}
-	c.event(n, ev)
 }
 
 func (c *checker) event(n int, ev map[string]json.RawMessage) {
@@ -160,7 +93,7 @@ func (c *checker) event(n int, ev map[string]json.RawMessage) {
 		return
 	}
 	if c.events == 1 && !e.Init {
-		c.problem(n, contract.RuleInitFirst, "first event is %q, want the agent's init event", e.Kind)
+		c.Problem(n, contract.RuleInitFirst, "first event is %q, want the agent's init event", e.Kind)
 		c.inSession = true
 	}
 	if e.Init {
@@ -172,13 +105,13 @@ func (c *checker) event(n int, ev map[string]json.RawMessage) {
 		case c.session == "":
 			c.session, c.sessionAt = e.Session, n
 		case e.Session != c.session && !e.Init:
-			c.problem(n, contract.RuleSessionID, "session id %q, but line %d started session %q", e.Session, c.sessionAt, c.session)
+			c.Problem(n, contract.RuleSessionID, "session id %q, but line %d started session %q", e.Session, c.sessionAt, c.session)
 		}
 	}
 	for _, t := range e.Tools {
 		if t.Start && t.ID != "" {
 			if at, dup := c.open[t.ID]; dup {
-				c.problem(n, contract.RuleToolPairing, "tool call %q started again (first at line %d) before it ended", t.ID, at)
+				c.Problem(n, contract.RuleToolPairing, "tool call %q started again (first at line %d) before it ended", t.ID, at)
 			}
 			c.open[t.ID] = n
 		}
@@ -196,7 +129,7 @@ func (c *checker) event(n int, ev map[string]json.RawMessage) {
 // documented one.
 func (c *checker) noteFields(n int, ev map[string]json.RawMessage, e agent.Event) {
 	if !e.Known {
-		c.note(n, fmt.Sprintf("undocumented event %q", e.Kind))
+		c.Note(n, fmt.Sprintf("undocumented event %q", e.Kind))
 		return
 	}
 	if c.fields == nil {
@@ -204,7 +137,7 @@ func (c *checker) noteFields(n int, ev map[string]json.RawMessage, e agent.Event
 	}
 	for _, name := range slices.Sorted(maps.Keys(ev)) {
 		if !c.fields.Known(e.Kind, name) {
-			c.note(n, fmt.Sprintf("undocumented field %q in %q events", name, e.Kind))
+			c.Note(n, fmt.Sprintf("undocumented field %q in %q events", name, e.Kind))
 		}
 	}
 }
@@ -217,7 +150,7 @@ func (c *checker) closeTools(n int) {
 	}
 	sort.Slice(ids, func(i, j int) bool { return c.open[ids[i]] < c.open[ids[j]] })
 	for _, id := range ids {
-		c.problem(c.open[id], contract.RuleToolPairing, "tool call %q started here has no result (the session ended at line %d)", id, n)
+		c.Problem(c.open[id], contract.RuleToolPairing, "tool call %q started here has no result (the session ended at line %d)", id, n)
 		delete(c.open, id)
 	}
 }
@@ -227,7 +160,7 @@ func (c *checker) document(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	c.lines = bytes.Count(data, []byte("\n"))
+	c.SetLines(bytes.Count(data, []byte("\n")))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil
@@ -235,7 +168,7 @@ func (c *checker) document(r io.Reader) error {
 	if trimmed[0] == '[' {
 		var arr []map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &arr); err != nil {
-			c.problem(1, contract.RuleSingleJSON, "not one JSON array of events: %v", err)
+			c.Problem(1, contract.RuleSingleJSON, "not one JSON array of events: %v", err)
 			return nil
 		}
 		for i, ev := range arr {
@@ -246,11 +179,11 @@ func (c *checker) document(r io.Reader) error {
 	var doc map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	if err := dec.Decode(&doc); err != nil {
-		c.problem(1, contract.RuleSingleJSON, "not one JSON object: %v", err)
+		c.Problem(1, contract.RuleSingleJSON, "not one JSON object: %v", err)
 		return nil
 	}
 	if dec.More() {
-		c.problem(c.lines, contract.RuleSingleJSON, "more than one JSON value")
+		c.Problem(c.Lines(), contract.RuleSingleJSON, "more than one JSON value")
 	}
 	e := c.p.Parse(doc)
 	c.noteFields(1, doc, e)
@@ -262,15 +195,15 @@ func (c *checker) document(r io.Reader) error {
 func (c *checker) finish(f cassette.Format, exit int, stderrSays, stderrGiven bool) {
 	switch {
 	case exit == contract.ExitUnknown:
-		c.problems = append(c.problems, contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit,
+		c.Add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit,
 			Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
 		return
 	case exit == 0 && f == cassette.StreamJSON && c.events > 0 && !c.terminal:
 		at := c.lastEvent
-		c.problem(at, contract.RuleResultLast, "the run exits 0 but the stream ends (here) without the agent's terminal event")
+		c.Problem(at, contract.RuleResultLast, "the run exits 0 but the stream ends (here) without the agent's terminal event")
 		c.closeTools(at)
 	case exit != 0 && stderrGiven && !stderrSays && !c.failed:
-		c.problems = append(c.problems, contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure,
+		c.Add(contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure,
 			Msg: fmt.Sprintf("exit status %d but no error message on stderr nor a failed result", exit)})
 	}
 }

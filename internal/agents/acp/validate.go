@@ -36,51 +36,28 @@ func (p Profile) Validate(opts contract.Options, stdout, stderr io.Reader, exit 
 // when unknown): then every response must answer a request the client
 // sent, and a run that exits 0 must have answered them all.
 func (p Profile) ValidateInput(opts contract.Options, stdin, stdout, stderr io.Reader, exit int) (contract.Report, error) {
-	c := &checker{p: p, opts: opts, answered: map[string]int{}, sessions: map[string]int{}, updates: map[string]int{},
-		known: map[string]bool{}, open: map[string]int{}, notes: map[string]*contract.Note{}}
+	c := &checker{p: p, Findings: contract.Findings{Opts: opts}, answered: map[string]int{}, sessions: map[string]int{}, updates: map[string]int{},
+		known: map[string]bool{}, open: map[string]int{}}
 	if stdin != nil {
 		c.asked = map[string]string{}
 		if _, err := jsonscan.EachLine(stdin, c.clientLine); err != nil {
 			return contract.Report{}, err
 		}
 	}
-	n, err := jsonscan.EachLine(stdout, c.line)
+	if err := c.Objects(stdout, c.message); err != nil {
+		return contract.Report{}, err
+	}
+	stderrSays, err := contract.SaysSomething(stderr)
 	if err != nil {
 		return contract.Report{}, err
 	}
-	stderrSays := false
-	if stderr != nil {
-		b, err := io.ReadAll(io.LimitReader(stderr, 1<<20))
-		if err != nil {
-			return contract.Report{}, err
-		}
-		stderrSays = len(bytes.TrimSpace(b)) > 0
-	}
 	c.finish(exit, stderr != nil, stderrSays)
-	rep := contract.Report{Format: cassette.StreamJSON, Problems: c.problems, Lines: n}
-	for _, note := range c.notes {
-		rep.Notes = append(rep.Notes, *note)
-	}
-	sort.Slice(rep.Notes, func(i, j int) bool {
-		a, b := rep.Notes[i], rep.Notes[j]
-		return a.Line < b.Line || a.Line == b.Line && a.Msg < b.Msg
-	})
-	sort.SliceStable(rep.Problems, func(i, j int) bool { return rank(rep.Problems[i]) < rank(rep.Problems[j]) })
-	return rep, nil
-}
-
-func rank(p contract.Problem) int {
-	if p.Where != "" {
-		return 1 << 40
-	}
-	return p.Line
+	return c.Report(cassette.StreamJSON), nil
 }
 
 type checker struct {
-	p        Profile
-	opts     contract.Options
-	problems []contract.Problem
-	notes    map[string]*contract.Note
+	contract.Findings
+	p Profile
 
 	messages  int
 	versioned bool              // the first message says "jsonrpc":"2.0": all must
@@ -96,20 +73,6 @@ type checker struct {
 	lateKind  string
 	failed    bool // an error answer, or a failed turn
 	last      int
-}
-
-func (c *checker) problem(line int, rule contract.Rule, format string, args ...any) {
-	if len(c.problems) < 1000 {
-		c.problems = append(c.problems, contract.Problem{Line: line, Rule: rule, Msg: fmt.Sprintf(format, args...)})
-	}
-}
-
-func (c *checker) note(line int, msg string) {
-	if n, ok := c.notes[msg]; ok {
-		n.Count++
-		return
-	}
-	c.notes[msg] = &contract.Note{Line: line, Count: 1, Msg: msg}
 }
 
 // clientLine reads one message the client wrote: its requests' ids.
@@ -128,28 +91,6 @@ func (c *checker) clientLine(_ int, line []byte, _ bool) {
 	c.asked[key] = m.Method
 }
 
-func (c *checker) line(n int, line []byte, newline bool) {
-	trimmed := bytes.TrimSpace(line)
-	if line != nil && c.opts.SkipComments && (len(trimmed) == 0 || trimmed[0] == '#') {
-		c.note(n, "comment or blank line skipped")
-		return
-	}
-	if line == nil {
-		c.problem(n, contract.RuleJSONLine, "line longer than 64 MiB: not checked")
-		return
-	}
-	var ev map[string]json.RawMessage
-	if err := json.Unmarshal(line, &ev); err != nil || ev == nil {
-		what := "not a JSON object"
-		if !newline && len(line) > 0 {
-			what += " (the last line, cut short?)"
-		}
-		c.problem(n, contract.RuleJSONLine, "%s: %.60q", what, line)
-		return
-	}
-	c.message(n, ev)
-}
-
 func (c *checker) message(n int, ev map[string]json.RawMessage) {
 	c.messages++
 	c.last = n
@@ -157,7 +98,7 @@ func (c *checker) message(n int, ev map[string]json.RawMessage) {
 	if c.messages == 1 {
 		c.versioned = version == "2.0"
 	} else if c.versioned && version != "2.0" {
-		c.problem(n, contract.RuleJSONRPC, `no "jsonrpc":"2.0" in this message, unlike the session's first`)
+		c.Problem(n, contract.RuleJSONRPC, `no "jsonrpc":"2.0" in this message, unlike the session's first`)
 	}
 	method := kit.Str(ev, "method")
 	id, hasID := ev["id"]
@@ -165,20 +106,20 @@ func (c *checker) message(n int, ev map[string]json.RawMessage) {
 	_, failed := ev["error"]
 	e := c.p.Parse(ev)
 	if !e.Known {
-		c.note(n, fmt.Sprintf("undocumented message %q", e.Kind))
+		c.Note(n, fmt.Sprintf("undocumented message %q", e.Kind))
 	}
 	switch {
 	case method == "" && !hasID:
-		c.problem(n, contract.RuleJSONRPC, "neither a method nor an id: not a JSON-RPC message")
+		c.Problem(n, contract.RuleJSONRPC, "neither a method nor an id: not a JSON-RPC message")
 		return
 	case method == "" && result == failed:
-		c.problem(n, contract.RuleJSONRPC, "an answer to request %s with %s", id, map[bool]string{true: "both a result and an error", false: "neither a result nor an error"}[result])
+		c.Problem(n, contract.RuleJSONRPC, "an answer to request %s with %s", id, map[bool]string{true: "both a result and an error", false: "neither a result nor an error"}[result])
 	case method == "":
 		key := string(bytes.TrimSpace(id))
 		if at, dup := c.answered[key]; dup {
-			c.problem(n, contract.RuleJSONRPC, "a second answer to request %s (first at line %d)", key, at)
+			c.Problem(n, contract.RuleJSONRPC, "a second answer to request %s (first at line %d)", key, at)
 		} else if _, sent := c.asked[key]; c.asked != nil && !sent {
-			c.problem(n, contract.RuleJSONRPC, "an answer to request %s, which the client did not send", key)
+			c.Problem(n, contract.RuleJSONRPC, "an answer to request %s, which the client did not send", key)
 		}
 		c.answered[key] = n
 	}
@@ -232,7 +173,7 @@ func (c *checker) tools(n int, ev map[string]json.RawMessage, e agent.Event) {
 		u := kit.Obj(kit.Obj(ev, "params"), "update")
 		id := kit.Str(u, "toolCallId")
 		if !c.known[id] {
-			c.problem(n, contract.RuleToolPairing, "tool_call_update of %q, a tool call no tool_call nor permission request announced", id)
+			c.Problem(n, contract.RuleToolPairing, "tool_call_update of %q, a tool call no tool_call nor permission request announced", id)
 			c.known[id] = true
 		}
 		if s := kit.Str(u, "status"); s == "pending" || s == "in_progress" {
@@ -250,7 +191,7 @@ func (c *checker) tools(n int, ev map[string]json.RawMessage, e agent.Event) {
 		}
 		if t.End {
 			if !c.known[t.ID] && !t.Start {
-				c.problem(n, contract.RuleToolPairing, "tool call %q ends here but never started", t.ID)
+				c.Problem(n, contract.RuleToolPairing, "tool call %q ends here but never started", t.ID)
 			}
 			c.known[t.ID] = true
 			delete(c.open, t.ID)
@@ -265,34 +206,34 @@ func (c *checker) turnEnds(n int, e agent.Event) {
 	ids := slices.Collect(maps.Keys(c.open))
 	sort.Slice(ids, func(i, j int) bool { return c.open[ids[i]] < c.open[ids[j]] })
 	for _, id := range ids {
-		c.problem(c.open[id], contract.RuleToolPairing, "tool call %q started here has not ended when its turn is answered (line %d)", id, n)
+		c.Problem(c.open[id], contract.RuleToolPairing, "tool call %q started here has not ended when its turn is answered (line %d)", id, n)
 		delete(c.open, id)
 	}
 }
 
 func (c *checker) finish(exit int, stderrGiven, stderrSays bool) {
 	if c.late > 0 { // no turn's answer after it: it came after the last turn ended
-		c.problem(c.late, contract.RuleTurnOrder, "%s after the answer that ended the last turn (line %d)", c.lateKind, c.ended)
+		c.Problem(c.late, contract.RuleTurnOrder, "%s after the answer that ended the last turn (line %d)", c.lateKind, c.ended)
 	}
 	for _, s := range slices.Sorted(maps.Keys(c.updates)) {
 		if _, ok := c.sessions[s]; !ok && len(c.sessions) > 0 {
-			c.problem(c.updates[s], contract.RuleSessionID, "session %q, which no answer of the agent opened", s)
+			c.Problem(c.updates[s], contract.RuleSessionID, "session %q, which no answer of the agent opened", s)
 		}
 	}
 	if exit == 0 {
 		for _, id := range c.order {
 			if _, ok := c.answered[id]; !ok {
-				c.problems = append(c.problems, contract.Problem{Where: contract.WhereExit, Rule: contract.RuleJSONRPC,
+				c.Add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleJSONRPC,
 					Msg: fmt.Sprintf("the run exits 0 without answering the client's request %s (%s)", id, c.asked[id])})
 			}
 		}
 	}
 	switch {
 	case exit == contract.ExitUnknown:
-		c.problems = append(c.problems, contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit,
+		c.Add(contract.Problem{Where: contract.WhereExit, Rule: contract.RuleExit,
 			Msg: "exit status unknown (incomplete recording): the rules about how a run ends were not checked"})
 	case exit != 0 && stderrGiven && !stderrSays && !c.failed:
-		c.problems = append(c.problems, contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure,
+		c.Add(contract.Problem{Where: contract.WhereStderr, Rule: contract.RuleFailure,
 			Msg: fmt.Sprintf("exit status %d but no error message on stderr nor an error answer", exit)})
 	}
 }
