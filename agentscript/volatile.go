@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
@@ -53,34 +54,10 @@ func (h *harness) volatileScanner(ts *testscript.TestScript) volatileScanner {
 // name's line.
 func (s volatileScanner) check(name, what string, content []byte) error {
 	for _, r := range s.roots {
-		if off := findPath(content, []byte(r.value)); off >= 0 {
+		if off := golden.FindPath(content, []byte(r.value)); off >= 0 {
 			line := bytes.Count(content[:off], []byte{'\n'}) + 1
 			return fmt.Errorf("%w: %s:%d: the %s holds %s, %s", ErrVolatile, name, line, what, strconv.Quote(r.value), r.what)
 		}
 	}
 	return nil
-}
-
-// findPath finds path in content where it is a whole path or a path's
-// leading directories: /home/u/proj matches in "/home/u/proj/x" but not in
-// "/home/u/project2".
-func findPath(content, path []byte) int {
-	from := 0
-	for {
-		i := bytes.Index(content[from:], path)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		end := i + len(path)
-		if (i == 0 || !isNameByte(content[i-1])) && (end == len(content) || !isNameByte(content[end])) {
-			return i
-		}
-		from = i + 1
-	}
-}
-
-// isNameByte reports whether b can continue a file name.
-func isNameByte(b byte) bool {
-	return b == '.' || b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= 0x80
 }

@@ -24,7 +24,7 @@ var ErrRefused = errors.New("refused for a golden snapshot")
 func Check(path string, content []byte) error {
 	for _, dir := range tempDirs() {
 		for _, form := range []string{dir, strings.ReplaceAll(dir, "/", `\/`)} {
-			if off := findPath(content, []byte(form)); off >= 0 {
+			if off := FindPath(content, []byte(form)); off >= 0 {
 				return fmt.Errorf("%w: %s:%d holds %s, a path in the temporary directory %s, which differs from run to run: "+
 					"relate the path to the directory the agent ran in (filepath.Rel), or normalise it away",
 					ErrRefused, path, lineAt(content, off), strconv.Quote(excerpt(content, off)), dir)
@@ -90,10 +90,10 @@ func excerpt(content []byte, off int) string {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
 
-// findPath finds path in content where it is a whole path or a path's
+// FindPath finds path in content where it is a whole path or a path's
 // leading directories: /tmp matches in "/tmp/x" but not in "/tmpx" or
 // "/x/tmp".
-func findPath(content, path []byte) int {
+func FindPath(content, path []byte) int {
 	from := 0
 	for {
 		i := bytes.Index(content[from:], path)

@@ -155,3 +155,21 @@ func TestCheckFindsTestTempDirs(t *testing.T) {
 		}
 	}
 }
+
+func TestFindPathAtBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		want    int
+	}{
+		{"/home/u/proj", 0},
+		{"in /home/u/proj/x", 3},
+		{`"/home/u/proj"`, 1},
+		{"/home/u/project2/x", -1},
+		{"/data/home/u/proj", -1},
+		{"/home/u/project2 and /home/u/proj", 21},
+	} {
+		if got := FindPath([]byte(tc.content), []byte("/home/u/proj")); got != tc.want {
+			t.Errorf("FindPath(%q) = %d, want %d", tc.content, got, tc.want)
+		}
+	}
+}
