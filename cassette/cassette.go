@@ -12,7 +12,7 @@
 // Non-goals: random access, compression, more than one run per file, and hand-editing
 // of the recorded bytes (frames carry byte counts; edit with the agentvcr tools).
 //
-// # Format (version 3; version 2 is the same without takes, version 1 without "f" frames)
+// # Format (version 4; version 3 is the same without conversations, version 2 without takes, version 1 without "f" frames)
 //
 // A cassette is a sequence of lines and counted byte blocks:
 //
@@ -47,6 +47,26 @@
 // key it shares there; every other cassette stays version 2, readable by
 // older builds as it always was.
 //
+// Version 4 adds conversations: a call whose client talks to the agent over
+// stdin for the whole run (an SDK, an ACP editor; the agent's profile says
+// which calls are) keeps what the caller wrote as frames of their own,
+// interleaved with the output in the order it happened: "i", the time and
+// the number of bytes, then the bytes as the caller wrote them (redacted);
+// and "c MS 0" where the caller closed stdin. The header names the
+// conversation's framing ("conversation":"stream-json" or "json-rpc") and
+// has no stdin digest:
+//
+//	i 3 118
+//	{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}
+//	o 40 96
+//	{"type":"control_response","response":{"subtype":"success","request_id":"r1"}}
+//	c 4100 0
+//
+// Only a conversation is written as version 4, so that a build that cannot
+// answer one turn by turn refuses it ("upgrade agentvcr"); a one-shot call
+// stays version 2 or 3 with its stdin digest. A [Reader] skips these
+// frames unless its Inputs field is set.
+//
 // The first line names the format and its version. The second is the [Header] as one
 // JSON object. Then come frames: "o" (stdout) or "e" (stderr), the time since the start
 // in milliseconds, and the number of bytes that follow the frame line. When those bytes
@@ -75,11 +95,15 @@ const Magic = "agentvcr cassette"
 // readable for ever. A cassette is written at the oldest version that holds
 // it: TakesVersion for a take after the first, else version 2.
 const (
-	Version    = 3
+	Version    = 4
 	MinVersion = 1
 	// TakesVersion is the first version whose header may name a take after
 	// the first.
 	TakesVersion = 3
+	// ConversationVersion is the first version that holds a conversation:
+	// the caller's stdin as frames ("i", "c") and a header naming the
+	// conversation's framing.
+	ConversationVersion = 4
 )
 
 // Ext is the file name extension cassettes are given.
@@ -109,6 +133,12 @@ const (
 	// Files tags the frames of file effects (version 2), returned by a Reader
 	// only when its Effects field is set.
 	Files Stream = 'f'
+	// Input tags what the caller wrote on the agent's stdin, and
+	// InputClosed where the caller closed it (version 4, conversations),
+	// returned by a Reader only when its Inputs field is set. A
+	// InputClosed chunk has no data.
+	Input       Stream = 'i'
+	InputClosed Stream = 'c'
 )
 
 func (s Stream) String() string {
@@ -119,6 +149,10 @@ func (s Stream) String() string {
 		return "stderr"
 	case Files:
 		return "files"
+	case Input:
+		return "stdin"
+	case InputClosed:
+		return "stdin closed"
 	}
 	return fmt.Sprintf("stream(%q)", byte(s))
 }
@@ -154,6 +188,15 @@ type Header struct {
 	// 0 (a cassette from before takes) is replayed for every call, as it
 	// always was.
 	Take int `json:"take,omitempty"`
+	// Conversation names the framing of a call recorded as a conversation
+	// ("stream-json", "json-rpc"; see package agent): its stdin is in the
+	// cassette as frames, matched message by message on replay, and Stdin
+	// is nil. Such cassettes are version 4.
+	Conversation string `json:"conversation,omitempty"`
+	// Agent names the profile of the agent a conversation was recorded for
+	// (package agent), which says what in its argv is made afresh each
+	// run: the recorded binary may have any name.
+	Agent string `json:"agent,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`

@@ -368,7 +368,7 @@ func TestErrors(t *testing.T) {
 		{"empty file", "", cassette.ErrTruncated, 1, "empty file"},
 		{"not a cassette", "hello world\n", cassette.ErrFormat, 1, "not a cassette"},
 		{"json, not a cassette", `{"type":"result"}` + "\n", cassette.ErrFormat, 1, "not a cassette"},
-		{"unknown version", "agentvcr cassette v4\n" + hdr, cassette.ErrVersion, 1, "v4"},
+		{"unknown version", "agentvcr cassette v5\n" + hdr, cassette.ErrVersion, 1, "v5"},
 		{"bad version", "agentvcr cassette vX\n" + hdr, cassette.ErrFormat, 1, "bad version"},
 		{"magic without newline", "agentvcr cassette v1", cassette.ErrTruncated, 1, "no newline"},
 		{"missing header", magic, cassette.ErrTruncated, 2, "header"},

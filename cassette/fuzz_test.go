@@ -32,6 +32,11 @@ func FuzzReader(f *testing.F) {
 		magic + "{}\nx 1 1\na\n",
 		magic + "{}\nexit {}\nmore\n",
 		"agentvcr cassette v2\n{}\n",
+		"agentvcr cassette v4\n" + `{"argv":["claude"],"conversation":"stream-json"}` + "\ni 0 3\nab\no 1 2\nok\ni 2 4\nxyz\nc 3 0\n" + `exit {"code":0,"duration_ms":5}` + "\n",
+		"agentvcr cassette v4\n" + `{"argv":["gemini","--acp"],"conversation":"json-rpc","take":2}` + "\ni 0 5\n{\"a\"}o 1 2\nok\nc 3 0\n",
+		"agentvcr cassette v4\n" + `{"argv":["a"],"conversation":"json-rpc"}` + "\nc 3 2\nab\n",
+		"agentvcr cassette v4\n" + `{"argv":["a"]}` + "\ni 3 2\nab\n",
+		"agentvcr cassette v3\n" + `{"argv":["a"],"conversation":"json-rpc"}` + "\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -54,6 +59,12 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("header read cannot be written: %v", err)
 		}
 		for _, c := range chunks {
+			if c.Stream == cassette.InputClosed {
+				if err := w.WriteInputClosed(c.Offset); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
 			if err := w.WriteChunk(c.Stream, c.Offset, c.Data); err != nil {
 				t.Fatal(err)
 			}
@@ -88,6 +99,7 @@ func readFuzz(data []byte) (h cassette.Header, chunks []cassette.Chunk, f casset
 	if err != nil {
 		return h, nil, f, false, err
 	}
+	rd.Inputs = true
 	for {
 		c, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -96,7 +108,7 @@ func readFuzz(data []byte) (h cassette.Header, chunks []cassette.Chunk, f casset
 		if err != nil {
 			return h, nil, f, false, err
 		}
-		if len(c.Data) == 0 {
+		if len(c.Data) == 0 && c.Stream != cassette.InputClosed {
 			return h, nil, f, false, fmt.Errorf("empty chunk at line %d", c.Line)
 		}
 		c.Data = bytes.Clone(c.Data)

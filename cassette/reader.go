@@ -33,12 +33,17 @@ type Reader struct {
 	// Effects makes Next return the frames of file effects (Stream Files) too;
 	// otherwise they are skipped as they stream by.
 	Effects bool
+	// Inputs makes Next return what the caller wrote on stdin (Stream
+	// Input) and where it closed it (InputClosed), in a conversation;
+	// otherwise they are skipped.
+	Inputs bool
 
 	name    string
 	br      *bufio.Reader
 	line    int // lines consumed so far
 	header  Header
 	version int
+	newest  int // the newest version read
 	footer  *Footer
 	done    bool
 
@@ -55,7 +60,13 @@ type Reader struct {
 
 // NewReader reads the format line and the header from r. name is used in errors.
 func NewReader(r io.Reader, name string) (*Reader, error) {
-	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece)}
+	return newReader(r, name, Version)
+}
+
+// newReader is NewReader for a build that reads up to version newest:
+// tests ask for an older build's answer.
+func newReader(r io.Reader, name string, newest int) (*Reader, error) {
+	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece), newest: newest}
 	magic, err := rd.metaLine(maxFrameLine)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -83,6 +94,11 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 		// A build of that version would replay it for the call's first take.
 		return nil, rd.errf(ErrFormat, "bad header: take %d in a v%d cassette; takes after the first are v%d", take, rd.version, TakesVersion)
 	}
+	if c := rd.header.Conversation; c != "" && rd.version < ConversationVersion {
+		return nil, rd.errf(ErrFormat, "bad header: conversation %.20q in a v%d cassette; conversations are v%d", c, rd.version, ConversationVersion)
+	} else if c != "" && rd.header.Stdin != nil {
+		return nil, rd.errf(ErrFormat, "bad header: a conversation has its stdin as frames, not a digest")
+	}
 	return rd, nil
 }
 
@@ -108,15 +124,15 @@ func (r *Reader) checkMagic(line []byte) error {
 	s := string(line)
 	rest, ok := strings.CutPrefix(s, Magic+" v")
 	if !ok {
-		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want \"%s vN\" (N from %d to %d)", s, Magic, MinVersion, Version)
+		return r.errf(ErrFormat, "not a cassette: first line is %.40q, want \"%s vN\" (N from %d to %d)", s, Magic, MinVersion, r.newest)
 	}
 	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)
 	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
-		return r.errf(ErrFormat, "bad version %.20q, want v%d", rest, Version)
+		return r.errf(ErrFormat, "bad version %.20q, want v%d", rest, r.newest)
 	}
-	if v < MinVersion || v > Version {
-		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, Version)
+	if v < MinVersion || v > r.newest {
+		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, r.newest)
 	}
 	r.version = v
 	return nil
@@ -151,7 +167,7 @@ func (r *Reader) Next() (Chunk, error) {
 	if r.broken != nil {
 		return Chunk{}, r.broken
 	}
-	for r.remain == 0 || (r.frame == Files && !r.Effects) {
+	for r.remain == 0 || r.unasked() {
 		if r.remain > 0 { // an effect's content nobody asked for
 			if err := r.skipFrame(); err != nil {
 				return Chunk{}, err
@@ -167,6 +183,12 @@ func (r *Reader) Next() (Chunk, error) {
 		}
 		if r.frame == Files && r.remain == 0 {
 			r.frame = 0
+		}
+		if r.frame == InputClosed {
+			r.frame = 0
+			if r.Inputs {
+				return Chunk{Stream: InputClosed, Offset: r.offset, Line: r.frameLine, First: true}, nil
+			}
 		}
 	}
 	n := min(r.remain, maxPiece)
@@ -192,6 +214,11 @@ func (r *Reader) Next() (Chunk, error) {
 	first := r.first
 	r.first = false
 	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine, Effect: r.effect, First: first}, nil
+}
+
+// unasked reports whether the current frame is of a kind nobody asked for.
+func (r *Reader) unasked() bool {
+	return r.frame == Files && !r.Effects || r.frame == Input && !r.Inputs
 }
 
 // skipFrame passes over the rest of the current frame's bytes.
@@ -278,7 +305,7 @@ func (r *Reader) nextFrame() error {
 		if err := r.parseFrame(line); err != nil {
 			return err
 		}
-		if r.remain > 0 || r.effect != nil { // an effect may have no content
+		if r.remain > 0 || r.effect != nil || r.frame == InputClosed { // an effect may have no content
 			return nil
 		}
 	}
@@ -337,8 +364,9 @@ func (r *Reader) parseFrame(line []byte) error {
 		r.effect = &e
 		f = f[:3]
 	}
-	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr) && r.effect == nil) {
-		return r.errf(ErrFormat, "want a frame line \"o|e MS BYTES\", \"f MS BYTES {...}\" or \"exit {...}\", got %.60q", line)
+	input := len(f) == 3 && len(f[0]) == 1 && (f[0][0] == byte(Input) || f[0][0] == byte(InputClosed)) && r.header.Conversation != ""
+	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr) && r.effect == nil && !input) {
+		return r.errf(ErrFormat, "want a frame line \"o|e|i MS BYTES\", \"c MS 0\", \"f MS BYTES {...}\" or \"exit {...}\", got %.60q", line)
 	}
 	ms, err1 := strconv.ParseInt(f[1], 10, 64)
 	n, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -348,6 +376,9 @@ func (r *Reader) parseFrame(line []byte) error {
 	r.frame, r.frameLine = Stream(f[0][0]), r.line
 	r.offset = time.Duration(ms) * time.Millisecond
 	r.remain, r.first = n, true
+	if r.frame == InputClosed && n != 0 {
+		return r.errf(ErrFormat, "stdin closed frame holds %d bytes, want 0", n)
+	}
 	if n > MaxFrame {
 		return r.errf(ErrFormat, "frame of %d bytes, more than the %d a cassette may hold in one", n, int64(MaxFrame))
 	}

@@ -17,11 +17,13 @@ type Writer struct {
 	w      io.Writer
 	frame  []byte
 	closed bool
+	conv   bool // a conversation: stdin frames allowed
 }
 
 // NewWriter writes the format line and h, and returns a Writer for the
 // frames. The format line says the oldest version that holds the recording:
-// TakesVersion for a take after the first (h.Take > 1), else version 2.
+// ConversationVersion for a conversation (h.Conversation set), TakesVersion
+// for a take after the first (h.Take > 1), else version 2.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Take < 0 {
 		return nil, fmt.Errorf("cassette header: take %d, want 1 or more", h.Take)
@@ -34,21 +36,28 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Take > 1 {
 		version = TakesVersion
 	}
+	if h.Conversation != "" {
+		if h.Stdin != nil {
+			return nil, errors.New("cassette header: a conversation has its stdin as frames, not a digest")
+		}
+		version = ConversationVersion
+	}
 	buf := fmt.Appendf(nil, "%s v%d\n", Magic, version)
 	buf = append(buf, hdr...)
 	if _, err := w.Write(buf); err != nil {
 		return nil, err
 	}
-	return &Writer{w: w}, nil
+	return &Writer{w: w, conv: h.Conversation != ""}, nil
 }
 
-// WriteChunk appends one frame holding p. Empty chunks are skipped.
+// WriteChunk appends one frame holding p: output, or in a conversation
+// what the caller wrote on stdin (Input). Empty chunks are skipped.
 func (w *Writer) WriteChunk(s Stream, offset time.Duration, p []byte) error {
 	if w.closed {
 		return errors.New("cassette: write after Close")
 	}
-	if s != Stdout && s != Stderr {
-		return fmt.Errorf("cassette: unknown stream %v", s)
+	if s != Stdout && s != Stderr && (s != Input || !w.conv) {
+		return fmt.Errorf("cassette: stream %v cannot be written here", s)
 	}
 	if len(p) == 0 {
 		return nil
@@ -67,6 +76,19 @@ func (w *Writer) WriteChunk(s Stream, offset time.Duration, p []byte) error {
 		w.frame = nil
 	}
 	_, err := w.w.Write(b)
+	return err
+}
+
+// WriteInputClosed appends the frame saying the caller closed stdin, in a
+// conversation.
+func (w *Writer) WriteInputClosed(offset time.Duration) error {
+	if w.closed {
+		return errors.New("cassette: write after Close")
+	}
+	if !w.conv {
+		return errors.New("cassette: stdin frames are for conversations")
+	}
+	_, err := fmt.Fprintf(w.w, "%c %d 0\n", InputClosed, offset.Milliseconds())
 	return err
 }
 

@@ -1,7 +1,8 @@
 // Package index finds, among the cassettes of a directory, the one recorded
 // for a call of the agent: it turns a call into an [Invocation] (its
 // arguments with the working and home directories as symbols, a redacted
-// --api-key as the recorder stores it, and the digest of piped stdin), keys
+// --api-key as the recorder stores it, and the digest of piped stdin, or
+// for a conversation its per-run values left out and no digest), keys
 // it, and looks the key up in an index of the directory.
 //
 // Goals: a lookup fast enough for every call of a test suite at 20 000
@@ -27,6 +28,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentvcr/agentvcr/agent"
+	_ "github.com/agentvcr/agentvcr/agent/all" // the profiles that say which flags are per run
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 )
@@ -48,6 +51,45 @@ type Invocation struct {
 	// more than once (cassette.Header.Take): take 2 and later have keys of
 	// their own, take 1 (or 0) the call's own key.
 	Take int
+	// Conversation is the framing of a call the client talks to the agent
+	// over stdin for the whole run (cassette.Header.Conversation): it is
+	// matched on its arguments alone, values made afresh each run as
+	// PerRun, and its stdin message by message on replay, never by digest.
+	Conversation string
+}
+
+// PerRun stands in a conversation's arguments for the value of a flag its
+// agent's profile says is made afresh each run (agent.Invoking).
+const PerRun = "<PER-RUN>"
+
+// ConversationInvocation is the invocation of a call of the agent of
+// profile p that args make a conversation with framing: its arguments
+// with the per-run flags' values as PerRun, the directories as symbols, no
+// stdin digest.
+func ConversationInvocation(p agent.Profile, framing agent.Framing, args []string, cwd, home string) Invocation {
+	inv := NewInvocation(perRunArgs(p, args), cwd, home, "")
+	inv.Conversation = string(framing)
+	return inv
+}
+
+// perRunArgs is args with the values of p's per-run flags as PerRun.
+func perRunArgs(p agent.Profile, args []string) []string {
+	inv, ok := p.(agent.Invoking)
+	if !ok || len(inv.PerRunFlags()) == 0 {
+		return args
+	}
+	out := slices.Clone(args)
+	for i, a := range args {
+		for _, f := range inv.PerRunFlags() {
+			switch {
+			case a == f && i+1 < len(args):
+				out[i+1] = PerRun
+			case strings.HasPrefix(a, f+"="):
+				out[i] = f + "=" + PerRun
+			}
+		}
+	}
+	return out
 }
 
 // WithTake is inv's take n.
@@ -126,6 +168,18 @@ func HeaderInvocation(h cassette.Header) Invocation {
 	if len(h.Argv) > 0 {
 		args = h.Argv[1:]
 	}
+	if h.Conversation != "" {
+		p, ok := agent.ByName(h.Agent)
+		if !ok && len(h.Argv) > 0 {
+			p, ok = agent.ForBinary(h.Argv[0])
+		}
+		if ok {
+			args = perRunArgs(p, args)
+		}
+		inv := NewInvocation(args, h.Cwd, h.Home, "")
+		inv.Conversation, inv.Take = h.Conversation, h.Take
+		return inv
+	}
 	var sha string
 	if h.Stdin != nil {
 		sha = h.Stdin.SHA256
@@ -142,6 +196,9 @@ func (inv Invocation) Key() string {
 	h.Write(js)
 	h.Write([]byte{0})
 	h.Write([]byte(inv.StdinSHA256))
+	if inv.Conversation != "" {
+		fmt.Fprintf(h, "\x00conversation %s", inv.Conversation)
+	}
 	if inv.Take > 1 {
 		fmt.Fprintf(h, "\x00take %d", inv.Take)
 	}

@@ -448,7 +448,9 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		w = ss
 	}
 	var err error
-	if f != contract.Text && n.rules == nil && !n.plain && workers() > 0 {
+	// Only stream-json is cut in pieces (copyPieces sniffs Auto first):
+	// a JSON or text stream goes one pass without the pieces' buffer.
+	if (f == contract.StreamJSON || f == contract.Auto) && n.rules == nil && !n.plain && workers() > 0 {
 		err = n.copyPieces(w, src, f)
 	} else {
 		err = n.copyOnePass(w, src, f)

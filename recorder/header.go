@@ -110,7 +110,10 @@ func (p *prefixBuffer) Write(b []byte) (int, error) {
 // header describes the run, every field through the redactor: a token can
 // stand in a path (a CI workspace named after a branch) as well as in argv.
 func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
-	h := cassette.Header{Stdin: stdin, Cwd: r.opts.Dir}
+	h := cassette.Header{Stdin: stdin, Cwd: r.opts.WorkDir}
+	if h.Cwd == "" {
+		h.Cwd = r.opts.Dir
+	}
 	if r.opts.Workspace != nil {
 		for _, g := range r.opts.Workspace.Ignore {
 			h.Ignore = append(h.Ignore, r.red.String(FieldArgv, g))

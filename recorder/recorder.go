@@ -14,7 +14,11 @@
 // Piped stdin is read to its end before the agent starts (spooled to a temporary
 // file, never held in memory), so that its digest can go into the cassette header,
 // where replay matching looks for it. Agents in print mode read the whole prompt
-// before they do anything, so they do not see a difference.
+// before they do anything, so they do not see a difference. A conversation
+// ([Options.Conversation]: an SDK or an editor that talks to the agent over
+// stdin for the whole run) is the exception: its stdin is passed through as
+// it arrives, each read recorded (redacted) before the agent sees it, so
+// that the cassette holds every message ahead of its answer.
 //
 // Order between the two streams is the order in which reads completed. Writes to
 // stdout and stderr closer together than the scheduler can tell apart may be
@@ -100,6 +104,20 @@ type Options struct {
 	// Workspace, when set, records the changes the agent makes to the files
 	// under Dir (see package workspace); nil records output only.
 	Workspace *workspace.Options
+	// WorkDir is the directory the agent works in when its flags name one
+	// (codex --cd): the header's cwd, and where Workspace looks. Empty: Dir.
+	WorkDir string
+	// Conversation, when set, records the run as a conversation with that
+	// framing (cassette.Header.Conversation): Stdin is passed to the agent
+	// as it arrives, never spooled, and kept in the cassette as input
+	// frames, redacted, in their place among the output; where it ends, an
+	// input closed frame. A run the caller abandons (a signal forwarded to
+	// the agent) is not a recording of the call: Record returns
+	// ErrAbandoned, with Ran set, and the cassette has no footer.
+	Conversation string
+	// Agent is the name of the agent's profile, written in a conversation's
+	// header (cassette.Header.Agent).
+	Agent string
 }
 
 // DefaultEnvAllow lists the environment variables kept in a cassette header.
@@ -128,6 +146,10 @@ type Result struct {
 
 // ErrStart wraps a failure to start the agent (not found, not executable).
 var ErrStart = errors.New("cannot start agent")
+
+// ErrAbandoned: a conversation the caller ended with a signal before the
+// agent ended by itself.
+var ErrAbandoned = errors.New("the caller ended the conversation with a signal before the agent ended")
 
 // ErrInterrupted wraps a signal that arrived before the agent started (while
 // piped stdin was still being read): the agent is not started.
@@ -162,6 +184,10 @@ type run struct {
 	queue   []*frame // reads not yet stored, in arrival order; the first is open
 	waiting int      // bytes of redacted output in the queue
 	free    []*frame // stored frames, for reuse
+
+	signalled bool // a signal was forwarded to the agent
+	finished  bool // the agent ended: input after it is not recorded
+	input     *tee // a conversation's stdin, on its way to the cassette
 }
 
 func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
@@ -172,17 +198,29 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	r.red = NewRedactor(RedactOptions{Env: env, Argv: r.opts.Argv, Secrets: r.opts.Secrets, AllowShapes: r.opts.AllowShapes})
 	r.res.ShortSecrets = r.red.Short()
 	version := r.probeVersion(env)
-	stdin, hdrStdin, err := r.spoolStdinInterruptibly()
-	if err != nil {
-		return r.res, err
+	var stdin *os.File
+	var hdrStdin *cassette.Stdin
+	var err error
+	if r.opts.Conversation == "" {
+		stdin, hdrStdin, err = r.spoolStdinInterruptibly()
+		if err != nil {
+			return r.res, err
+		}
 	}
 	if stdin != nil {
 		defer stdin.Close()
 	}
 	hdr := r.header(env, hdrStdin)
+	hdr.Conversation = r.opts.Conversation
+	if hdr.Conversation != "" {
+		hdr.Agent = r.opts.Agent
+	}
 	var snap *workspace.Snapshot
 	if r.opts.Workspace != nil {
-		dir := r.opts.Dir
+		dir := r.opts.WorkDir
+		if dir == "" {
+			dir = r.opts.Dir
+		}
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
@@ -207,15 +245,37 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	if v := <-version; v != "" {
 		hdr.AgentVersion = r.red.String(FieldHeader, v)
 	}
+	var inW *os.File
+	if r.opts.Conversation != "" {
+		var inR *os.File
+		if inR, inW, err = os.Pipe(); err != nil {
+			return r.res, err
+		}
+		defer inR.Close()
+		stdin = inR
+	}
 	cmd, outR, errR, err := r.start(ctx, env, stdin)
 	if err != nil {
+		if inW != nil {
+			inW.Close()
+		}
 		return r.res, err
+	}
+	if inW != nil {
+		stdin.Close() // the agent has its copy: it sees EOF when the caller closes
 	}
 	hdr.Start = r.started.UTC()
 	hdr.Take = r.opts.Take
 	if r.cw, err = cassette.NewWriter(w, hdr); err != nil {
+		if inW != nil {
+			inW.Close()
+		}
 		killWait(cmd)
 		return r.res, err
+	}
+	if inW != nil {
+		r.input = &tee{s: cassette.Input, red: r.red.Writer(FieldStdin, nil)}
+		go r.pumpInput(inW)
 	}
 	var wg sync.WaitGroup
 	for _, p := range []struct {
@@ -229,6 +289,12 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	state, timedOut := r.wait(cmd)
 	end := time.Now()
 	r.drain(&wg, outR, errR)
+	r.mu.Lock()
+	r.finished = true
+	if r.input != nil {
+		r.endLocked(r.input, false) // a message cut short still counts, as it was sent
+	}
+	r.mu.Unlock()
 	r.res.Footer = footer(state, end.Sub(r.started))
 	r.res.Footer.TimedOut = timedOut
 	r.res.Ran = true
@@ -238,6 +304,9 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	r.res.Footer.Redactions = r.red.Report()
 	if r.err != nil {
 		return r.res, r.err
+	}
+	if r.opts.Conversation != "" && r.signalled {
+		return r.res, ErrAbandoned
 	}
 	return r.res, r.cw.Close(r.res.Footer)
 }
@@ -290,6 +359,9 @@ func (r *run) wait(cmd *exec.Cmd) (state *os.ProcessState, timedOut bool) {
 		for {
 			select {
 			case sig := <-r.opts.Signals:
+				r.mu.Lock()
+				r.signalled = true
+				r.mu.Unlock()
 				cmd.Process.Signal(sig)
 			case <-deadline:
 				timed = true
@@ -368,8 +440,60 @@ func (r *run) pump(f *os.File, s cassette.Stream, w io.Writer) {
 func (r *run) end(t *tee) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.endLocked(t, false)
+}
+
+// endLocked is end with r.mu held; for a conversation's stdin closed by
+// the caller (closed), it records the close after what was held.
+func (r *run) endLocked(t *tee, closed bool) {
 	if t.red.Held() > 0 {
 		r.resolve(t, nil, true, 0)
+	}
+	if closed {
+		f := r.newFrame(&tee{s: cassette.InputClosed}, time.Since(r.started))
+		f.open = false
+		r.queue = append(r.queue, f)
+		r.storeReady()
+	}
+}
+
+// pumpInput passes a conversation's stdin to the agent as it arrives,
+// each read recorded before the agent can see it, so that the cassette
+// holds it ahead of the answer; the close is passed on once recorded.
+// After the agent ends, stdin is still read to its end, unrecorded, so that
+// the caller's writes do not fail while the stand-in finishes.
+func (r *run) pumpInput(agent *os.File) {
+	buf := make([]byte, 64<<10)
+	in := r.opts.Stdin
+	if in == nil {
+		in = eof{}
+	}
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			r.mu.Lock()
+			if !r.finished {
+				r.chunkLocked(r.input, buf[:n])
+			}
+			r.mu.Unlock()
+			if agent != nil {
+				if _, werr := agent.Write(buf[:n]); werr != nil {
+					agent.Close() // the agent stopped reading: the rest is drained
+					agent = nil
+				}
+			}
+		}
+		if err != nil {
+			r.mu.Lock()
+			if !r.finished {
+				r.endLocked(r.input, true)
+			}
+			r.mu.Unlock()
+			if agent != nil {
+				agent.Close()
+			}
+			return
+		}
 	}
 }
 
@@ -433,11 +557,18 @@ const maxWaiting = 1 << 20
 func (r *run) chunk(t *tee, p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.chunkLocked(t, p)
+}
+
+// chunkLocked is chunk with r.mu held.
+func (r *run) chunkLocked(t *tee, p []byte) {
 	if t.live != nil {
 		t.live.Write(p) // errors end the live view only: see liveWriter
 	}
-	r.res.Bytes[t.s] += int64(len(p))
-	r.res.Chunks++
+	if t.s != cassette.Input {
+		r.res.Bytes[t.s] += int64(len(p))
+		r.res.Chunks++
+	}
 	if t.s == cassette.Stdout {
 		r.res.Lines += int64(bytes.Count(p, []byte{'\n'}))
 	}
@@ -558,7 +689,11 @@ func (r *run) storeReady() {
 	k := 0
 	for ; k < len(r.queue); k++ {
 		f := r.queue[k]
-		if len(f.data) > 0 {
+		if f.t.s == cassette.InputClosed {
+			if r.err == nil {
+				r.err = r.cw.WriteInputClosed(f.at)
+			}
+		} else if len(f.data) > 0 {
 			r.store(f.t.s, f.at, f.data)
 			r.waiting -= len(f.data)
 			f.data = f.data[:0]
@@ -572,6 +707,11 @@ func (r *run) storeReady() {
 	clear(r.queue[n:])
 	r.queue = r.queue[:n]
 }
+
+// eof is an empty stdin.
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }
 
 // liveWriter shows the agent's output until the first write error: a
 // consumer that went away (a closed pipe) must not stop the recording.

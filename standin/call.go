@@ -113,6 +113,10 @@ func (c *call) run() int {
 			fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent))
 	}
 	cwd, _ := os.Getwd()
+	if cv, ok := c.conversing(); ok {
+		return c.converse(cv, cwd)
+	}
+	cwd = c.agentDir(cwd)
 	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
 	if err != nil {
 		return c.fail(err, "")
@@ -245,6 +249,7 @@ func (c *call) replay(path string, rd *cassette.Reader) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	cwd = c.agentDir(cwd)
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd}
 	code, applied, err := r.Play(path, rd)
 	c.log.Effects = applied
@@ -362,7 +367,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File) int {
 	}
 	path := out.Path()
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
-		Workspace:  &workspace.Options{Exclude: c.ownFiles()},
+		Workspace: &workspace.Options{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
 		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin

@@ -62,6 +62,35 @@
 // call of it, as it always did. A test re-recorded in record mode that now
 // makes a call less often leaves no later takes behind.
 //
+// A call its agent's profile says is a conversation (agent.Conversing: the
+// Claude Agent SDK's and the Qwen SDK's --input-format stream-json, the ACP
+// flags, codex app-server) is a client talking to the agent over stdin for
+// the whole run. It is never spooled: recorded, its stdin is passed to the
+// agent as it arrives and kept in the cassette as frames among the output
+// (format version 4), into a cassette named by its argv's key and a digest
+// of its messages, so that conversations of one argv with other prompts sit
+// side by side; a conversation the client ends with a signal is not saved.
+// Its key is its argv alone, the values the profile says are made each run
+// (--session-id) left out. Replayed (package internal/conversation), the
+// recordings of its argv are played turn by turn: output up to the next
+// recorded message, then the caller's next line, compared as JSON after
+// normalisation, client ids left out and given back to the caller in the
+// output; where the recording says stdin closed, the replay waits for its
+// end. A caller that says something else fails with exit 2 and one line
+// naming the cassette, the message number and the first differing field.
+// In record mode a conversation is recorded again, unless a recording of
+// it was made since the run began ($AGENTVCR_RECORD_SINCE), which answers.
+// In once mode (and record mode, then), a conversation no recording holds
+// is recorded: handed over
+// to the agent mid-way, told what the caller said so far, what the replay
+// already answered not shown again, the agent's ids translated to those
+// the caller got (see conversation.Handover).
+//
+// When the profile names the agent's working directory in its flags
+// (agent.Invoking: codex --cd, cursor --workspace), that directory is the
+// call's: $CWD in its key, and where its file changes are recorded and
+// re-created.
+//
 // Calls that record the same call (invocation and take) into one cassette
 // directory at once, from parallel tests or parallel scripts, run the real
 // agent once: they take turns, and a call whose turn comes looks again

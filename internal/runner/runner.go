@@ -87,7 +87,17 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 		return res, ExitUsage, fmt.Errorf("%w; the agent was not started", err)
 	case errors.Is(err, recorder.ErrStart):
 		return res, ExitUsage, err
+	case errors.Is(err, recorder.ErrAbandoned):
+		// Not the call's whole conversation: the recording the directory
+		// has, if any, stays.
+		return res, res.Footer.Code, fmt.Errorf("%w: the cassette %s was not saved (it keeps what it had)", err, path)
 	case err == nil:
+		if saved.Name != nil {
+			if p, nerr := saved.Name(f.File.Name()); nerr == nil && p != "" {
+				f.SetPath(p)
+				path = p
+			}
+		}
 		err = f.Commit()
 	}
 	if err != nil {
@@ -112,6 +122,10 @@ type Saved struct {
 	// Prune, when not nil, removes cassettes the recording made stale and
 	// reports whether it removed any (see index.Update).
 	Prune func(*index.Library) bool
+	// Name, when not nil, names the cassette from what was recorded (a
+	// conversation's name holds a digest of its messages), given the
+	// temporary file's path; "" or an error keeps the path given.
+	Name func(tmp string) (string, error)
 }
 
 // unwrapPath drops the path of a *fs.PathError: the temporary file's name

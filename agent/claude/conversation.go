@@ -1,0 +1,22 @@
+package claude
+
+import "github.com/agentvcr/agentvcr/agent"
+
+// Conversation: the Agent SDKs start the CLI with --input-format
+// stream-json and talk to it over stdin for the whole run. The client's
+// ids are the request_id of its own control requests and the session_id of
+// its user messages; the request_id inside its control_response answers
+// echoes the CLI's own request, so it is not one.
+func (Profile) Conversation(args []string) (agent.Conversation, bool) {
+	if v, _, ok := agent.FlagValue(args, []string{"--input-format"}); ok && v == "stream-json" {
+		return agent.Conversation{Framing: agent.FramingStreamJSON, ClientIDs: []string{"request_id", "session_id"}}, true
+	}
+	return agent.Conversation{}, false
+}
+
+// PerRunFlags: the SDKs pass a session id of their own making, or the one
+// to resume, which a later run of the same test makes afresh.
+func (Profile) PerRunFlags() []string { return []string{"--session-id", "--resume"} }
+
+// WorkDirFlags: Claude Code works in its process's directory.
+func (Profile) WorkDirFlags() []string { return nil }

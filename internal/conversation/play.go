@@ -1,0 +1,616 @@
+package conversation
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/contract"
+	"github.com/agentvcr/agentvcr/normalize"
+)
+
+// ErrMiss: the caller said something else than every recording of the call.
+var ErrMiss = errors.New("the conversation differs from its recording")
+
+// MissError says where the caller left the recordings: at which message
+// (Turn, from 1) and in what.
+type MissError struct {
+	Cassette string // the recording compared with (the first of several)
+	Line     int    // its line where the recorded message is
+	Turn     int
+	What     string // what differs, said in a few words
+	// Played is set when output was written to the caller before the miss,
+	// OutLines and ErrLines count the newlines of what was; Consumed holds
+	// every byte read of stdin, raw, with Options.KeepInput (nil past
+	// maxConsumed). A stand-in may then hand the conversation over to the
+	// live agent (NewHandover).
+	Played             bool
+	OutLines, ErrLines int
+	Consumed           []byte
+	// for a Handover: the stdout lines played, and each message read with
+	// how many had been played before it
+	played [][]byte
+	inputs []consumed
+}
+
+// maxConsumed bounds the stdin a miss gives back.
+const maxConsumed = 8 << 20
+
+func (e *MissError) Error() string {
+	return fmt.Sprintf("%s:%d: message %d: %s", e.Cassette, e.Line, e.Turn, e.What)
+}
+
+func (e *MissError) Unwrap() error { return ErrMiss }
+
+// Candidate is a recording of the call, opened for replay.
+type Candidate struct {
+	Name   string
+	Reader *cassette.Reader
+}
+
+// Options say how a conversation is played to its caller.
+type Options struct {
+	Conversation agent.Conversation
+	// Args are the live call's arguments (after the program name);
+	// PerRunFlags the flags whose values the client makes each run: their
+	// recorded values are given back as the live ones.
+	Args, PerRunFlags []string
+	// Cwd, Home and TempDir are the live call's directories: a path under
+	// them compares equal to the recorded one under the recording's.
+	Cwd, Home, TempDir string
+	// Stdin is the caller's: read a message at a time, to its end where the
+	// recording says the caller closed it.
+	Stdin          *bufio.Reader
+	Stdout, Stderr io.Writer
+	// Redact redacts what the caller wrote as the recorder did, before it
+	// is compared or quoted; nil leaves it as it is.
+	Redact func([]byte) []byte
+	// KeepInput keeps what is read of stdin (up to maxConsumed) for a
+	// miss to give back (MissError.Consumed): a once-mode stand-in records
+	// the call with it.
+	KeepInput bool
+}
+
+// Result is how a played conversation ended.
+type Result struct {
+	Cassette   string // the recording played
+	Footer     cassette.Footer
+	Incomplete bool // the recording has no footer
+}
+
+// maxPending bounds the output held for the other candidates while several
+// recordings still match: past that, the first one is followed.
+const maxPending = 16 << 20
+
+// cand is a recording being followed.
+type cand struct {
+	Candidate
+	t       *tape
+	next    step // the step after the pending output, once ready
+	ready   bool
+	pending []outChunk // output read, not yet played, a line a piece
+	size    int        // bytes in pending
+	owed    []owedLine // lines played from another candidate, still to come in this one
+	ids     *ids       // its recorded values → the live ones
+	cmp     *comparer  // compares with its recording's directories
+	out     *lineRewriter
+}
+
+type outChunk struct {
+	stream cassette.Stream
+	data   []byte
+}
+
+// Play plays the conversation recorded in one of cands to the caller:
+// output up to the next recorded message, then the caller's next message,
+// compared with the recorded one, and on. Several candidates (recordings
+// of the same argv) are narrowed as the messages come; output they all
+// agree on is played before the next message is awaited. A caller that
+// says something else is a *MissError (ErrMiss).
+func Play(cands []Candidate, opts Options) (Result, error) {
+	if len(cands) == 0 {
+		return Result{}, errors.New("conversation: no recording to play")
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(p []byte) []byte { return p }
+	}
+	p := &player{opts: opts}
+	p.lost = !opts.KeepInput
+	for _, c := range cands {
+		h := c.Reader.Header()
+		k := &cand{Candidate: c, t: newTape(c.Name, c.Reader), ids: newIDs(opts.Conversation),
+			cmp: &comparer{conv: opts.Conversation,
+				rec:  normalize.Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir},
+				live: normalize.Options{Cwd: opts.Cwd, Home: opts.Home, TempDir: opts.TempDir}}}
+		if len(h.Argv) > 0 {
+			for _, f := range opts.PerRunFlags {
+				rv, _, rok := agent.FlagValue(h.Argv[1:], []string{f})
+				lv, _, lok := agent.FlagValue(opts.Args, []string{f})
+				if rok && lok {
+					k.ids.learnArg(rv, lv)
+				}
+			}
+		}
+		k.out = &lineRewriter{w: opts.Stdout, ids: k.ids}
+		if opts.KeepInput {
+			k.out.shown = p.shown
+		}
+		p.cands = append(p.cands, k)
+	}
+	return p.play()
+}
+
+type player struct {
+	opts      Options
+	cands     []*cand
+	turn      int  // messages read from the caller
+	eof       bool // the caller closed stdin
+	playedAny bool
+	// consumed is what was read of stdin, raw, kept for a miss while under
+	// maxConsumed; lost once over.
+	consumed []byte
+	lost     bool
+	errLines int
+	inputs   []consumed // the messages in consumed, each with the lines played before it
+	played   [][]byte   // the stdout lines played, while consumed is kept
+	cur      []byte     // the stdout line being played
+	kept     int        // bytes in consumed and played
+}
+
+// shown keeps the stdout lines played while what is read is kept: a miss
+// hands them over to the live agent's (see Handover).
+func (p *player) shown(b []byte) {
+	if p.lost {
+		return
+	}
+	p.kept += len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.cur = append(p.cur, b...)
+			break
+		}
+		p.played = append(p.played, append(p.cur, b[:i+1]...))
+		p.cur, b = nil, b[i+1:]
+	}
+	if p.kept > maxConsumed {
+		p.lost, p.consumed, p.inputs, p.played, p.cur = true, nil, nil, nil, nil
+	}
+}
+
+func (p *player) play() (Result, error) {
+	for {
+		if err := p.advance(); err != nil {
+			return Result{}, err
+		}
+		if err := p.playPending(); err != nil {
+			return Result{}, err
+		}
+		allEnd := true
+		for _, c := range p.cands {
+			allEnd = allEnd && c.next.kind == kEnd
+		}
+		if allEnd {
+			c := p.cands[0]
+			if err := p.flush(c); err != nil {
+				return Result{}, err
+			}
+			f, ok := c.Reader.Footer()
+			return Result{Cassette: c.Name, Footer: f, Incomplete: !ok}, nil
+		}
+		if err := p.answer(); err != nil {
+			return Result{}, err
+		}
+	}
+}
+
+// advance reads each candidate's output up to its next other step. With
+// one candidate and nothing owed, the output is played as it is read.
+func (p *player) advance() error {
+	for _, c := range p.cands {
+		for !c.ready {
+			s, err := c.t.next()
+			if err != nil {
+				return err
+			}
+			if s.kind != kOutput {
+				c.next, c.ready = s, true
+				break
+			}
+			if len(p.cands) == 1 && len(c.pending) == 0 && len(c.owed) == 0 {
+				if err := p.write(c, s.stream, s.data); err != nil {
+					return err
+				}
+				continue
+			}
+			c.add(s.stream, s.data)
+		}
+	}
+	return nil
+}
+
+// add keeps output of c's to play, a line a piece.
+func (c *cand) add(s cassette.Stream, data []byte) {
+	c.size += len(data)
+	for len(data) > 0 {
+		n := len(data)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			n = i + 1
+		}
+		if k := len(c.pending) - 1; k >= 0 && c.pending[k].stream == s && !bytes.HasSuffix(c.pending[k].data, []byte{'\n'}) {
+			c.pending[k].data = append(c.pending[k].data, data[:n]...)
+		} else {
+			c.pending = append(c.pending, outChunk{s, bytes.Clone(data[:n])})
+		}
+		data = data[n:]
+	}
+}
+
+// playPending plays the first candidate's pending output, and holds every
+// other candidate to it: what was played is owed by each, and its own
+// output must come to the same lines (after normalisation), in order on
+// each stream, wherever it recorded them relative to the messages (the
+// order of a message and an answer to the one before is a race). One that
+// comes to other lines is dropped. So the caller never waits for output
+// while the candidates are told apart, as the Qwen SDK waits for its
+// initialize answer.
+func (p *player) playPending() error {
+	first := p.cands[0]
+	played, err := p.settle(first)
+	if err != nil {
+		return err
+	}
+	total := 0
+	kept := p.cands[:1]
+	for _, c := range p.cands[1:] {
+		c.owed = append(c.owed, played...)
+		if c.reconcile() {
+			kept = append(kept, c)
+			total += c.size
+			for _, o := range c.owed {
+				total += len(o.raw)
+			}
+		}
+	}
+	if total > maxPending {
+		kept = kept[:1] // too much to hold: follow the first
+	}
+	p.cands = kept
+	return first.out.flush()
+}
+
+// settle plays c's pending output but what it owes, and returns the lines
+// played, normalised.
+func (p *player) settle(c *cand) ([]owedLine, error) {
+	var played []owedLine
+	for _, o := range c.pending {
+		n := c.normalLine(o)
+		if len(c.owed) > 0 && c.owed[0].same(n) {
+			c.ids.learnPlayed(o.data, c.owed[0].raw)
+			c.owed = c.owed[1:]
+			continue
+		}
+		c.owed = nil                         // the last one left: it plays what it recorded
+		n.raw = c.ids.rewrite(o.data, false) // before the write forgets an answered request
+		if err := p.write(c, o.stream, o.data); err != nil {
+			return nil, err
+		}
+		played = append(played, n)
+	}
+	c.pending, c.size = c.pending[:0], 0
+	return played, nil
+}
+
+// reconcile drops from c's pending output the lines it owes, and reports
+// whether what is left is consistent: it owes nothing it did not record.
+func (c *cand) reconcile() bool {
+	k := 0
+	for _, o := range c.pending {
+		if len(c.owed) == 0 {
+			c.pending[k] = o
+			k++
+			continue
+		}
+		n := c.normalLine(o)
+		if !n.same(c.owed[0]) {
+			if n.stream == c.owed[0].stream {
+				return false
+			}
+			c.pending[k] = o // another stream: waits its turn
+			k++
+			continue
+		}
+		c.ids.learnPlayed(o.data, c.owed[0].raw)
+		c.owed = c.owed[1:]
+		c.size -= len(o.data)
+	}
+	c.pending = c.pending[:k]
+	if len(c.owed) > 0 && len(c.pending) > 0 {
+		for _, o := range c.pending { // owed lines still to come may not pass lines of their stream
+			for _, w := range c.owed {
+				if o.stream == w.stream {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// owedLine is a line played: its stream, its normal form, and the bytes
+// the caller got, whose ids a candidate that owes it gives back from then
+// on in place of its own.
+type owedLine struct {
+	stream cassette.Stream
+	norm   string
+	shape  string // of a JSON object: see shapeOf
+	raw    []byte
+}
+
+// same reports whether two lines are the same event of the agent's: equal
+// after normalisation, or JSON objects of one shape. Before the message
+// that tells two recordings apart the agent was told the same, so what
+// differs in an event of the same kind is what varies from run to run
+// that the normaliser does not know (a pid, a count).
+func (o owedLine) same(p owedLine) bool {
+	return o.stream == p.stream && (o.norm == p.norm || o.shape != "" && o.shape == p.shape)
+}
+
+// shapeOf is a JSON object's member names and its type, subtype and
+// method: what kind of event it is. "" for anything else.
+func shapeOf(line []byte) string {
+	obj := topLevel(line)
+	if obj == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range []string{"type", "subtype", "method"} {
+		if v, ok := obj[k]; ok {
+			keys = append(keys, k+"="+string(v))
+		}
+	}
+	return strings.Join(keys, "\x00")
+}
+
+func (c *cand) normalLine(o outChunk) owedLine {
+	opts := c.cmp.rec
+	opts.Format = contract.JSON // one line: one pass, no pieces
+	return owedLine{stream: o.stream, norm: string(normalize.New(opts).Bytes(o.data, o.stream)), shape: shapeOf(o.data)}
+}
+
+// flush plays c's pending output, and what its stdout holds of a line.
+func (p *player) flush(c *cand) error {
+	if _, err := p.settle(c); err != nil {
+		return err
+	}
+	return c.out.flush()
+}
+
+func (p *player) write(c *cand, s cassette.Stream, data []byte) error {
+	p.playedAny = true
+	if s == cassette.Stdout {
+		return c.out.write(data)
+	}
+	p.errLines += bytes.Count(data, []byte{'\n'})
+	_, err := p.opts.Stderr.Write(data)
+	return err
+}
+
+// answer reads the caller's next message, or the end of its stdin, and
+// keeps the candidates that recorded the same there.
+func (p *player) answer() error {
+	for _, c := range p.cands {
+		if err := c.out.flush(); err != nil { // the caller may wait for it
+			return err
+		}
+	}
+	msg, long, err := p.readMessage()
+	if err != nil {
+		return err
+	}
+	var kept []*cand
+	var miss *MissError
+	for _, c := range p.cands {
+		switch {
+		case msg != nil && c.next.kind == kInput:
+			if long {
+				miss = p.missAt(miss, c, "longer than the recorded message")
+				continue
+			}
+			d := c.cmp.compare(c.next.data, p.opts.Redact(msg))
+			if d != nil {
+				miss = p.missAt(miss, c, d.String())
+				continue
+			}
+			c.ids.learn(c.next.data, msg)
+			c.ready = false
+			kept = append(kept, c)
+		case msg == nil && c.next.kind == kClose:
+			c.ready = false
+			kept = append(kept, c)
+		case msg != nil && c.next.kind == kClose:
+			miss = p.missAt(miss, c, "the caller wrote "+quoteMsg(p.opts.Redact(msg))+" where the recording has stdin closed")
+		case msg == nil && c.next.kind == kInput:
+			miss = p.missAt(miss, c, "the caller closed stdin where the recording has "+quoteMsg(c.next.data))
+		}
+	}
+	if len(kept) == 0 {
+		for _, c := range p.cands {
+			if c.next.kind == kEnd { // the agent had ended: what came after goes unread
+				kept = append(kept, c)
+			}
+		}
+	}
+	if len(kept) == 0 {
+		if !p.lost {
+			miss.Consumed = p.consumed
+			if miss.Consumed == nil {
+				miss.Consumed = []byte{}
+			}
+		}
+		miss.Played, miss.ErrLines = p.playedAny, p.errLines
+		miss.played, miss.inputs = p.played, p.inputs
+		for _, c := range p.cands {
+			miss.OutLines = max(miss.OutLines, c.out.lines)
+		}
+		return miss
+	}
+	p.cands = kept
+	return nil
+}
+
+// missAt keeps the first miss: the one of the first candidate.
+func (p *player) missAt(m *MissError, c *cand, what string) *MissError {
+	if m != nil {
+		return m
+	}
+	turn := p.turn
+	if p.eof {
+		turn++ // the close is the event after the last message
+	}
+	return &MissError{Cassette: c.Name, Line: c.next.line, Turn: turn, What: what}
+}
+
+func (d *difference) String() string {
+	if d.path == "" {
+		return fmt.Sprintf("recorded %s, got %s", d.want, d.got)
+	}
+	return fmt.Sprintf("%s: recorded %s, got %s", d.path, d.want, d.got)
+}
+
+func quoteMsg(m []byte) string {
+	return "\"" + excerpt(string(bytes.TrimRight(m, "\r\n"))) + "\""
+}
+
+// readMessage reads the caller's next line; nil at the end of stdin. A
+// line longer than any recorded message could match is read to its end
+// but not kept (long).
+func (p *player) readMessage() (msg []byte, long bool, err error) {
+	if p.eof {
+		return nil, false, nil
+	}
+	limit := 64 << 10
+	for _, c := range p.cands {
+		if c.next.kind == kInput {
+			limit = max(limit, 2*len(c.next.data)+64<<10)
+		}
+	}
+	var line []byte
+	for {
+		frag, err := p.opts.Stdin.ReadSlice('\n')
+		if !long {
+			line = append(line, frag...)
+			if len(line) > limit {
+				long, line = true, nil
+			}
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			if len(line) == 0 && !long {
+				p.eof = true
+				return nil, false, nil
+			}
+			break // a last message without its newline
+		}
+		return nil, false, fmt.Errorf("reading stdin: %w", err)
+	}
+	p.turn++
+	p.kept += len(line)
+	if long || p.kept > maxConsumed {
+		p.lost, p.consumed = true, nil
+	}
+	if !p.lost {
+		p.consumed = append(p.consumed, line...)
+		p.inputs = append(p.inputs, consumed{data: bytes.Clone(line), after: len(p.played)})
+	} else {
+		p.inputs, p.played = nil, nil
+	}
+	if long {
+		return []byte{}, true, nil
+	}
+	return line, false, nil
+}
+
+// lineRewriter writes a candidate's stdout to the caller a line at a
+// time, the live ids in place of the recorded ones. A line over maxLine
+// goes out as recorded, unheld: memory stays bounded.
+type lineRewriter struct {
+	w     io.Writer
+	ids   *ids
+	line  []byte
+	raw   bool // the current line is too long to rewrite
+	lines int  // newlines written
+	// shown, when set, sees every byte written to the caller.
+	shown func([]byte)
+}
+
+const maxLine = 4 << 20
+
+func (l *lineRewriter) write(p []byte) error {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i+1]
+		}
+		p = p[len(part):]
+		if l.raw {
+			if err := l.send(part); err != nil {
+				return err
+			}
+		} else {
+			l.line = append(l.line, part...)
+			if len(l.line) > maxLine {
+				l.raw = true
+				if err := l.send(l.line); err != nil {
+					return err
+				}
+				l.line = l.line[:0]
+			}
+		}
+		if i >= 0 {
+			if err := l.flush(); err != nil {
+				return err
+			}
+			l.raw = false
+			l.lines++
+		}
+	}
+	return nil
+}
+
+func (l *lineRewriter) send(p []byte) error {
+	if l.shown != nil {
+		l.shown(p)
+	}
+	_, err := l.w.Write(p)
+	return err
+}
+
+// flush writes what is held of a line.
+func (l *lineRewriter) flush() error {
+	if len(l.line) == 0 {
+		return nil
+	}
+	err := l.send(l.ids.rewrite(l.line, true))
+	l.line = l.line[:0]
+	if cap(l.line) > 1<<20 {
+		l.line = nil
+	}
+	return err
+}

@@ -1,0 +1,275 @@
+package conversation
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// frame is one frame of a made-up recording: "i", "o", "e" or "c".
+type frame struct{ s, data string }
+
+func tapeOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reader {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := cassette.NewWriter(&b, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range frames {
+		at := time.Duration(i) * time.Millisecond
+		if f.s == "c" {
+			err = w.WriteInputClosed(at)
+		} else {
+			err = w.WriteChunk(cassette.Stream(f.s[0]), at, []byte(f.data))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close(cassette.Footer{Code: 3})
+	rd, err := cassette.NewReader(&b, "rec.cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+var (
+	claude = agent.Conversation{Framing: agent.FramingStreamJSON, ClientIDs: []string{"request_id", "session_id"}}
+	rpc    = agent.Conversation{Framing: agent.FramingJSONRPC}
+)
+
+// claudeTape is a recorded SDK session: initialize and the prompt at once,
+// the CLI's answer, a permission asked of the client and allowed, result,
+// close.
+func claudeTape(t testing.TB, prompt string) *cassette.Reader {
+	return tapeOf(t, cassette.Header{Argv: []string{"claude", "--input-format", "stream-json"}, Cwd: "/rec", Conversation: "stream-json"}, []frame{
+		{"i", `{"request_id":"rec-1","type":"control_request","request":{"subtype":"initialize"}}` + "\n" +
+			`{"type":"user","message":{"role":"user","content":"` + prompt + `"},"session_id":"s-rec"}` + "\n"},
+		{"o", `{"type":"control_response","response":{"subtype":"success","request_id":"rec-1"}}` + "\n"},
+		{"o", `{"type":"system","subtype":"init","cwd":"/rec","session_id":"agent-sess"}` + "\n"},
+		{"o", `{"type":"control_request","request_id":"agent-7","request":{"subtype":"can_use_tool","tool_name":"Write"}}` + "\n"},
+		{"i", `{"type":"control_response","response":{"subtype":"success","request_id":"agent-7","response":{"behavior":"allow"}}}` + "\n"},
+		{"o", `{"type":"result","result":"done: ` + prompt + `","session_id":"agent-sess"}` + "\n"},
+		{"c", ""},
+		{"e", "bye\n"},
+	})
+}
+
+// client plays the caller: it writes what it has to say as the answers
+// come, from the lines it reads, and closes stdin at the end.
+func run(t *testing.T, cands []Candidate, opts Options, script func(w io.Writer, out *bufio.Reader)) (Result, string, error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	opts.Stdin, opts.Stdout, opts.Stderr = bufio.NewReader(inR), outW, &errb
+	type ended struct {
+		res Result
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		res, err := Play(cands, opts)
+		outW.Close()
+		inR.CloseWithError(errors.New("replay ended"))
+		done <- ended{res, err}
+	}()
+	out := bufio.NewReader(outR)
+	var got bytes.Buffer
+	tee := bufio.NewReader(io.TeeReader(out, &got))
+	script(inW, tee)
+	inW.Close()
+	io.Copy(io.Discard, tee)
+	e := <-done
+	return e.res, got.String() + errb.String(), e.err
+}
+
+func TestPlayClaude(t *testing.T) {
+	res, out, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude, Cwd: "/live"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"request_id":"live-9","type":"control_request","request":{"subtype":"initialize"}}`+"\n"+
+				`{"type":"user","message":{"role":"user","content":"hi"},"session_id":"s-live"}`+"\n")
+			for {
+				l, err := out.ReadString('\n')
+				if err != nil {
+					t.Errorf("no permission request: %v", err)
+					return
+				}
+				if strings.Contains(l, "can_use_tool") {
+					break
+				}
+			}
+			io.WriteString(w, `{"type":"control_response","response":{"subtype":"success","request_id":"agent-7","response":{"behavior":"allow"}}}`+"\n")
+			out.ReadString('\n') // the result
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"control_response","response":{"subtype":"success","request_id":"live-9"}}` + "\n" +
+		`{"type":"system","subtype":"init","cwd":"/rec","session_id":"agent-sess"}` + "\n" +
+		`{"type":"control_request","request_id":"agent-7","request":{"subtype":"can_use_tool","tool_name":"Write"}}` + "\n" +
+		`{"type":"result","result":"done: hi","session_id":"agent-sess"}` + "\n" + "bye\n"
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+	if res.Footer.Code != 3 || res.Cassette != "a.cassette" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestPlayMiss(t *testing.T) {
+	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude, KeepInput: true},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"request_id":"live-9","type":"control_request","request":{"subtype":"initialize"}}`+"\n"+
+				`{"type":"user","message":{"role":"user","content":"bye\u0007"},"session_id":"s-live"}`+"\n")
+		})
+	var miss *MissError
+	if !errors.As(err, &miss) || !errors.Is(err, ErrMiss) {
+		t.Fatalf("err %v, want a miss", err)
+	}
+	// The control character stays escaped, as JSON has it.
+	if want := `a.cassette:3: message 2: message.content: recorded "hi", got "bye\u0007"`; err.Error() != want {
+		t.Errorf("miss %q\nwant %q", err, want)
+	}
+	// Nothing answered the agent: a once-mode stand-in may record afresh.
+	if miss.Turn != 2 || strings.Count(string(miss.Consumed), "\n") != 2 {
+		t.Errorf("turn %d consumed %q", miss.Turn, miss.Consumed)
+	}
+}
+
+// Two recordings of one argv, other prompts: the initialize answer they
+// agree on is given before the prompt (the Qwen SDK waits for it); the
+// prompt picks the recording.
+func TestPlayNarrows(t *testing.T) {
+	qwenTape := func(prompt string) *cassette.Reader {
+		return tapeOf(t, cassette.Header{Argv: []string{"qwen", "--session-id", "sess-rec"}, Conversation: "stream-json"}, []frame{
+			{"i", `{"type":"control_request","request_id":"r-1","request":{"subtype":"initialize"}}` + "\n"},
+			{"o", `{"type":"control_response","response":{"request_id":"r-1"}}` + "\n"},
+			{"i", `{"type":"user","message":"` + prompt + `","session_id":"sess-rec"}` + "\n"},
+			{"o", `{"type":"result","result":"` + prompt + `!","session_id":"sess-rec"}` + "\n"},
+			{"c", ""},
+		})
+	}
+	for _, prompt := range []string{"one", "two"} {
+		cands := []Candidate{{"one.cassette", qwenTape("one")}, {"two.cassette", qwenTape("two")}}
+		res, out, err := run(t, cands, Options{Conversation: claude, Args: []string{"--session-id", "sess-live"}, PerRunFlags: []string{"--session-id"}},
+			func(w io.Writer, out *bufio.Reader) {
+				io.WriteString(w, `{"type":"control_request","request_id":"L-1","request":{"subtype":"initialize"}}`+"\n")
+				if l, _ := out.ReadString('\n'); l != `{"type":"control_response","response":{"request_id":"L-1"}}`+"\n" {
+					t.Errorf("initialize answered %q", l)
+				}
+				io.WriteString(w, `{"type":"user","message":"`+prompt+`","session_id":"sess-live"}`+"\n")
+				out.ReadString('\n')
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cassette != prompt+".cassette" || !strings.HasSuffix(out, `{"type":"result","result":"`+prompt+`!","session_id":"sess-live"}`+"\n") {
+			t.Errorf("%s: played %s:\n%s", prompt, res.Cassette, out)
+		}
+	}
+}
+
+func TestPlayJSONRPC(t *testing.T) {
+	rd := tapeOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+		{"i", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/w","mcpServers":[]}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"write it"}]}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S1"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}` + "\n"},
+		{"c", ""},
+	})
+	_, out, err := run(t, []Candidate{{"g.cassette", rd}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}`+"\n")
+			out.ReadString('\n')
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n")
+			out.ReadString('\n')
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"c","method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"write it"}]}}`+"\n")
+			out.ReadString('\n')
+			out.ReadString('\n')
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`+"\n")
+			out.ReadString('\n')
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":"a","result":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"b","result":{"sessionId":"S1"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S1"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"c","result":{"stopReason":"end_turn"}}` + "\n"
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// A caller that closes stdin early is a miss naming the message it did not
+// send; one that sends more where the recording closed is one too.
+func TestPlayCloseMiss(t *testing.T) {
+	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"request_id":"x","type":"control_request","request":{"subtype":"initialize"}}`+"\n")
+		})
+	if err == nil || !strings.Contains(err.Error(), "message 2: the caller closed stdin where the recording has") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// An agent that ended with stdin still open (no close recorded) ends the
+// replay there: a caller that never closes stdin does not hold it.
+func TestPlayEndsWithoutClose(t *testing.T) {
+	rd := tapeOf(t, cassette.Header{Argv: []string{"codex", "app-server"}, Conversation: "json-rpc"}, []frame{
+		{"i", `{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+	})
+	res, out, err := run(t, []Candidate{{"a.cassette", rd}}, Options{Conversation: rpc},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"method":"initialize"}`+"\n")
+			io.ReadAll(out) // to the end of the replay's output, stdin still open
+		})
+	if err != nil || out != `{"jsonrpc":"2.0","id":7,"result":{}}`+"\n" || res.Footer.Code != 3 {
+		t.Errorf("%v %q %+v", err, out, res)
+	}
+}
+
+// FuzzRewrite: giving ids back never breaks a line: JSON stays JSON, and a
+// line with nothing to give back is left as it is.
+func FuzzRewrite(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":0,"result":{"sessionId":"S1"}}`,
+		`{"type":"control_response","response":{"subtype":"success","request_id":"rec-1"}}`,
+		`{"id":0,"method":"x","params":{"session_id":"sess-rec","a":[1,"rec-1",{"request_id":"rec-1"}]}}`,
+		`{"id":"0","id":0}`, `[{"id":0}]`, `not json`, `{"a":`, "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m := newIDs(claude)
+		m.learnArg("sess-rec", "sess-live")
+		m.str["rec-1"] = "live \"1\""
+		m.rpc["0"] = []byte(`"zero"`)
+		m.conv = rpc
+		out := m.rewrite(line, true)
+		if json.Valid(line) && !json.Valid(out) {
+			t.Fatalf("%q became %q", line, out)
+		}
+		if !bytes.Contains(line, []byte("rec")) && !bytes.Contains(line, []byte("0")) && !bytes.Equal(out, line) {
+			t.Fatalf("%q changed to %q", line, out)
+		}
+	})
+}

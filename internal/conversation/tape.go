@@ -1,0 +1,99 @@
+package conversation
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// kind is what a recording does next.
+type kind int
+
+const (
+	kOutput kind = iota // the agent wrote (stdout or stderr)
+	kInput              // the caller wrote one message
+	kClose              // the caller closed stdin
+	kEnd                // the agent ended (or the recording did)
+)
+
+// step is one thing a recording did. data is valid until the tape's next
+// step: an input is one whole message, its newline included when it had one.
+type step struct {
+	kind   kind
+	stream cassette.Stream
+	data   []byte
+	line   int // the cassette line of the frame
+}
+
+// tape reads a conversation cassette step by step, its input frames put
+// back together into messages (one a line, however the reads cut them).
+type tape struct {
+	name string
+	rd   *cassette.Reader
+	in   []byte // input read but not yet returned as messages
+	msg  []byte // the message last returned
+	line int    // line of the first frame of the input in `in`
+	done bool
+	peek *step // a step read ahead
+}
+
+func newTape(name string, rd *cassette.Reader) *tape {
+	rd.Inputs = true
+	return &tape{name: name, rd: rd}
+}
+
+// next returns the recording's next step.
+func (t *tape) next() (step, error) {
+	if t.peek != nil {
+		s := *t.peek
+		t.peek = nil
+		return s, nil
+	}
+	for {
+		if i := bytes.IndexByte(t.in, '\n'); i >= 0 {
+			return t.message(i + 1), nil
+		}
+		if t.done {
+			if len(t.in) > 0 {
+				return t.message(len(t.in)), nil
+			}
+			return step{kind: kEnd}, nil
+		}
+		c, err := t.rd.Next()
+		if errors.Is(err, io.EOF) {
+			t.done = true
+			continue
+		}
+		if err != nil {
+			return step{}, err
+		}
+		switch c.Stream {
+		case cassette.Input:
+			if len(t.in) == 0 {
+				t.line = c.Line
+			}
+			t.in = append(t.in, c.Data...)
+		case cassette.InputClosed:
+			if len(t.in) > 0 { // a last message without its newline
+				t.peek = &step{kind: kClose, line: c.Line}
+				return t.message(len(t.in)), nil
+			}
+			return step{kind: kClose, line: c.Line}, nil
+		default:
+			return step{kind: kOutput, stream: c.Stream, data: c.Data, line: c.Line}, nil
+		}
+	}
+}
+
+// message takes the first n bytes of the pending input as a message.
+func (t *tape) message(n int) step {
+	t.msg = append(t.msg[:0], t.in[:n]...)
+	rest := copy(t.in, t.in[n:])
+	t.in = t.in[:rest]
+	if cap(t.in) > 1<<20 && rest < 1<<10 { // don't keep a huge message's buffer
+		t.in = append([]byte(nil), t.in...)
+	}
+	return step{kind: kInput, data: t.msg, line: t.line}
+}

@@ -1,0 +1,23 @@
+package runner
+
+import (
+	"io"
+	"os"
+
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/workspace"
+)
+
+// ApplyEffects re-creates the file changes recorded in the cassette at
+// path under dir, as a replay with Apply does once its output is played:
+// a conversation's output is played turn by turn, and which recording it
+// was is known only at its end.
+func ApplyEffects(path, dir string) ([]string, error) {
+	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
+	opts := workspace.ApplyOptions{Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
+	res, err := workspace.ApplyFile(dir, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Applied, nil
+}
