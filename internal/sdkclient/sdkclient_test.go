@@ -12,12 +12,22 @@ import (
 
 	"github.com/agentvcr/agentvcr/internal/sdkclient"
 	"github.com/agentvcr/agentvcr/internal/simagent"
+	"github.com/agentvcr/agentvcr/standin"
 )
 
 // Under SDKCLIENT_AGENT the test binary is an agent: "simagent" runs the
 // simulated agent (its shape from SIMAGENT_SHAPE), the other values are
 // misbehaving agents for the error tests.
+//
+// Under the names claude and qwen the test binary is the stand-in, under
+// claude-sim and qwen-sim the simulated agent (standin_test.go).
 func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case "claude", "qwen":
+		os.Exit(standin.Main())
+	case "claude-sim", "qwen-sim":
+		os.Exit(simagent.Main())
+	}
 	switch os.Getenv("SDKCLIENT_AGENT") {
 	case "":
 		os.Exit(m.Run())
