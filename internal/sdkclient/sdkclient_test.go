@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/internal/sdkclient"
 	"github.com/agentvcr/agentvcr/internal/simagent"
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // Under SDKCLIENT_AGENT the test binary is an agent: "simagent" runs the

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/sdkclient"
-	"github.com/agentvcr/agentvcr/standin"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // Conversations through the stand-in: each is recorded with the simulated
