@@ -309,6 +309,33 @@ func (c *cand) reorderable(i int) bool {
 	return true
 }
 
+// matchDue finds the due message the caller's live one is: the first that
+// compares equal and may come now (reorderable). When none does, d says how
+// it differs from the closest: the first that may come now and is of its
+// kind (an answer, a message of the client's own), else the next recorded.
+func (c *cand) matchDue(live []byte) (at int, d *difference) {
+	var closest *difference
+	for i := range c.due {
+		if i > 0 && !c.reorderable(i) {
+			continue
+		}
+		di := c.cmp.compare(c.due[i].data, live)
+		if di == nil {
+			return i, nil
+		}
+		if i == 0 {
+			d = di
+		}
+		if closest == nil && !di.kind {
+			at, closest = i, di
+		}
+	}
+	if closest != nil {
+		return at, closest
+	}
+	return 0, d
+}
+
 // isAnswer reports whether a message of the caller's answers a request of
 // the agent's: a JSON-RPC response (an id and no method), a stream-json
 // control_response.
@@ -521,15 +548,12 @@ func (p *player) answer() error {
 				continue
 			}
 			live := p.opts.Redact(msg)
-			d := c.cmp.compare(c.next.data, live)
-			at := 0
-			for i := 1; d != nil && i < len(c.due); i++ {
-				if c.reorderable(i) && c.cmp.compare(c.due[i].data, live) == nil {
-					d, at = nil, i
-				}
-			}
+			at, d := c.matchDue(live)
 			if d != nil {
-				miss = p.missAt(miss, c, d.String())
+				if miss == nil {
+					miss = p.missAt(nil, c, d.String())
+					miss.Line = c.due[at].line
+				}
 				continue
 			}
 			c.ids.learn(c.due[at].data, msg)

@@ -350,3 +350,39 @@ func TestPlayReorderStillCompares(t *testing.T) {
 		t.Errorf("err %v, want a miss on the answer", err)
 	}
 }
+
+// A miss names the recorded message closest to the caller's: with the
+// answer and the prompt both due, a prompt of other words differs from the
+// recorded prompt, not from the answer; with the answer alone due, the
+// kinds differ.
+func TestPlayMissNamesTheClosest(t *testing.T) {
+	init2 := `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}` + "\n"
+	prompt := `{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"bye"}]}}` + "\n"
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, init2)
+			for range 3 {
+				out.ReadString('\n')
+			}
+			io.WriteString(w, prompt)
+		})
+	if err == nil || err.Error() != `a.cassette:13: message 3: params.prompt[0].text: recorded "hello", got "bye"` {
+		t.Errorf("err %v", err)
+	}
+	rd := tapeOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+		{"i", `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"S1"}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"result":{"stopReason":"cancelled"}}` + "\n"},
+	})
+	_, _, err = run(t, []Candidate{{"g.cassette", rd}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"S1"}}`+"\n")
+			out.ReadString('\n')
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"S1"}}`+"\n")
+		})
+	if want := `g.cassette:7: message 2: recorded the answer to the agent's request 0, got a "session/cancel" message`; err == nil || err.Error() != want {
+		t.Errorf("err %v\nwant %s", err, want)
+	}
+}
