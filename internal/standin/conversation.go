@@ -92,7 +92,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 		// answers, handed over to the agent where the caller leaves it.
 		var fresh []conversation.Candidate
 		if err == nil {
-			cands, files := c.candidates(lib, inv)
+			cands, files := c.candidates(lib, inv, cv.profile.Name())
 			defer closeAll(files)
 			for _, k := range cands {
 				if !k.Reader.Header().Start.Before(c.start) {
@@ -111,7 +111,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	var cands []conversation.Candidate
 	if lib != nil {
 		var files []*os.File
-		cands, files = c.candidates(lib, inv)
+		cands, files = c.candidates(lib, inv, cv.profile.Name())
 		defer closeAll(files)
 	}
 	if len(cands) == 0 {
@@ -119,7 +119,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 			return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 		}
 		if c.take > 1 {
-			if first, files := c.candidates(lib, inv.WithTake(1)); len(first) > 0 {
+			if first, files := c.candidates(lib, inv.WithTake(1), cv.profile.Name()); len(first) > 0 {
 				closeAll(files)
 				return c.tooMany(inv, first[0].Name)
 			}
@@ -129,9 +129,11 @@ func (c *call) converse(cv conversing, cwd string) int {
 	return c.replayConversation(cv, inv, cands, stdin, cwd, home)
 }
 
-// candidates opens every recording of inv's key: recordings of one argv
-// may hold other conversations (other prompts).
-func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversation.Candidate, []*os.File) {
+// candidates opens every recording of inv's key made with the agent
+// named agentName: recordings of one argv may hold other conversations
+// (other prompts), and other agents take the same flags (auggie --acp,
+// qwen --acp) and may be told the same.
+func (c *call) candidates(lib *index.Library, inv index.Invocation, agentName string) ([]conversation.Candidate, []*os.File) {
 	keyFiles := func() []string {
 		e, ok := lib.Lookup(inv)
 		if !ok {
@@ -147,6 +149,10 @@ func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversat
 	var files []*os.File
 	for _, path := range list {
 		if rd, f, ok := index.OpenVerified(index.Entry{File: path}, inv); ok {
+			if a := rd.Header().Agent; a != "" && a != agentName {
+				f.Close()
+				continue
+			}
 			cands = append(cands, conversation.Candidate{Name: path, Reader: rd})
 			files = append(files, f)
 		}
@@ -268,7 +274,10 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 		if err != nil {
 			return "", err
 		}
-		return strings.TrimSuffix(path, cassette.Ext) + "-" + sum + cassette.Ext, nil
+		// The agent's name first: another agent's session with the same
+		// flags and messages must not take its place.
+		base := strings.TrimSuffix(filepath.Base(path), cassette.Ext)
+		return filepath.Join(filepath.Dir(path), cv.profile.Name()+"-"+base+"-"+sum+cassette.Ext), nil
 	}}
 	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
 	if err != nil {
