@@ -198,6 +198,54 @@ func (g *promptGate) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Qwen Code over ACP (qwen --acp), three sessions of one argv in one
+// directory, each replayed in a fresh one: a file read through the
+// client (fs/read_text_file), a write through it (fs/write_text_file), a
+// shell command it allows, whose file the stand-in re-creates. Qwen also
+// asks craft/drainMidTurnQueue, which the client does not know (the
+// recorded "method not found" must be answered again), and notifies a
+// prompt suggestion after the prompt's answer. The cassettes are make
+// acpclients' (Qwen Code 0.24.4 against the fake model) with its ~560 KB
+// available_commands_update cut to its first built-in commands and two
+// skills' details, their bodies shortened; every other byte as recorded.
+func TestStandInQwen(t *testing.T) {
+	const notes = "The secret word is PINEAPPLE. This file was written for the offline capture test.\n"
+	for _, tc := range []struct {
+		name, prompt, text string
+		requests           []string
+		asked              int
+		file, content      string
+	}{
+		{"read", "Read the file DIR/notes.txt and tell me what it says.", "Done.",
+			[]string{"fs/read_text_file", "craft/drainMidTurnQueue"}, 0, "notes.txt", notes},
+		{"write", "Write the text `written over acp` to the file DIR/out.txt.", "Done.",
+			[]string{"fs/write_text_file", "craft/drainMidTurnQueue"}, 0, "out.txt", "written over acp"},
+		{"shell", "Please run the command `mkdir -p out && echo generated > out/result.txt` and report.", "Done.",
+			[]string{"session/request_permission", "craft/drainMidTurnQueue"}, 1, "out/result.txt", "generated\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			agentvcrtest.StandIn(t, "testdata/cassettes") // a run log of its own: one call, take 1
+			dir := agentvcrtest.Workspace(t, "")
+			if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(notes), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			turns, asked, received := session(t, dir, []string{tc.prompt}, "qwen", "--acp")
+			if len(turns) != 1 || turns[0].StopReason != "end_turn" || turns[0].Text() != tc.text {
+				t.Fatalf("%d turns, want one that ends end_turn saying %q", len(turns), tc.text)
+			}
+			if got := requests(received); asked != tc.asked || !slices.Equal(got, tc.requests) {
+				t.Errorf("%d permission requests; the agent asked %v, want %v", asked, got, tc.requests)
+			}
+			if n := len(received); n == 0 || !strings.Contains(string(received[n-1].Raw), "qwen/notify/session/prompt-suggestion") {
+				t.Errorf("the last message is not the prompt suggestion after the answer")
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, tc.file)); err != nil || string(b) != tc.content {
+				t.Errorf("%s: %q, %v", tc.file, b, err)
+			}
+		})
+	}
+}
+
 // A client that says something else than the recording gets a clear miss,
 // not a hang: the stand-in exits 2 naming the message and the field that
 // differ, and the client's call ends. (The stand-in is run here without
