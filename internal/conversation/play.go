@@ -114,9 +114,12 @@ type cand struct {
 
 // dueMsg is a recorded message kept while the caller's are awaited.
 type dueMsg struct {
-	data   []byte
-	line   int
-	answer bool // an answer to one of the agent's requests
+	data []byte
+	line int
+	// answer says whether it answers one of the agent's requests: 0 not
+	// known yet (it is looked at only when the caller's order differs), 1
+	// yes, 2 no.
+	answer int8
 }
 
 // maxDue and maxDueBytes bound the messages looked ahead at: past them a
@@ -249,7 +252,7 @@ func (p *player) advance() error {
 			if s.kind != kOutput {
 				c.next, c.ready = s, true
 				if s.kind == kInput {
-					if err := c.gatherDue(s, p.opts.Conversation); err != nil {
+					if err := c.gatherDue(s); err != nil {
 						return err
 					}
 				}
@@ -269,9 +272,9 @@ func (p *player) advance() error {
 
 // gatherDue keeps the recorded message s and those that follow it before
 // the agent's next output, and makes the first one c's next step.
-func (c *cand) gatherDue(s step, conv agent.Conversation) error {
+func (c *cand) gatherDue(s step) error {
 	size := len(s.data)
-	c.due = append(c.due[:0], dueMsg{data: bytes.Clone(s.data), line: s.line, answer: isAnswer(conv, s.data)})
+	c.due = append(c.due[:0], dueMsg{data: bytes.Clone(s.data), line: s.line})
 	for len(c.due) < maxDue && size < maxDueBytes {
 		n, err := c.t.next()
 		if err != nil {
@@ -282,7 +285,7 @@ func (c *cand) gatherDue(s step, conv agent.Conversation) error {
 			break
 		}
 		size += len(n.data)
-		c.due = append(c.due, dueMsg{data: bytes.Clone(n.data), line: n.line, answer: isAnswer(conv, n.data)})
+		c.due = append(c.due, dueMsg{data: bytes.Clone(n.data), line: n.line})
 	}
 	c.setNext()
 	return nil
@@ -302,11 +305,23 @@ func (c *cand) setNext() {
 // order.
 func (c *cand) reorderable(i int) bool {
 	for j := range i {
-		if !c.due[i].answer && !c.due[j].answer {
+		if !c.isAnswer(i) && !c.isAnswer(j) {
 			return false
 		}
 	}
 	return true
+}
+
+// isAnswer reports whether c's due message i answers the agent.
+func (c *cand) isAnswer(i int) bool {
+	d := &c.due[i]
+	if d.answer == 0 {
+		d.answer = 2
+		if isAnswer(c.cmp.conv, d.data) {
+			d.answer = 1
+		}
+	}
+	return d.answer == 1
 }
 
 // matchDue finds the due message the caller's live one is: the first that
