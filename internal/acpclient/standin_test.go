@@ -1,12 +1,15 @@
 package acpclient
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +37,13 @@ func TestMain(m *testing.M) { agentvcrtest.Main(m) }
 // must exit 0.
 func session(t *testing.T, dir string, prompts []string, argv ...string) (turns []Turn, asked int, received []Message) {
 	t.Helper()
+	return sessionWith(t, dir, prompts, false, argv...)
+}
+
+// sessionWith is session; answerAfterPrompt holds the client's answers to
+// the agent's permission requests until its first prompt is written.
+func sessionWith(t *testing.T, dir string, prompts []string, answerAfterPrompt bool, argv ...string) (turns []Turn, asked int, received []Message) {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	var stderr strings.Builder
@@ -43,7 +53,19 @@ func session(t *testing.T, dir string, prompts []string, argv ...string) (turns 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClient(ctx(t), stdout, stdin, Config{Dir: dir, Permit: func(PermissionRequest) bool { asked++; return true }})
+	var w io.Writer = stdin
+	prompted := make(chan struct{})
+	if answerAfterPrompt {
+		w = &promptGate{w: stdin, prompted: prompted}
+	} else {
+		close(prompted)
+	}
+	permit := func(PermissionRequest) bool {
+		<-prompted
+		asked++
+		return true
+	}
+	c, err := NewClient(ctx(t), stdout, w, Config{Dir: dir, Permit: permit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +153,96 @@ func TestStandInGemini(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(b) != "written over acp" {
 		t.Errorf("out.txt: %q, %v", b, err)
+	}
+}
+
+// Auggie asks to index the workspace right after session/new's answer; the
+// recording has the client's answer before its prompt. A client answers
+// from its reading goroutine while it sends the prompt from another: here
+// the answer waits until the prompt is written, the other order, which
+// the replay takes too (the two are independent). The cassette is make
+// acpclients' Auggie write session (recorded through the stand-in against
+// the fake model; the client answered before it prompted).
+func TestStandInAuggieAnswerAfterPrompt(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	dir := agentvcrtest.Workspace(t, "")
+	turns, asked, received := sessionWith(t, dir, []string{"Write the text `written over acp` to the file DIR/out.txt."}, true, "auggie", "--acp")
+	if len(turns) != 1 || turns[0].StopReason != "end_turn" || !strings.HasSuffix(turns[0].Text(), "Done.") {
+		t.Errorf("turns: %+v", turns)
+	}
+	if got := requests(received); asked != 1 || !slices.Equal(got, []string{"session/request_permission"}) {
+		t.Errorf("%d permission requests; the agent asked %v", asked, got)
+	}
+	// The indexing notice names the workspace: this directory, relocated.
+	if text := turns[0].Text(); !strings.Contains(text, "Indexing enabled for current workspace `"+dir+"`") {
+		t.Errorf("text: %q", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(b) != "written over acp\n" { // Auggie ends it with a newline
+		t.Errorf("out.txt: %q, %v", b, err)
+	}
+}
+
+// promptGate passes the client's messages on, and closes prompted once a
+// session/prompt request has been written.
+type promptGate struct {
+	w        io.Writer
+	prompted chan struct{}
+	once     sync.Once
+}
+
+func (g *promptGate) Write(p []byte) (int, error) {
+	n, err := g.w.Write(p)
+	if bytes.Contains(p, []byte(`"method":"session/prompt"`)) {
+		g.once.Do(func() { close(g.prompted) })
+	}
+	return n, err
+}
+
+// Qwen Code over ACP (qwen --acp), three sessions of one argv in one
+// directory, each replayed in a fresh one: a file read through the
+// client (fs/read_text_file), a write through it (fs/write_text_file), a
+// shell command it allows, whose file the stand-in re-creates. Qwen also
+// asks craft/drainMidTurnQueue, which the client does not know (the
+// recorded "method not found" must be answered again), and notifies a
+// prompt suggestion after the prompt's answer. The cassettes are make
+// acpclients' (Qwen Code 0.24.4 against the fake model) with its ~560 KB
+// available_commands_update cut to its first built-in commands and two
+// skills' details, their bodies shortened; every other byte as recorded.
+func TestStandInQwen(t *testing.T) {
+	const notes = "The secret word is PINEAPPLE. This file was written for the offline capture test.\n"
+	for _, tc := range []struct {
+		name, prompt, text string
+		requests           []string
+		asked              int
+		file, content      string
+	}{
+		{"read", "Read the file DIR/notes.txt and tell me what it says.", "Done.",
+			[]string{"fs/read_text_file", "craft/drainMidTurnQueue"}, 0, "notes.txt", notes},
+		{"write", "Write the text `written over acp` to the file DIR/out.txt.", "Done.",
+			[]string{"fs/write_text_file", "craft/drainMidTurnQueue"}, 0, "out.txt", "written over acp"},
+		{"shell", "Please run the command `mkdir -p out && echo generated > out/result.txt` and report.", "Done.",
+			[]string{"session/request_permission", "craft/drainMidTurnQueue"}, 1, "out/result.txt", "generated\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			agentvcrtest.StandIn(t, "testdata/cassettes") // a run log of its own: one call, take 1
+			dir := agentvcrtest.Workspace(t, "")
+			if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(notes), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			turns, asked, received := session(t, dir, []string{tc.prompt}, "qwen", "--acp")
+			if len(turns) != 1 || turns[0].StopReason != "end_turn" || turns[0].Text() != tc.text {
+				t.Fatalf("%d turns, want one that ends end_turn saying %q", len(turns), tc.text)
+			}
+			if got := requests(received); asked != tc.asked || !slices.Equal(got, tc.requests) {
+				t.Errorf("%d permission requests; the agent asked %v, want %v", asked, got, tc.requests)
+			}
+			if n := len(received); n == 0 || !strings.Contains(string(received[n-1].Raw), "qwen/notify/session/prompt-suggestion") {
+				t.Errorf("the last message is not the prompt suggestion after the answer")
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, tc.file)); err != nil || string(b) != tc.content {
+				t.Errorf("%s: %q, %v", tc.file, b, err)
+			}
+		})
 	}
 }
 

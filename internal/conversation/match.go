@@ -22,6 +22,7 @@ import (
 type difference struct {
 	path      string
 	want, got string
+	kind      bool // one answers the agent, the other does not
 }
 
 // comparer compares the caller's messages with recorded ones, each side
@@ -87,7 +88,40 @@ func (c *comparer) compare(recorded, live []byte) *difference {
 		}
 		return &difference{want: excerpt(string(bytes.TrimRight(recorded, "\r\n"))), got: excerpt(string(bytes.TrimRight(live, "\r\n")))}
 	}
+	if d := c.kindDiffers(r.value, l.value); d != nil {
+		return d
+	}
 	return diffValues("", r.value, l.value)
+}
+
+// kindDiffers says, for JSON-RPC, that one message answers a request of
+// the agent's and the other is a request or notification of the
+// client's: a client that sends its messages in another order than the
+// recording's sees that, not the first differing member.
+func (c *comparer) kindDiffers(recorded, live any) *difference {
+	if c.conv.Framing != agent.FramingJSONRPC {
+		return nil
+	}
+	r, ok1 := recorded.(map[string]any)
+	l, ok2 := live.(map[string]any)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	what := func(m map[string]any) (string, bool) {
+		if method, ok := m["method"]; ok {
+			return "a " + show(method) + " message", false
+		}
+		if id, ok := m["id"]; ok {
+			return "the answer to the agent's request " + show(id), true
+		}
+		return "", false
+	}
+	rw, rAnswer := what(r)
+	lw, lAnswer := what(l)
+	if rw == "" || lw == "" || rAnswer == lAnswer {
+		return nil
+	}
+	return &difference{want: rw, got: lw, kind: true}
 }
 
 // diffValues finds the first difference between two JSON values, members

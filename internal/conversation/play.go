@@ -97,9 +97,13 @@ const maxPending = 16 << 20
 // cand is a recording being followed.
 type cand struct {
 	Candidate
-	t       *tape
-	next    step // the step after the pending output, once ready
-	ready   bool
+	t     *tape
+	next  step // the step after the pending output, once ready
+	ready bool
+	// due are the recorded messages the caller writes before the agent's
+	// next output (next is the first of them): a client may send them in
+	// another order when they are independent (see reorderable).
+	due     []dueMsg
 	pending []outChunk // output read, not yet played, a line a piece
 	size    int        // bytes in pending
 	owed    []owedLine // lines played from another candidate, still to come in this one
@@ -107,6 +111,23 @@ type cand struct {
 	cmp     *comparer  // compares with its recording's directories
 	out     *lineRewriter
 }
+
+// dueMsg is a recorded message kept while the caller's are awaited.
+type dueMsg struct {
+	data []byte
+	line int
+	// answer says whether it answers one of the agent's requests: 0 not
+	// known yet (it is looked at only when the caller's order differs), 1
+	// yes, 2 no.
+	answer int8
+}
+
+// maxDue and maxDueBytes bound the messages looked ahead at: past them a
+// recording's messages are taken in their recorded order.
+const (
+	maxDue      = 16
+	maxDueBytes = 8 << 20
+)
 
 type outChunk struct {
 	stream cassette.Stream
@@ -230,6 +251,11 @@ func (p *player) advance() error {
 			}
 			if s.kind != kOutput {
 				c.next, c.ready = s, true
+				if s.kind == kInput {
+					if err := c.gatherDue(s); err != nil {
+						return err
+					}
+				}
 				break
 			}
 			if len(p.cands) == 1 && len(c.pending) == 0 && len(c.owed) == 0 {
@@ -242,6 +268,106 @@ func (p *player) advance() error {
 		}
 	}
 	return nil
+}
+
+// gatherDue keeps the recorded message s and those that follow it before
+// the agent's next output, and makes the first one c's next step.
+func (c *cand) gatherDue(s step) error {
+	size := len(s.data)
+	c.due = append(c.due[:0], dueMsg{data: bytes.Clone(s.data), line: s.line})
+	for len(c.due) < maxDue && size < maxDueBytes {
+		n, err := c.t.next()
+		if err != nil {
+			return err
+		}
+		if n.kind != kInput {
+			c.t.unread(n)
+			break
+		}
+		size += len(n.data)
+		c.due = append(c.due, dueMsg{data: bytes.Clone(n.data), line: n.line})
+	}
+	c.setNext()
+	return nil
+}
+
+// setNext makes the first due message c's next step.
+func (c *cand) setNext() {
+	c.next = step{kind: kInput, data: c.due[0].data, line: c.due[0].line}
+}
+
+// reorderable reports whether the caller may send c's due message i before
+// those recorded before it: it and each of them are independent, one of
+// the two an answer to a request of the agent's. A client answers the
+// agent from one goroutine while it sends its own next request from
+// another (Auggie asks a permission right after session/new's answer, and
+// the client's prompt and its answer race); its own requests keep their
+// order.
+func (c *cand) reorderable(i int) bool {
+	for j := range i {
+		if !c.isAnswer(i) && !c.isAnswer(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// isAnswer reports whether c's due message i answers the agent.
+func (c *cand) isAnswer(i int) bool {
+	d := &c.due[i]
+	if d.answer == 0 {
+		d.answer = 2
+		if isAnswer(c.cmp.conv, d.data) {
+			d.answer = 1
+		}
+	}
+	return d.answer == 1
+}
+
+// matchDue finds the due message the caller's live one is: the first that
+// compares equal and may come now (reorderable). When none does, d says how
+// it differs from the closest: the first that may come now and is of its
+// kind (an answer, a message of the client's own), else the next recorded.
+func (c *cand) matchDue(live []byte) (at int, d *difference) {
+	var closest *difference
+	for i := range c.due {
+		if i > 0 && !c.reorderable(i) {
+			continue
+		}
+		di := c.cmp.compare(c.due[i].data, live)
+		if di == nil {
+			return i, nil
+		}
+		if i == 0 {
+			d = di
+		}
+		if closest == nil && !di.kind {
+			at, closest = i, di
+		}
+	}
+	if closest != nil {
+		return at, closest
+	}
+	return 0, d
+}
+
+// isAnswer reports whether a message of the caller's answers a request of
+// the agent's: a JSON-RPC response (an id and no method), a stream-json
+// control_response.
+func isAnswer(conv agent.Conversation, msg []byte) bool {
+	obj := topLevel(msg)
+	if obj == nil {
+		return false
+	}
+	switch conv.Framing {
+	case agent.FramingJSONRPC:
+		_, id := obj["id"]
+		_, method := obj["method"]
+		return id && !method
+	case agent.FramingStreamJSON:
+		return string(obj["type"]) == `"control_response"`
+	}
+	return false
 }
 
 // add keeps output of c's to play, a line a piece.
@@ -436,13 +562,22 @@ func (p *player) answer() error {
 				miss = p.missAt(miss, c, "longer than the recorded message")
 				continue
 			}
-			d := c.cmp.compare(c.next.data, p.opts.Redact(msg))
+			live := p.opts.Redact(msg)
+			at, d := c.matchDue(live)
 			if d != nil {
-				miss = p.missAt(miss, c, d.String())
+				if miss == nil {
+					miss = p.missAt(nil, c, d.String())
+					miss.Line = c.due[at].line
+				}
 				continue
 			}
-			c.ids.learn(c.next.data, msg)
-			c.ready = false
+			c.ids.learn(c.due[at].data, msg)
+			c.due = slices.Delete(c.due, at, at+1)
+			if len(c.due) > 0 {
+				c.setNext() // still ready: the rest are awaited before any output
+			} else {
+				c.ready = false
+			}
 			kept = append(kept, c)
 		case msg == nil && c.next.kind == kClose:
 			c.ready = false
@@ -510,8 +645,8 @@ func (p *player) readMessage() (msg []byte, long bool, err error) {
 	}
 	limit := 64 << 10
 	for _, c := range p.cands {
-		if c.next.kind == kInput {
-			limit = max(limit, 2*len(c.next.data)+64<<10)
+		for _, d := range c.due {
+			limit = max(limit, 2*len(d.data)+64<<10)
 		}
 	}
 	var line []byte

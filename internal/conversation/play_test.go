@@ -273,3 +273,116 @@ func FuzzRewrite(f *testing.F) {
 		}
 	})
 }
+
+// auggieTape: the agent asks a permission right after session/new's
+// answer; the client answered it before sending its prompt.
+func auggieTape(t testing.TB) *cassette.Reader {
+	return tapeOf(t, cassette.Header{Argv: []string{"auggie", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+		{"i", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/w","mcpServers":[]}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"hello"}]}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}` + "\n"},
+		{"c", ""},
+	})
+}
+
+// A client's answer to the agent's request and its own next request are
+// independent: sent at once from two goroutines, they reach stdin in
+// either order, and the replay takes both.
+func TestPlayAnswerRacesRequest(t *testing.T) {
+	const (
+		answer = `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}` + "\n"
+		prompt = `{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"hello"}]}}` + "\n"
+	)
+	for name, order := range map[string][]string{"recorded": {answer, prompt}, "swapped": {prompt, answer}} {
+		t.Run(name, func(t *testing.T) {
+			_, out, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+				func(w io.Writer, out *bufio.Reader) {
+					io.WriteString(w, `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
+						`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n")
+					for range 3 {
+						out.ReadString('\n')
+					}
+					io.WriteString(w, order[0]+order[1])
+					out.ReadString('\n')
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"jsonrpc":"2.0","id":12,"result":{"stopReason":"end_turn"}}` + "\n"; !strings.HasSuffix(out, want) {
+				t.Errorf("output:\n%s\nwant it to end with %s", out, want)
+			}
+		})
+	}
+}
+
+// The client's own requests keep their order: session/new before
+// initialize, both due at once, is a miss naming the recorded first.
+func TestPlayRequestsKeepOrder(t *testing.T) {
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n"+
+				`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+		})
+	var miss *MissError
+	if !errors.As(err, &miss) || miss.Turn != 1 || !strings.Contains(err.Error(), `method: recorded "initialize", got "session/new"`) {
+		t.Errorf("err %v, want a miss on message 1", err)
+	}
+}
+
+// An answer the recording does not have is a miss on the recorded next
+// message, though an answer is due later.
+func TestPlayReorderStillCompares(t *testing.T) {
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
+				`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n")
+			for range 3 {
+				out.ReadString('\n')
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}`+"\n")
+		})
+	if err == nil || !strings.Contains(err.Error(), "message 3: result.outcome") {
+		t.Errorf("err %v, want a miss on the answer", err)
+	}
+}
+
+// A miss names the recorded message closest to the caller's: with the
+// answer and the prompt both due, a prompt of other words differs from the
+// recorded prompt, not from the answer; with the answer alone due, the
+// kinds differ.
+func TestPlayMissNamesTheClosest(t *testing.T) {
+	init2 := `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}` + "\n"
+	prompt := `{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"bye"}]}}` + "\n"
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, init2)
+			for range 3 {
+				out.ReadString('\n')
+			}
+			io.WriteString(w, prompt)
+		})
+	if err == nil || err.Error() != `a.cassette:13: message 3: params.prompt[0].text: recorded "hello", got "bye"` {
+		t.Errorf("err %v", err)
+	}
+	rd := tapeOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+		{"i", `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"S1"}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"},
+		{"i", `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}` + "\n"},
+		{"o", `{"jsonrpc":"2.0","id":0,"result":{"stopReason":"cancelled"}}` + "\n"},
+	})
+	_, _, err = run(t, []Candidate{{"g.cassette", rd}}, Options{Conversation: rpc, Cwd: "/live/x"},
+		func(w io.Writer, out *bufio.Reader) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"S1"}}`+"\n")
+			out.ReadString('\n')
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"S1"}}`+"\n")
+		})
+	if want := `g.cassette:7: message 2: recorded the answer to the agent's request 0, got a "session/cancel" message`; err == nil || err.Error() != want {
+		t.Errorf("err %v\nwant %s", err, want)
+	}
+}

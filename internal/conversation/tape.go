@@ -87,6 +87,13 @@ func (t *tape) next() (step, error) {
 	}
 }
 
+// unread puts back a step next returned: the next call returns it again.
+// Its data must still be valid (an output's is until the reader's next
+// frame, which is not read while a step is put back).
+func (t *tape) unread(s step) {
+	t.peek = &s
+}
+
 // message takes the first n bytes of the pending input as a message.
 func (t *tape) message(n int) step {
 	t.msg = append(t.msg[:0], t.in[:n]...)

@@ -89,7 +89,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	if err != nil {
 		return c.fail(err, "")
 	}
-	cands, files := c.candidates(lib, inv)
+	cands, files := c.candidates(lib, inv, cv.profile.Name())
 	defer closeAll(files)
 	if c.mode == ModeRecord {
 		// Only a recording made since the run began answers: another
@@ -107,7 +107,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	s.first = s.own && c.take == 1
 	var first string
 	if !s.own && c.take > 1 {
-		firsts, files := c.candidates(lib, inv.WithTake(1))
+		firsts, files := c.candidates(lib, inv.WithTake(1), cv.profile.Name())
 		closeAll(files)
 		if s.first = len(firsts) > 0; s.first {
 			first = firsts[0].Name
@@ -124,9 +124,11 @@ func (c *call) converse(cv conversing, cwd string) int {
 	return c.logged(c.miss(lib, inv))
 }
 
-// candidates opens every recording of inv's key: recordings of one argv
-// may hold other conversations (other prompts).
-func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversation.Candidate, []*os.File) {
+// candidates opens every recording of inv's key made with the agent
+// named agentName: recordings of one argv may hold other conversations
+// (other prompts), and other agents take the same flags (auggie --acp,
+// qwen --acp) and may be told the same.
+func (c *call) candidates(lib *index.Library, inv index.Invocation, agentName string) ([]conversation.Candidate, []*os.File) {
 	if lib == nil {
 		return nil, nil
 	}
@@ -145,6 +147,10 @@ func (c *call) candidates(lib *index.Library, inv index.Invocation) ([]conversat
 	var files []*os.File
 	for _, path := range list {
 		if rd, f, ok := index.OpenVerified(index.Entry{File: path}, inv); ok {
+			if a := rd.Header().Agent; a != "" && a != agentName {
+				f.Close()
+				continue
+			}
 			cands = append(cands, conversation.Candidate{Name: path, Reader: rd})
 			files = append(files, f)
 		}
@@ -266,7 +272,10 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 		if err != nil {
 			return "", err
 		}
-		return strings.TrimSuffix(path, cassette.Ext) + "-" + sum + cassette.Ext, nil
+		// The agent's name first: another agent's session with the same
+		// flags and messages must not take its place.
+		base := strings.TrimSuffix(filepath.Base(path), cassette.Ext)
+		return filepath.Join(filepath.Dir(path), cv.profile.Name()+"-"+base+"-"+sum+cassette.Ext), nil
 	}}
 	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
 	if err != nil {

@@ -461,6 +461,44 @@ func TestConversationACP(t *testing.T) {
 	}
 }
 
+// Two agents that take the same flags (gemini --acp, auggie --acp) told
+// the same, recorded in one directory: each keeps its own cassette, and
+// each replays its own, not the other's (the sessions differ by the
+// agent's session id).
+func TestConversationAgentsApart(t *testing.T) {
+	cwd := inTempDir(t)
+	env, dir := conversationEnv(t, "record")
+	client := func(s *session) string {
+		s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+		s.recv()
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd))
+		return fmt.Sprint(s.recv()["result"].(map[string]any)["sessionId"])
+	}
+	recorded := map[string]string{}
+	for _, name := range []string{"gemini", "auggie"} {
+		env[standin.EnvMode] = "record"
+		rec := start(t, env, name, "--acp")
+		recorded[name] = client(rec)
+		if code := rec.end(); code != 0 {
+			t.Fatalf("record %s: exit %d, stderr %s", name, code, rec.stderr)
+		}
+	}
+	if tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(tapes) != 2 {
+		t.Fatalf("cassettes %q, want one for each agent", tapes)
+	}
+	for _, name := range []string{"auggie", "gemini"} {
+		env[standin.EnvMode] = "replay"
+		rep := start(t, env, name, "--acp")
+		got := client(rep)
+		if code := rep.end(); code != 0 {
+			t.Fatalf("replay %s: exit %d, stderr %s", name, code, rep.stderr)
+		}
+		if got != recorded[name] {
+			t.Errorf("%s replayed session %s, recorded %s (the other agent's: %s)", name, got, recorded[name], recorded[map[string]string{"gemini": "auggie", "auggie": "gemini"}[name]])
+		}
+	}
+}
+
 // Codex runs in --cd, a per-test directory: it is the call's $CWD for
 // matching, where the file changes are recorded and where they are
 // re-created, whatever the process's own directory.
