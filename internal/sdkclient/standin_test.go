@@ -62,7 +62,7 @@ func (c conversation) play(t *testing.T, bin, cassettes, dir, mode string, promp
 	}
 	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
 	o := sdkclient.Options{Dir: dir, Args: c.args, Env: append(os.Environ(),
-		"SDKCLIENT_AGENT=", "SIMAGENT_DELAY=0",
+		"SDKCLIENT_AGENT=", "SIMAGENT_DELAY=0", "CI=", // record mode records: it runs in CI too
 		standin.EnvMode+"="+mode, standin.EnvCassettes+"="+cassettes, standin.EnvRunLog+"="+runLog,
 		standin.EnvRealAgent+"="+filepath.Join(bin, c.agent+"-sim"))}
 	if allow != nil {
