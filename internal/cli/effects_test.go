@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // effectsAgent changes its working directory in every way an agent can, and
@@ -63,7 +63,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "done\n" {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, err := workspace.Effects(tape)
+	effects, err := apply.Effects(tape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,14 +299,14 @@ func TestRecordTooManyFiles(t *testing.T) {
 		return tape, r
 	}
 	tape, r := record("6") // f0-f4 and .gitignore: deps/ is ignored
-	if effects, err := workspace.Effects(tape); r.code != 0 || err != nil || len(effects) != 1 || effects[0].Path != "created.txt" {
+	if effects, err := apply.Effects(tape); r.code != 0 || err != nil || len(effects) != 1 || effects[0].Path != "created.txt" {
 		t.Errorf("6 files to record, --max-files 6: %+v, effects %v, %v", r, effects, err)
 	}
 	tape, r = record("3")
 	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "too many files to snapshot: more than 3") {
 		t.Errorf("%+v", r)
 	}
-	if effects, err := workspace.Effects(tape); err != nil || len(effects) != 0 {
+	if effects, err := apply.Effects(tape); err != nil || len(effects) != 0 {
 		t.Errorf("effects %v, %v", effects, err)
 	}
 	if h := vcrtest.Load(t, tape).Header; !strings.Contains(h.FilesNotRecorded, "more than 3 files to record") {
@@ -333,7 +333,7 @@ func TestRecordSkipsLargeFiles(t *testing.T) {
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	effects, _ := workspace.Effects(tape)
+	effects, _ := apply.Effects(tape)
 	if len(effects) != 2 || effects[0].Op != cassette.OpSkip || effects[0].Path != "big.bin" ||
 		!strings.Contains(effects[0].Note, "100 bytes, larger than the 10-byte limit") || effects[1].Path != "small.txt" {
 		t.Fatalf("effects %+v", effects)
@@ -402,7 +402,7 @@ func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
 			t.Errorf("the cassette holds the digest of %q, which holds the secret", raw)
 		}
 	}
-	effects, err := workspace.Effects(tape)
+	effects, err := apply.Effects(tape)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // buildAgent is an agent that builds a JS project: dependencies installed,
@@ -48,7 +48,7 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "built\n" {
 			t.Fatalf("record: %+v", r)
 		}
-		effects, err := workspace.Effects(tape)
+		effects, err := apply.Effects(tape)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestRewriteWithSameBytesReplays(t *testing.T) {
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, _ := workspace.Effects(tape)
+	effects, _ := apply.Effects(tape)
 	if len(effects) != 1 || effects[0].Path != "report.txt" || effects[0].Op != "create" {
 		t.Fatalf("effects %+v, want one create of report.txt", effects)
 	}

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 func init() {
@@ -86,14 +86,14 @@ func faultOptions(fs *flag.FlagSet) (replayer.Options, error) {
 }
 
 // replayFile plays the cassette at path to env's streams and returns the exit status.
-func replayFile(env *Env, name, path string, opts replayer.Options, apply, force, reloc bool) int {
+func replayFile(env *Env, name, path string, opts replayer.Options, applyFiles, force, reloc bool) int {
 	rd, f, err := cassette.Open(path)
 	if err != nil {
 		return fail(env, name, err)
 	}
 	defer f.Close()
-	r := runner.Replay{Stdout: env.Stdout, Stderr: env.Stderr, Name: name, Options: opts, Apply: apply, Force: force}
-	if apply || reloc {
+	r := runner.Replay{Stdout: env.Stdout, Stderr: env.Stderr, Name: name, Options: opts, Apply: applyFiles, Force: force}
+	if applyFiles || reloc {
 		if r.Dir, err = os.Getwd(); err != nil {
 			return fail(env, name, err)
 		}
@@ -103,10 +103,10 @@ func replayFile(env *Env, name, path string, opts replayer.Options, apply, force
 	}
 	code, applied, err := r.Play(path, rd)
 	if err != nil {
-		if errors.Is(err, workspace.ErrConflict) {
+		if errors.Is(err, apply.ErrConflict) {
 			err = fmt.Errorf("%w (--force applies the changes anyway)", err)
 		}
-		if failed := fail(env, name, err); !errors.Is(err, workspace.ErrInterrupted) {
+		if failed := fail(env, name, err); !errors.Is(err, apply.ErrInterrupted) {
 			code = failed
 		}
 	}

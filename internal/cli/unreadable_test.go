@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // unprivileged makes cmd run as a user that mode 000 keeps out: as it is
@@ -80,7 +80,7 @@ echo ran`)
 	if r.code != 0 || r.stdout != "ran\n" {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, err := workspace.Effects(tape)
+	effects, err := apply.Effects(tape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRecordFileSwappedForOutsideLink(t *testing.T) {
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, _ := workspace.Effects(tape)
+	effects, _ := apply.Effects(tape)
 	if len(effects) != 1 || effects[0].Op != cassette.OpSymlink || effects[0].Path != "notes.txt" {
 		t.Errorf("effects %+v, want one symlink notes.txt", effects)
 	}

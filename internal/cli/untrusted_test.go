@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // craftedTape writes a cassette with output, then file effects.
@@ -229,7 +229,7 @@ func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) b
 			return false
 		default:
 		}
-		if names, _ := filepath.Glob(filepath.Join(work, "d00", workspace.TempPrefix+"*")); len(names) > 0 {
+		if names, _ := filepath.Glob(filepath.Join(work, "d00", apply.TempPrefix+"*")); len(names) > 0 {
 			cmd.Process.Signal(sig)
 			<-done
 			return true
@@ -259,8 +259,8 @@ func TestApplyAfterSIGKILL(t *testing.T) {
 			t.Fatalf("%s: %q, %v", p, got, err)
 		}
 	}
-	left, _ := filepath.Glob(filepath.Join(work, "*", workspace.TempPrefix+"*"))
-	top, _ := filepath.Glob(filepath.Join(work, workspace.TempPrefix+"*"))
+	left, _ := filepath.Glob(filepath.Join(work, "*", apply.TempPrefix+"*"))
+	top, _ := filepath.Glob(filepath.Join(work, apply.TempPrefix+"*"))
 	if len(left)+len(top) > 0 {
 		t.Errorf("temporary files left: %q %q", left, top)
 	}
@@ -296,7 +296,7 @@ func TestApplySIGTERM(t *testing.T) {
 	default:
 		t.Errorf("half applied: %d entries, stderr %q", len(ents), stderr.String())
 	}
-	if left, _ := filepath.Glob(filepath.Join(work, "*", workspace.TempPrefix+"*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(work, "*", apply.TempPrefix+"*")); len(left) > 0 {
 		t.Errorf("temporary files left: %d", len(left))
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/apply"
 )
 
 // maxChunk bounds one spooled chunk: the cassette reader gives a frame
@@ -28,7 +28,7 @@ type Recording struct {
 	Name   string
 	Header cassette.Header
 	// Plan is the file changes, checked as they were read.
-	Plan *workspace.Plan
+	Plan *apply.Plan
 	// Lines is the number of cassette lines read.
 	Lines int
 
@@ -43,7 +43,7 @@ type Recording struct {
 func Read(rd *cassette.Reader) (rec *Recording, err error) {
 	rd.Effects = true
 	rec = &Recording{Name: rd.Name(), Header: rd.Header()}
-	plan, err := workspace.NewPlanBuilder(rd.Name(), rd.Header())
+	plan, err := apply.NewPlanBuilder(rd.Name(), rd.Header())
 	if err != nil {
 		return nil, err
 	}

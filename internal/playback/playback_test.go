@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/playback"
 	"github.com/agentvcr/agentvcr/internal/replayer"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // tape is a cassette of output on both streams around a file change,
@@ -88,7 +88,7 @@ func TestReadOnce(t *testing.T) {
 	}
 
 	root := t.TempDir()
-	if _, err := workspace.Apply(root, rec.Plan, workspace.ApplyOptions{}); err != nil {
+	if _, err := apply.Apply(root, rec.Plan, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "x.txt")); string(got) != "good\n" {

@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/recorder"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // ApplyEffects re-creates the file changes recorded in the cassette at
@@ -14,8 +14,8 @@ import (
 // was is known only at its end.
 func ApplyEffects(path, dir string) ([]string, error) {
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
-	opts := workspace.ApplyOptions{Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
-	res, err := workspace.ApplyFile(dir, path, opts)
+	opts := apply.ApplyOptions{Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
+	res, err := apply.ApplyFile(dir, path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/playback"
@@ -28,7 +29,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
-	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // Record runs the agent and saves its cassette at path, atomically: the
@@ -168,7 +168,7 @@ type Replay struct {
 // Play plays the cassette rd, opened from path, and returns the exit status
 // to end with and the paths of the file changes it applied. An error means
 // the replay failed (the caller says it and exits 2, or with the status
-// given when the error is workspace.ErrInterrupted); output may have been
+// given when the error is apply.ErrInterrupted); output may have been
 // written.
 //
 // With Apply, the rest of the cassette is read once (package playback):
@@ -204,9 +204,9 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	// same way (the secrets this environment holds, and the token shapes)
 	// when they are compared with them.
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
-	opts := workspace.ApplyOptions{Force: r.Force,
+	opts := apply.ApplyOptions{Force: r.Force,
 		Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
-	if err := workspace.Check(r.Dir, rec.Plan, opts); err != nil {
+	if err := apply.Check(r.Dir, rec.Plan, opts); err != nil {
 		return exitcode.Failed, nil, err
 	}
 	code, cut, err := r.play(path, rec.Output(), func() int { return rec.Lines }, sigs)
@@ -219,7 +219,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if BeforeApply != nil {
 		BeforeApply()
 	}
-	res, err := workspace.Apply(r.Dir, rec.Plan, opts)
+	res, err := apply.Apply(r.Dir, rec.Plan, opts)
 	sig, signalled := res.Signal.(syscall.Signal)
 	if err != nil {
 		if signalled {

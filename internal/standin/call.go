@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
@@ -358,7 +359,7 @@ func (c *call) replay(rec *recording) answer {
 		Relocate: c.relocation(rd.Header(), cwd)}
 	code, applied, err := r.Play(path, rd)
 	a.effects = applied
-	if errors.Is(err, workspace.ErrInterrupted) {
+	if errors.Is(err, apply.ErrInterrupted) {
 		// Ended by a signal, as the agent would have been: 128+N, like a
 		// signal while the output plays, and none of its changes made.
 		note := c.name + ": " + runner.OneLine(err.Error())
@@ -369,7 +370,7 @@ func (c *call) replay(rec *recording) answer {
 	if err != nil {
 		hint := ""
 		switch {
-		case errors.Is(err, workspace.ErrConflict):
+		case errors.Is(err, apply.ErrConflict):
 			hint = fmt.Sprintf("the call's recorded file changes meet files that are not as the agent found them: remove them, or apply the changes over them with: agentvcr replay --apply --force %s", path)
 		case errors.Is(err, cassette.ErrVersion):
 			hint = "this cassette was written by a newer agentvcr: upgrade agentvcr"

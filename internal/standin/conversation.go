@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/conversation"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
@@ -224,7 +225,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	c.log.Effects = applied
 	if err != nil {
 		hint := ""
-		if errors.Is(err, workspace.ErrConflict) {
+		if errors.Is(err, apply.ErrConflict) {
 			hint = "the call's recorded file changes meet files that are not as the agent found them: remove them"
 		}
 		return c.fail(err, hint)

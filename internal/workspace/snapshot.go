@@ -1,5 +1,5 @@
-// Package workspace records and re-creates what an agent does to the files
-// under its working directory.
+// Package workspace records what an agent does to the files under its
+// working directory (the record side; package apply re-creates it).
 //
 // Recording takes a [Snapshot] of the tree before the agent starts (paths,
 // modes, sizes, times, inodes and SHA-256 digests, streamed; symbolic links
@@ -18,12 +18,6 @@
 // is whatever matches Options.Ignore; a file larger than Options.MaxFileSize
 // is noted as skipped, an unreadable file or one that is not a regular file
 // (a pipe, a socket, a device) as a note, never read.
-//
-// Applying ([Apply]) re-creates recorded changes under another directory,
-// from a [Plan] (the cassette read once, checked, its content spooled):
-// through an os.Root, never through a link, never into .git, every file's
-// content verified, all or nothing (staged, then committed by renames, and
-// rolled back if that fails).
 package workspace
 
 import (
@@ -235,7 +229,7 @@ func (s *Snapshot) ignored(rel string) bool {
 			return true
 		}
 	}
-	_, ok := ignoredBy(s.opts.Ignore, rel)
+	_, ok := IgnoredBy(s.opts.Ignore, rel)
 	return ok
 }
 
@@ -975,10 +969,21 @@ func IsText(r io.Reader) bool {
 	return utf8.Valid(head) && !strings.ContainsRune(string(head), 0)
 }
 
-// ErrUnsafe is wrapped by errors about a path that would leave the directory
-// or write through a link; ErrConflict by errors about files that are not as
-// the agent found them.
-var (
-	ErrUnsafe   = errors.New("unsafe path")
-	ErrConflict = errors.New("conflict")
-)
+// IgnoredBy reports which of the ignore globs (Options.Ignore, a
+// recording's header Ignore) rel matches: as a whole, or any element of it.
+// Recording and applying both ask it, so that they agree.
+func IgnoredBy(globs []string, rel string) (string, bool) {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, rel); ok {
+			return g, true
+		}
+	}
+	for part := range strings.SplitSeq(rel, "/") {
+		for _, g := range globs {
+			if ok, _ := path.Match(g, part); ok {
+				return g, true
+			}
+		}
+	}
+	return "", false
+}

