@@ -8,14 +8,14 @@ import (
 	"github.com/agentvcr/agentvcr/internal/recorder"
 )
 
-// ApplyEffects re-creates the file changes recorded in the cassette at
-// path under dir, as a replay with Apply does once its output is played:
-// a conversation's output is played turn by turn, and which recording it
-// was is known only at its end.
-func ApplyEffects(path, dir string) ([]string, error) {
+// ApplyEffects re-creates the file changes of plan under dir, as a replay
+// with Apply does once its output is played: a conversation's output is
+// played turn by turn, and which recording it was is known only at its
+// end, its plan made as it was read (conversation.Result.Plan).
+func ApplyEffects(plan *apply.Plan, dir string) ([]string, error) {
 	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
 	opts := apply.ApplyOptions{Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
-	res, err := apply.ApplyFile(dir, path, opts)
+	res, err := apply.Apply(dir, plan, opts)
 	if err != nil {
 		return nil, err
 	}
