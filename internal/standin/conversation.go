@@ -222,7 +222,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 		fmt.Fprintf(c.env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
 			c.name, p.res.Cassette, p.res.Footer.Code)
 	}
-	applied, err := runner.ApplyEffects(p.res.Plan, c.agentDir(cwdOf()))
+	applied, err := runner.ApplyEffects(p.res.Plan, c.agentDir(cwdOf()), c.red)
 	c.log.Effects = applied
 	if err != nil {
 		hint := ""
