@@ -90,7 +90,8 @@ type Result struct {
 	Footer     cassette.Footer
 	Incomplete bool // the recording has no footer
 	// Plan is the recording's file changes, checked as it was played (its
-	// one read): the caller applies it, and closes it.
+	// one read): the caller applies it, and closes it. nil when it has
+	// none.
 	Plan *apply.Plan
 }
 

@@ -68,17 +68,11 @@ func (t *tape) addEffect(c cassette.Chunk) {
 	}
 }
 
-// finishPlan returns the file changes of a recording read to its end.
+// finishPlan returns the file changes of a recording read to its end; nil
+// when it has none (no spool made for nothing).
 func (t *tape) finishPlan() (*apply.Plan, error) {
-	if t.planErr != nil {
+	if t.planErr != nil || t.plan == nil {
 		return nil, t.planErr
-	}
-	if t.plan == nil {
-		b, err := apply.NewPlanBuilder(t.rd.Name(), t.rd.Header())
-		if err != nil {
-			return nil, err
-		}
-		t.plan = b
 	}
 	var footer *cassette.Footer
 	if f, ok := t.rd.Footer(); ok {

@@ -13,8 +13,12 @@ import (
 // played turn by turn, and which recording it was is known only at its
 // end, its plan made as it was read (conversation.Result.Plan). red
 // redacts the files compared with the recorded digests (see
-// Replay.Redactor); nil builds one from the environment.
+// Replay.Redactor); nil builds one from the environment. A nil plan is a
+// recording without file changes.
 func ApplyEffects(plan *apply.Plan, dir string, red *recorder.Redactor) ([]string, error) {
+	if plan == nil {
+		return nil, nil
+	}
 	res, err := apply.Apply(dir, plan, apply.ApplyOptions{Redact: filesRedact(red)})
 	if err != nil {
 		return nil, err

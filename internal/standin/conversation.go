@@ -216,7 +216,9 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 		}
 		return c.fail(p.err, hint)
 	}
-	defer p.res.Plan.Close()
+	if p.res.Plan != nil {
+		defer p.res.Plan.Close()
+	}
 	c.log.Cassette, c.log.Take = p.res.Cassette, inv.Take
 	if p.res.Incomplete {
 		fmt.Fprintf(c.env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
