@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/normalize"
 )
@@ -88,6 +89,10 @@ type Result struct {
 	Cassette   string // the recording played
 	Footer     cassette.Footer
 	Incomplete bool // the recording has no footer
+	// Plan is the recording's file changes, checked as it was played (its
+	// one read): the caller applies it, and closes it. nil when it has
+	// none.
+	Plan *apply.Plan
 }
 
 // maxPending bounds the output held for the other candidates while several
@@ -149,6 +154,11 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 	}
 	p := &player{opts: opts}
 	p.lost = !opts.KeepInput
+	defer func() { // the plans of the recordings not played
+		for _, k := range p.all {
+			k.t.abortPlan()
+		}
+	}()
 	for _, c := range cands {
 		h := c.Reader.Header()
 		k := &cand{Candidate: c, t: newTape(c.Name, c.Reader), ids: newIDs(opts.Conversation),
@@ -173,14 +183,16 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 		}
 		p.cands = append(p.cands, k)
 	}
+	p.all = p.cands
 	return p.play()
 }
 
 type player struct {
 	opts      Options
 	cands     []*cand
-	turn      int  // messages read from the caller
-	eof       bool // the caller closed stdin
+	all       []*cand // every candidate, dropped ones too
+	turn      int     // messages read from the caller
+	eof       bool    // the caller closed stdin
 	playedAny bool
 	// consumed is what was read of stdin, raw, kept for a miss while under
 	// maxConsumed; lost once over.
@@ -231,8 +243,12 @@ func (p *player) play() (Result, error) {
 			if err := p.flush(c); err != nil {
 				return Result{}, err
 			}
+			plan, err := c.t.finishPlan()
+			if err != nil {
+				return Result{}, err
+			}
 			f, ok := c.Reader.Footer()
-			return Result{Cassette: c.Name, Footer: f, Incomplete: !ok}, nil
+			return Result{Cassette: c.Name, Footer: f, Incomplete: !ok, Plan: plan}, nil
 		}
 		if err := p.answer(); err != nil {
 			return Result{}, err

@@ -3,6 +3,8 @@ package conversation
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,7 +16,9 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// frame is one frame of a made-up recording: "i", "o", "e" or "c".
+// frame is one frame of a made-up recording: "i", "o", "e" or "c"; or "f",
+// a file created, data "path:content" (with "!" before the path, its
+// digest wrong).
 type frame struct{ s, data string }
 
 func tapeOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reader {
@@ -26,9 +30,18 @@ func tapeOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reader {
 	}
 	for i, f := range frames {
 		at := time.Duration(i) * time.Millisecond
-		if f.s == "c" {
+		switch f.s {
+		case "c":
 			err = w.WriteInputClosed(at)
-		} else {
+		case "f":
+			path, content, _ := strings.Cut(f.data, ":")
+			sum := sha256.Sum256([]byte(content))
+			e := cassette.Effect{Op: cassette.OpCreate, Path: path, Mode: "0644", SHA256: hex.EncodeToString(sum[:])}
+			if p, bad := strings.CutPrefix(path, "!"); bad {
+				e.Path, e.SHA256 = p, strings.Repeat("0", 64)
+			}
+			err = w.WriteEffect(at, e, strings.NewReader(content), int64(len(content)))
+		default:
 			err = w.WriteChunk(cassette.Stream(f.s[0]), at, []byte(f.data))
 		}
 		if err != nil {
@@ -384,5 +397,60 @@ func TestPlayMissNamesTheClosest(t *testing.T) {
 		})
 	if want := `g.cassette:7: message 2: recorded the answer to the agent's request 0, got a "session/cancel" message`; err == nil || err.Error() != want {
 		t.Errorf("err %v\nwant %s", err, want)
+	}
+}
+
+// fileTape is a recorded session that creates files (each "path:content")
+// between its answer and the result.
+func fileTape(t testing.TB, prompt string, files ...string) *cassette.Reader {
+	frames := []frame{
+		{"i", `{"type":"user","message":{"role":"user","content":"` + prompt + `"},"session_id":"s"}` + "\n"},
+		{"o", `{"type":"system","subtype":"init"}` + "\n"},
+	}
+	for _, f := range files {
+		frames = append(frames, frame{"f", f})
+	}
+	frames = append(frames, frame{"o", `{"type":"result","result":"` + prompt + `"}` + "\n"}, frame{"c", ""})
+	return tapeOf(t, cassette.Header{Argv: []string{"claude"}, Conversation: "stream-json"}, frames)
+}
+
+func sayPrompt(prompt string) func(w io.Writer, out *bufio.Reader) {
+	return func(w io.Writer, out *bufio.Reader) {
+		io.WriteString(w, `{"type":"user","message":{"role":"user","content":"`+prompt+`"},"session_id":"s"}`+"\n")
+	}
+}
+
+// The file changes of the recording played come from the read that played
+// it: its plan, not another recording's; a damaged change in a recording
+// not played does not matter, in the one played it is an error.
+func TestPlayPlansFileChanges(t *testing.T) {
+	cands := func() []Candidate {
+		return []Candidate{{"a.cassette", fileTape(t, "a", "!bad.txt:x\n")}, {"b.cassette", fileTape(t, "b", "new.txt:hello\n", "sub.txt:")}}
+	}
+	res, _, err := run(t, cands(), Options{Conversation: claude}, sayPrompt("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan == nil {
+		t.Fatal("no plan")
+	}
+	defer res.Plan.Close()
+	var paths []string
+	for _, e := range res.Plan.Effects() {
+		paths = append(paths, e.Op+" "+e.Path)
+	}
+	if got := strings.Join(paths, ","); res.Cassette != "b.cassette" || got != "create new.txt,create sub.txt" || !res.Plan.Complete() {
+		t.Errorf("played %s, plan %q complete %v", res.Cassette, got, res.Plan.Complete())
+	}
+
+	_, _, err = run(t, cands(), Options{Conversation: claude}, sayPrompt("a"))
+	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "bad.txt") {
+		t.Errorf("a damaged change played: err %v, want a format error naming bad.txt", err)
+	}
+
+	// A recording without file changes has no plan.
+	res, _, err = run(t, []Candidate{{"c.cassette", fileTape(t, "c")}}, Options{Conversation: claude}, sayPrompt("c"))
+	if err != nil || res.Plan != nil || res.Cassette != "c.cassette" {
+		t.Fatalf("no changes: %+v err %v", res, err)
 	}
 }

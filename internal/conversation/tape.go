@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/apply"
 )
 
 // kind is what a recording does next.
@@ -37,11 +38,57 @@ type tape struct {
 	line int    // line of the first frame of the input in `in`
 	done bool
 	peek *step // a step read ahead
+	// plan takes the recording's file changes as they stream by, so that
+	// the one read that plays a conversation also gives what to apply;
+	// made at the first of them.
+	plan *apply.PlanBuilder
+	// planErr is a plan that could not be made: an error for the
+	// recording once it is the one played, not before (another may be).
+	planErr error
 }
 
 func newTape(name string, rd *cassette.Reader) *tape {
-	rd.Inputs = true
+	rd.Inputs, rd.Effects = true, true
 	return &tape{name: name, rd: rd}
+}
+
+// addEffect takes a chunk of the recording's file changes into its plan.
+// A plan that breaks the rules is an error once the recording is played.
+func (t *tape) addEffect(c cassette.Chunk) {
+	if t.planErr != nil {
+		return
+	}
+	if t.plan == nil {
+		if t.plan, t.planErr = apply.NewPlanBuilder(t.rd.Name(), t.rd.Header()); t.planErr != nil {
+			return
+		}
+	}
+	if err := t.plan.Add(c); err != nil { // the builder is aborted
+		t.plan, t.planErr = nil, err
+	}
+}
+
+// finishPlan returns the file changes of a recording read to its end; nil
+// when it has none (no spool made for nothing).
+func (t *tape) finishPlan() (*apply.Plan, error) {
+	if t.planErr != nil || t.plan == nil {
+		return nil, t.planErr
+	}
+	var footer *cassette.Footer
+	if f, ok := t.rd.Footer(); ok {
+		footer = &f
+	}
+	b := t.plan
+	t.plan = nil
+	return b.Finish(t.rd.Line(), footer)
+}
+
+// abortPlan releases the plan of a recording not played.
+func (t *tape) abortPlan() {
+	if t.plan != nil {
+		t.plan.Abort()
+		t.plan = nil
+	}
 }
 
 // next returns the recording's next step.
@@ -70,6 +117,8 @@ func (t *tape) next() (step, error) {
 			return step{}, err
 		}
 		switch c.Stream {
+		case cassette.Files:
+			t.addEffect(c)
 		case cassette.Input:
 			if len(t.in) == 0 {
 				t.line = c.Line

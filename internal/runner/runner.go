@@ -163,6 +163,11 @@ type Replay struct {
 	// Relocate, when not nil, moves the recording's directories in the
 	// output to the ones this replay runs with (see package relocate).
 	Relocate *relocate.Map
+	// Redactor, when not nil, is the caller's, which knows the secrets of
+	// the call (its environment, its argv): with Apply, files are redacted
+	// with it before they are compared with the recorded digests. nil
+	// builds one from this process's environment.
+	Redactor *recorder.Redactor
 }
 
 // Play plays the cassette rd, opened from path, and returns the exit status
@@ -201,11 +206,8 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	}
 	defer rec.Close()
 	// The recording kept digests of redacted content: files are redacted the
-	// same way (the secrets this environment holds, and the token shapes)
-	// when they are compared with them.
-	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
-	opts := apply.ApplyOptions{Force: r.Force,
-		Redact: func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }}
+	// same way when they are compared with them.
+	opts := apply.ApplyOptions{Force: r.Force, Redact: filesRedact(r.Redactor)}
 	if err := apply.Check(r.Dir, rec.Plan, opts); err != nil {
 		return exitcode.Failed, nil, err
 	}

@@ -356,7 +356,7 @@ func (c *call) replay(rec *recording) answer {
 	}
 	cwd = c.agentDir(cwd)
 	r := runner.Replay{Stdout: c.env.Stdout, Stderr: c.env.Stderr, Name: c.name, Options: c.fault, Apply: true, Dir: cwd,
-		Relocate: c.relocation(rd.Header(), cwd)}
+		Relocate: c.relocation(rd.Header(), cwd), Redactor: c.red}
 	code, applied, err := r.Play(path, rd)
 	a.effects = applied
 	if errors.Is(err, apply.ErrInterrupted) {

@@ -216,12 +216,15 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 		}
 		return c.fail(p.err, hint)
 	}
+	if p.res.Plan != nil {
+		defer p.res.Plan.Close()
+	}
 	c.log.Cassette, c.log.Take = p.res.Cassette, inv.Take
 	if p.res.Incomplete {
 		fmt.Fprintf(c.env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
 			c.name, p.res.Cassette, p.res.Footer.Code)
 	}
-	applied, err := runner.ApplyEffects(p.res.Cassette, c.agentDir(cwdOf()))
+	applied, err := runner.ApplyEffects(p.res.Plan, c.agentDir(cwdOf()), c.red)
 	c.log.Effects = applied
 	if err != nil {
 		hint := ""

@@ -300,6 +300,18 @@ func TestConversationClaudeSDK(t *testing.T) {
 		t.Errorf("replay logged %+v", c)
 	}
 
+	// A file the agent did not find there is a conflict: left alone, the
+	// call failed.
+	os.WriteFile(filepath.Join(cwd, "answer.txt"), []byte("mine\n"), 0o644)
+	conflict := start(t, env, claudeArgs...)
+	claudeClient(conflict, "hello", "allow")
+	if code := conflict.end(); code != 2 || !strings.Contains(conflict.stderr.String(), "remove them") {
+		t.Errorf("conflict: exit %d, stderr %s", code, conflict.stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(cwd, "answer.txt")); string(data) != "mine\n" {
+		t.Errorf("a conflicting file was replaced: %q", data)
+	}
+
 	// A changed prompt is a clear miss, not a hang.
 	miss := start(t, env, claudeArgs...)
 	miss.send(`{"request_id":"{{id:init}}","type":"control_request","request":{"subtype":"initialize","hooks":null}}`)
