@@ -412,6 +412,9 @@ func (c *cand) add(s cassette.Stream, data []byte) {
 // while the candidates are told apart, as the Qwen SDK waits for its
 // initialize answer.
 func (p *player) playPending() error {
+	if i := p.leader(); i > 0 {
+		p.cands[0], p.cands[i] = p.cands[i], p.cands[0]
+	}
 	first := p.cands[0]
 	played, err := p.settle(first)
 	if err != nil {
@@ -434,6 +437,75 @@ func (p *player) playPending() error {
 	}
 	p.cands = kept
 	return first.out.flush()
+}
+
+// leader picks the candidate whose output is played: the first, unless
+// the candidates disagree on whether the caller's next message or more
+// output comes next. Then the one that plays least before the caller's
+// next message leads, when all the others would play beyond it is what a
+// client does not wait for (the agent's own requests and notifications,
+// see unawaited): that candidate recorded the client sending its message
+// without it, so holding it back until the message tells the recordings
+// apart cannot leave the client waiting. A response to a request of the
+// client's, or anything else, may be awaited (the Qwen SDK waits for its
+// initialize answer): then the first leads, and the caller is never left
+// waiting for output. Auggie asks a permission right after session/new's
+// answer in one recording and after the client's prompt in another:
+// playing the first's request there let the client answer a request the
+// other had not made, and dropped the right one.
+func (p *player) leader() int {
+	if len(p.cands) < 2 {
+		return 0
+	}
+	best := -1
+	for i, c := range p.cands {
+		if c.next.kind != kInput || len(c.owed) > 0 {
+			continue // one that owes lines keeps to the first's order
+		}
+		if best < 0 || len(c.pending) < len(p.cands[best].pending) {
+			best = i
+		}
+	}
+	if best <= 0 || len(p.cands[best].pending) >= len(p.cands[0].pending) {
+		return 0
+	}
+	awaited := p.awaited(p.cands[best])
+	for _, c := range p.cands {
+		if p.awaited(c) > awaited {
+			return 0
+		}
+	}
+	return best
+}
+
+// awaited counts c's pending lines a client may wait for.
+func (p *player) awaited(c *cand) int {
+	n := 0
+	for _, o := range c.pending {
+		if o.stream != cassette.Stdout || !unawaited(p.opts.Conversation, o.data) {
+			n++
+		}
+	}
+	return n
+}
+
+// unawaited reports whether a line of the agent's is one a client does not
+// wait for before its next message: it cannot know it comes. A JSON-RPC
+// message with a method (a request of the agent's or a notification), a
+// stream-json control_request.
+func unawaited(conv agent.Conversation, line []byte) bool {
+	obj := topLevel(line)
+	if obj == nil {
+		return false
+	}
+	switch conv.Framing {
+	case agent.FramingJSONRPC:
+		_, method := obj["method"]
+		return method
+	case agent.FramingStreamJSON:
+		return string(obj["type"]) == `"control_request"`
+	}
+	return false
 }
 
 // settle plays c's pending output but what it owes, and returns the lines

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -453,4 +455,184 @@ func TestPlayPlansFileChanges(t *testing.T) {
 	if err != nil || res.Plan != nil || res.Cassette != "c.cassette" {
 		t.Fatalf("no changes: %+v err %v", res, err)
 	}
+}
+
+// Two Auggie sessions of one argv that disagree on what follows
+// session/new's answer: in "hello" the agent asks its permission at once
+// and the client prompts after; in "two" the client prompts first and the
+// agent asks after. Whichever sorts first, the request is not played
+// before the prompt has told them apart: the client could answer it first
+// (it answers from another goroutine), and "two" would be dropped for an
+// answer to a request it had not made.
+func TestPlayHoldsRequestUntilInputPicks(t *testing.T) {
+	const (
+		init2 = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/w","mcpServers":[]}}` + "\n"
+		newAnswer = `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}` + "\n"
+		update    = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S1","update":{"text":"may I index?"}}}` + "\n"
+		ask       = `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"
+		allow     = `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}` + "\n"
+	)
+	prompt := func(id int, text string) string {
+		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"` + text + `"}]}}` + "\n"
+	}
+	said := func(text string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S1","update":{"text":"` + text + `"}}}` + "\n"
+	}
+	done := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"result":{"stopReason":"end_turn"}}` + "\n"
+	}
+	h := cassette.Header{Argv: []string{"auggie", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}
+	tapes := map[string]func() *cassette.Reader{
+		"hello": func() *cassette.Reader {
+			return tapeOf(t, h, []frame{
+				{"i", init2},
+				{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
+				{"o", newAnswer + update + ask},
+				{"i", prompt(2, "hello") + allow},
+				{"o", said("hello") + done(2)},
+				{"c", ""},
+			})
+		},
+		"two": func() *cassette.Reader {
+			return tapeOf(t, h, []frame{
+				{"i", init2},
+				{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
+				{"o", newAnswer},
+				{"i", prompt(2, "one")},
+				{"o", update + ask},
+				{"i", allow},
+				{"o", said("one") + done(2)},
+				{"i", prompt(3, "two")},
+				{"o", said("two") + done(3)},
+				{"c", ""},
+			})
+		},
+	}
+	for _, want := range []string{"hello", "two"} {
+		for _, order := range [][]string{{"hello", "two"}, {"two", "hello"}} {
+			t.Run(want+"/"+order[0]+"-first", func(t *testing.T) {
+				var cands []Candidate
+				for _, n := range order {
+					cands = append(cands, Candidate{n + ".cassette", tapes[n]()})
+				}
+				prompts := []string{prompt(2, "hello")}
+				if want == "two" {
+					prompts = []string{prompt(2, "one"), prompt(3, "two")}
+				}
+				res, events, err := runLogged(t, cands, Options{Conversation: rpc, Cwd: "/rec/w"}, func(w io.Writer, out *bufio.Reader) {
+					io.WriteString(w, init2)
+					for l := ""; l != newAnswer; {
+						if l, _ = out.ReadString('\n'); l == "" {
+							t.Error("no answer to session/new")
+							return
+						}
+					}
+					// The client prompts at once, and answers the
+					// permission request when it comes.
+					for i, p := range prompts {
+						io.WriteString(w, p)
+						for {
+							l, err := out.ReadString('\n')
+							if err != nil {
+								t.Errorf("prompt %d not answered: %v", i+2, err)
+								return
+							}
+							if l == ask {
+								io.WriteString(w, allow)
+							}
+							if l == done(i+2) {
+								break
+							}
+						}
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Cassette != want+".cassette" {
+					t.Errorf("played %s, want %s.cassette", res.Cassette, want)
+				}
+				// The request goes out after the prompt was read.
+				asked, prompted := slices.Index(events, "out "+ask), slices.Index(events, "in "+prompts[0])
+				if asked < 0 || prompted < 0 || asked < prompted {
+					t.Errorf("the permission request was played before the prompt was read:\n%s", strings.Join(events, ""))
+				}
+			})
+		}
+	}
+}
+
+// runLogged runs a client as run does, and logs in the player's order each
+// line it read of stdin ("in …") and wrote to stdout ("out …"). Stdin is
+// buffered: the client's writes do not wait for the player.
+func runLogged(t *testing.T, cands []Candidate, opts Options, script func(w io.Writer, out *bufio.Reader)) (Result, []string, error) {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	outR, outW := io.Pipe()
+	log := &eventLog{}
+	opts.Stdin = bufio.NewReader(&logReader{r: inR, log: log})
+	opts.Stdout, opts.Stderr = &logWriter{w: outW, log: log}, io.Discard
+	type ended struct {
+		res Result
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		res, err := Play(cands, opts)
+		outW.Close()
+		done <- ended{res, err}
+	}()
+	script(inW, bufio.NewReader(outR))
+	inW.Close()
+	io.Copy(io.Discard, outR)
+	e := <-done
+	return e.res, log.lines(), e.err
+}
+
+// eventLog keeps the player's reads and writes a line at a time; only the
+// player's goroutine writes to it, read once the player has ended.
+type eventLog struct{ in, out, events []string }
+
+func (l *eventLog) add(dir string, buf *[]string, p []byte) {
+	s := strings.Join(*buf, "") + string(p)
+	*buf = nil
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		l.events = append(l.events, dir+" "+s[:i+1])
+		s = s[i+1:]
+	}
+	if s != "" {
+		*buf = []string{s}
+	}
+}
+
+func (l *eventLog) lines() []string { return l.events }
+
+type logReader struct {
+	r   io.Reader
+	log *eventLog
+}
+
+func (r *logReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.log.add("in", &r.log.in, p[:n])
+	return n, err
+}
+
+type logWriter struct {
+	w   io.Writer
+	log *eventLog
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.log.add("out", &w.log.out, p)
+	return w.w.Write(p)
 }
