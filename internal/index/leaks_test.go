@@ -10,23 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
-
-// within runs f and fails the test if it has not returned within a minute:
-// a guard against a hang, not a measure of time.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s hangs", what)
-	}
-}
 
 // cachePath is where the cached index of dir is kept under cache.
 func cachePath(t *testing.T, cache, dir string) string {
@@ -55,7 +42,7 @@ func TestCassettesThatAreNotCassettes(t *testing.T) {
 	syscall.Mkfifo(filepath.Join(dir, "ccc.cassette"), 0o600)
 	os.Symlink("a.cassette", filepath.Join(dir, "z.cassette"))
 	var lib *index.Library
-	within(t, "OpenLibrary", func() {
+	vcrtest.NoHang(t, "OpenLibrary", func() {
 		var err error
 		if lib, err = index.OpenLibrary(dir); err != nil {
 			t.Error(err)
@@ -120,7 +107,7 @@ func TestCacheThatIsNotAnIndex(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			within(t, "OpenLibrary", func() {
+			vcrtest.NoHang(t, "OpenLibrary", func() {
 				lib, err := index.OpenLibrary(dir)
 				if err != nil {
 					t.Error(err)

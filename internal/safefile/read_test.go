@@ -7,23 +7,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
-
-// noHang runs f and fails the test if it has not returned within a minute:
-// a guard against a hang, not a measure of time.
-func noHang(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s hangs", what)
-	}
-}
 
 func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
@@ -54,7 +41,7 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 	} {
 		var data []byte
 		var err error
-		noHang(t, "ReadFile "+tc.path, func() { data, err = safefile.ReadFile(tc.path, 1<<20) })
+		vcrtest.NoHang(t, "ReadFile "+tc.path, func() { data, err = safefile.ReadFile(tc.path, 1<<20) })
 		if !errors.Is(err, tc.want) || data != nil {
 			t.Errorf("%s: %v, %d bytes; want %v", tc.path, err, len(data), tc.want)
 			continue
@@ -87,7 +74,7 @@ func TestOpenWriteRefusesLinks(t *testing.T) {
 	}
 	syscall.Mkfifo(fifo, 0o600)
 	for path, want := range map[string]error{soft: safefile.ErrLink, hard: safefile.ErrShared, fifo: safefile.ErrNotRegular, "/dev/null": safefile.ErrNotRegular} {
-		noHang(t, "OpenWrite "+path, func() {
+		vcrtest.NoHang(t, "OpenWrite "+path, func() {
 			f, err := safefile.OpenWrite(path, os.O_CREATE|os.O_RDWR, 0o644)
 			if err == nil {
 				f.Truncate(0)
@@ -126,7 +113,7 @@ func TestOpenInDir(t *testing.T) {
 	os.Symlink("../"+filepath.Base(filepath.Dir(secret))+"/token", filepath.Join(dir, "up"))
 	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
 	for name, want := range map[string]error{"a": nil, "inside": nil, "out": safefile.ErrLink, "up": safefile.ErrLink, "fifo": safefile.ErrNotRegular} {
-		noHang(t, name, func() {
+		vcrtest.NoHang(t, name, func() {
 			f, err := safefile.OpenInDir(dir, name)
 			if f != nil {
 				f.Close()

@@ -9,25 +9,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
-
-// within runs f and fails the test if it has not returned within a minute:
-// a guard against a hang, not a measure of time.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s hangs", what)
-	}
-}
 
 // callOnce runs the stand-in once, replaying "the answer" from dir.
 func callOnce(t *testing.T, dir, runLog string) result {
@@ -35,7 +22,7 @@ func callOnce(t *testing.T, dir, runLog string) result {
 	env := map[string]string{standin.EnvCassettes: dir, standin.EnvRunLog: runLog}
 	var stdout, stderr bytes.Buffer
 	var code int
-	within(t, "the call", func() {
+	vcrtest.NoHang(t, "the call", func() {
 		code = standin.Run(standin.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
 			[]string{"/bin/cursor-agent", "--print", "ask"})
 	})
@@ -120,7 +107,7 @@ func TestRunLogThatIsNotAFile(t *testing.T) {
 	}
 	// A harness reading such a log gets an error, not a hang.
 	for _, path := range []string{fifo, "/dev/zero", link} {
-		within(t, "ReadLog", func() {
+		vcrtest.NoHang(t, "ReadLog", func() {
 			if calls, err := standin.ReadLog(path); err == nil || calls != nil {
 				t.Errorf("ReadLog(%s): %v, %v", path, calls, err)
 			}
