@@ -21,22 +21,11 @@ func TestUserModuleTakesAndFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command")
-	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
 	mod := filepath.Join(work, "myproject")
-	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=", "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
-	gorun := func(dir string, env []string, args ...string) (string, error) {
-		t.Helper()
-		cmd := exec.Command(goCmd, args...)
-		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
 	if out, err := gorun(root, nil, "build", "-o", filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

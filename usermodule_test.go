@@ -21,23 +21,12 @@ func TestUserModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command")
-	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")     // agentvcr
 	agents := filepath.Join(work, "real") // the "real" agent: the simulated one, as cursor-agent
 	mod := filepath.Join(work, "myproject")
-	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=")
-	gorun := func(dir string, env []string, args ...string) (string, error) {
-		t.Helper()
-		cmd := exec.Command(goCmd, args...)
-		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	gorun := userGo(t)
 	for _, b := range [][2]string{{filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"}, {filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"}} {
 		if out, err := gorun(root, nil, "build", "-o", b[0], b[1]); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
@@ -420,4 +409,25 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 		head += ")\n"
 	}
 	return head + "\n" + code
+}
+
+// userGo is the go command as the user-module tests run it, in a module of
+// their own: modules resolved from go.mod, the local toolchain, no
+// workspace, not under CI, goldie not updating, with extra set after the
+// environment. A test without the go command is skipped.
+func userGo(t *testing.T, extra ...string) func(dir string, env []string, args ...string) (string, error) {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=")
+	goEnv = append(goEnv, extra...)
+	return func(dir string, env []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
 }
