@@ -12,7 +12,7 @@
 // Non-goals: random access, compression, more than one run per file, and hand-editing
 // of the recorded bytes (frames carry byte counts; edit with the agentvcr tools).
 //
-// # Format (version 4; version 3 is the same without conversations, version 2 without takes, version 1 without "f" frames)
+// # Format (version 5; version 4 is the same without model exchanges, version 3 without conversations, version 2 without takes, version 1 without "f" frames)
 //
 // A cassette is a sequence of lines and counted byte blocks:
 //
@@ -67,6 +67,33 @@
 // stays version 2 or 3 with its stdin digest. A [Reader] skips these
 // frames unless its Inputs field is set.
 //
+// Version 5 adds the agent's exchanges with its model, recorded through a
+// loopback proxy when the agent's profile can route its model traffic
+// (see agent.ModelRouting). The header names the wire ("model":"anthropic",
+// "openai-chat", "openai-responses" or "gemini"); the exchanges stand among
+// the output frames in the order they happened, numbered from 1:
+//
+//	q 1200 5130 {"n":1,"method":"POST","path":"/v1/messages","query":"beta=true"}
+//	{"model":"claude-sonnet-4-5","messages":[...],...}
+//	a 1850 0 {"n":1,"status":200,"header":{"content-type":"text/event-stream"}}
+//	b 1851 96 {"n":1}
+//	event: message_start
+//	data: {"type":"message_start",...}
+//
+//	q 4410 610 {"n":2,"method":"POST","path":"/v1/messages","prefix":4800,"suffix":25000}
+//	...
+//
+// "q" is a request: its body, redacted, stored as the bytes it does not
+// share with the previous request's body (each turn resends the whole
+// conversation, so a long session grows linearly): the previous body's
+// first "prefix" bytes, the frame's bytes, its last "suffix" bytes. "a" is
+// the head of the answer (status, allow-listed headers; never a key, an
+// authorization header or a cookie), "b" one piece of its body as it
+// arrived: a server-sent event, or a read of a plain body. Answers to
+// concurrent requests may interleave. Only such a recording is written as
+// version 5, so that an older build refuses it ("upgrade agentvcr"); a
+// [Reader] skips these frames unless its Model field is set.
+//
 // The first line names the format and its version. The second is the [Header] as one
 // JSON object. Then come frames: "o" (stdout) or "e" (stderr), the time since the start
 // in milliseconds, and the number of bytes that follow the frame line. When those bytes
@@ -95,7 +122,7 @@ const Magic = "agentvcr cassette"
 // readable for ever. A cassette is written at the oldest version that holds
 // it: TakesVersion for a take after the first, else version 2.
 const (
-	Version    = 4
+	Version    = 5
 	MinVersion = 1
 	// TakesVersion is the first version whose header may name a take after
 	// the first.
@@ -104,6 +131,9 @@ const (
 	// the caller's stdin as frames ("i", "c") and a header naming the
 	// conversation's framing.
 	ConversationVersion = 4
+	// ModelVersion is the first version that holds the model's exchanges:
+	// "q", "a" and "b" frames and a header naming the model's wire.
+	ModelVersion = 5
 )
 
 // Ext is the file name extension cassettes are given.
@@ -139,6 +169,14 @@ const (
 	// InputClosed chunk has no data.
 	Input       Stream = 'i'
 	InputClosed Stream = 'c'
+	// ModelRequest tags a request the agent sent its model, ModelAnswer
+	// the head of its answer (status, headers) and ModelPiece a piece of
+	// the answer's body (a server-sent event, as it arrived), version 5,
+	// returned by a Reader only when its Model field is set. Their chunks
+	// carry the exchange's [Exchange].
+	ModelRequest Stream = 'q'
+	ModelAnswer  Stream = 'a'
+	ModelPiece   Stream = 'b'
 )
 
 func (s Stream) String() string {
@@ -153,6 +191,12 @@ func (s Stream) String() string {
 		return "stdin"
 	case InputClosed:
 		return "stdin closed"
+	case ModelRequest:
+		return "model request"
+	case ModelAnswer:
+		return "model answer"
+	case ModelPiece:
+		return "model answer piece"
 	}
 	return fmt.Sprintf("stream(%q)", byte(s))
 }
@@ -197,6 +241,10 @@ type Header struct {
 	// (package agent), which says what in its argv is made afresh each
 	// run: the recorded binary may have any name.
 	Agent string `json:"agent,omitempty"`
+	// Model names the wire of the agent's model traffic ("anthropic",
+	// "openai-chat", "openai-responses", "gemini"; see package agent) when
+	// the run's exchanges with its model are in the cassette (version 5).
+	Model string `json:"model,omitempty"`
 	// Redacted names what secrets were replaced ("env:CURSOR_API_KEY", "flag:--api-key",
 	// "secret#1"), never their values.
 	Redacted []string `json:"redacted,omitempty"`
@@ -227,6 +275,33 @@ type Chunk struct {
 	// chunks with the same Effect, First set on the first).
 	Effect *Effect
 	First  bool
+	// Exchange describes the model exchange a ModelRequest, ModelAnswer or
+	// ModelPiece chunk belongs to.
+	Exchange *Exchange
+}
+
+// Exchange describes one request the agent sent its model, or the answer
+// to it (frames "q", "a", "b"). Exchanges are numbered from 1 in the order
+// their requests arrived; answers to concurrent requests may interleave.
+type Exchange struct {
+	// N is the exchange's number.
+	N int `json:"n"`
+	// Method, Path and Query are the request's (a request frame's only).
+	Method string `json:"method,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Query  string `json:"query,omitempty"`
+	// Prefix and Suffix are how many bytes the request's body shares with
+	// the previous request's at its start and at its end (each turn resends
+	// the whole conversation): the frame holds only the bytes between, so
+	// that a long session grows linearly. The body is the previous body's
+	// first Prefix bytes, the frame's bytes, and the previous body's last
+	// Suffix bytes.
+	Prefix int64 `json:"prefix,omitempty"`
+	Suffix int64 `json:"suffix,omitempty"`
+	// Status and Header are the answer's (an answer frame's only): its
+	// HTTP status and the allow-listed headers (content-type).
+	Status int               `json:"status,omitempty"`
+	Header map[string]string `json:"header,omitempty"`
 }
 
 // The operations of an Effect.

@@ -368,7 +368,7 @@ func TestErrors(t *testing.T) {
 		{"empty file", "", cassette.ErrTruncated, 1, "empty file"},
 		{"not a cassette", "hello world\n", cassette.ErrFormat, 1, "not a cassette"},
 		{"json, not a cassette", `{"type":"result"}` + "\n", cassette.ErrFormat, 1, "not a cassette"},
-		{"unknown version", "agentvcr cassette v5\n" + hdr, cassette.ErrVersion, 1, "v5"},
+		{"unknown version", "agentvcr cassette v6\n" + hdr, cassette.ErrVersion, 1, "v6"},
 		{"bad version", "agentvcr cassette vX\n" + hdr, cassette.ErrFormat, 1, "bad version"},
 		{"magic without newline", "agentvcr cassette v1", cassette.ErrTruncated, 1, "no newline"},
 		{"missing header", magic, cassette.ErrTruncated, 2, "header"},
@@ -529,8 +529,8 @@ type failWriter struct{ err error }
 func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
 
 func TestStreamString(t *testing.T) {
-	if cassette.Stdout.String() != "stdout" || cassette.Stderr.String() != "stderr" || cassette.Stream('q').String() != `stream('q')` {
-		t.Error(cassette.Stdout, cassette.Stderr, cassette.Stream('q'))
+	if cassette.Stdout.String() != "stdout" || cassette.Stderr.String() != "stderr" || cassette.Stream('z').String() != `stream('z')` {
+		t.Error(cassette.Stdout, cassette.Stderr, cassette.Stream('z'))
 	}
 }
 

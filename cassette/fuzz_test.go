@@ -37,6 +37,10 @@ func FuzzReader(f *testing.F) {
 		"agentvcr cassette v4\n" + `{"argv":["a"],"conversation":"json-rpc"}` + "\nc 3 2\nab\n",
 		"agentvcr cassette v4\n" + `{"argv":["a"]}` + "\ni 3 2\nab\n",
 		"agentvcr cassette v3\n" + `{"argv":["a"],"conversation":"json-rpc"}` + "\n",
+		"agentvcr cassette v5\n" + `{"argv":["claude"],"model":"anthropic"}` + "\n" + `q 1 9 {"n":1,"method":"POST","path":"/v1/messages"}` + "\n" + `{"a":[1]}` +
+			"\n" + `a 2 0 {"n":1,"status":200,"header":{"content-type":"text/event-stream"}}` + "\n" + `b 3 8 {"n":1}` + "\ndata: x\n\n" +
+			`q 4 3 {"n":2,"method":"POST","path":"/v1/messages","prefix":7,"suffix":2}` + "\n,2]}\no 5 2\nok\n" + `exit {"code":0,"duration_ms":5}` + "\n",
+		"agentvcr cassette v5\n" + `{"argv":["claude"],"model":"gemini"}` + "\n" + `a 2 0 {"n":0,"status":99}` + "\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -37,6 +37,10 @@ type Reader struct {
 	// Input) and where it closed it (InputClosed), in a conversation;
 	// otherwise they are skipped.
 	Inputs bool
+	// Model makes Next return the model's exchanges (Streams ModelRequest,
+	// ModelAnswer, ModelPiece), in a cassette whose header names the
+	// model's wire; otherwise they are skipped.
+	Model bool
 
 	name    string
 	br      *bufio.Reader
@@ -49,6 +53,7 @@ type Reader struct {
 
 	frame     Stream // frame being read
 	effect    *Effect
+	exchange  *Exchange
 	first     bool // the next chunk is the first of its frame
 	frameLine int
 	offset    time.Duration
@@ -98,6 +103,9 @@ func newReader(r io.Reader, name string, newest int) (*Reader, error) {
 		return nil, rd.errf(ErrFormat, "bad header: conversation %.20q in a v%d cassette; conversations are v%d", c, rd.version, ConversationVersion)
 	} else if c != "" && rd.header.Stdin != nil {
 		return nil, rd.errf(ErrFormat, "bad header: a conversation has its stdin as frames, not a digest")
+	}
+	if m := rd.header.Model; m != "" && rd.version < ModelVersion {
+		return nil, rd.errf(ErrFormat, "bad header: model %.20q in a v%d cassette; model exchanges are v%d", m, rd.version, ModelVersion)
 	}
 	return rd, nil
 }
@@ -192,6 +200,13 @@ func (r *Reader) Next() (Chunk, error) {
 				return Chunk{Stream: InputClosed, Offset: r.offset, Line: r.frameLine, First: true}, nil
 			}
 		}
+		if r.exchange != nil && r.remain == 0 {
+			s := r.frame
+			r.frame = 0
+			if r.Model {
+				return Chunk{Stream: s, Offset: r.offset, Line: r.frameLine, Exchange: r.exchange, First: true}, nil
+			}
+		}
 	}
 	n := min(r.remain, maxPiece)
 	if int64(cap(r.buf)) < n {
@@ -215,12 +230,12 @@ func (r *Reader) Next() (Chunk, error) {
 	}
 	first := r.first
 	r.first = false
-	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine, Effect: r.effect, First: first}, nil
+	return Chunk{Stream: r.frame, Offset: r.offset, Data: buf, Line: r.frameLine, Effect: r.effect, Exchange: r.exchange, First: first}, nil
 }
 
 // unasked reports whether the current frame is of a kind nobody asked for.
 func (r *Reader) unasked() bool {
-	return r.frame == Files && !r.Effects || r.frame == Input && !r.Inputs
+	return r.frame == Files && !r.Effects || r.frame == Input && !r.Inputs || r.exchange != nil && !r.Model
 }
 
 // skipFrame passes over the rest of the current frame's bytes.
@@ -254,7 +269,7 @@ func (r *Reader) skipFrame() error {
 // grammar, so that nothing the file holds is lost; the next call to Next
 // returns the error.
 func (r *Reader) partial(data []byte) (Chunk, error) {
-	if len(data) == 0 || r.frame == Files {
+	if len(data) == 0 || r.frame == Files || r.exchange != nil {
 		// A file's content cut short is no content: only the error.
 		return Chunk{}, r.broken
 	}
@@ -307,7 +322,7 @@ func (r *Reader) nextFrame() error {
 		if err := r.parseFrame(line); err != nil {
 			return err
 		}
-		if r.remain > 0 || r.effect != nil || r.frame == InputClosed { // an effect may have no content
+		if r.remain > 0 || r.effect != nil || r.exchange != nil || r.frame == InputClosed { // an effect or an exchange may have no bytes
 			return nil
 		}
 	}
@@ -357,7 +372,7 @@ func (r *Reader) trailing() error {
 
 func (r *Reader) parseFrame(line []byte) error {
 	f := strings.SplitN(string(line), " ", 4)
-	r.effect = nil
+	r.effect, r.exchange = nil, nil
 	if len(f) == 4 && f[0] == string(Files) && r.version >= 2 {
 		var e Effect
 		if err := json.Unmarshal([]byte(f[3]), &e); err != nil {
@@ -366,9 +381,20 @@ func (r *Reader) parseFrame(line []byte) error {
 		r.effect = &e
 		f = f[:3]
 	}
+	if len(f) == 4 && len(f[0]) == 1 && isModelStream(Stream(f[0][0])) && r.header.Model != "" {
+		var e Exchange
+		if err := json.Unmarshal([]byte(f[3]), &e); err != nil {
+			return r.errf(ErrFormat, "bad model exchange: %v", err)
+		}
+		if err := e.check(Stream(f[0][0])); err != nil {
+			return r.errf(ErrFormat, "model exchange: %v", err)
+		}
+		r.exchange = &e
+		f = f[:3]
+	}
 	input := len(f) == 3 && len(f[0]) == 1 && (f[0][0] == byte(Input) || f[0][0] == byte(InputClosed)) && r.header.Conversation != ""
-	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr) && r.effect == nil && !input) {
-		return r.errf(ErrFormat, "want a frame line \"o|e|i MS BYTES\", \"c MS 0\", \"f MS BYTES {...}\" or \"exit {...}\", got %.60q", line)
+	if len(f) != 3 || len(f[0]) != 1 || (f[0][0] != byte(Stdout) && f[0][0] != byte(Stderr) && r.effect == nil && r.exchange == nil && !input) {
+		return r.errf(ErrFormat, "want a frame line \"o|e|i MS BYTES\", \"c MS 0\", \"f|q|a|b MS BYTES {...}\" or \"exit {...}\", got %.60q", line)
 	}
 	ms, err1 := strconv.ParseInt(f[1], 10, 64)
 	n, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -381,6 +407,9 @@ func (r *Reader) parseFrame(line []byte) error {
 	if r.frame == InputClosed && n != 0 {
 		return r.errf(ErrFormat, "stdin closed frame holds %d bytes, want 0", n)
 	}
+	if r.frame == ModelAnswer && n != 0 {
+		return r.errf(ErrFormat, "model answer frame holds %d bytes, want 0 (its body is in \"b\" frames)", n)
+	}
 	if n > MaxFrame {
 		return r.errf(ErrFormat, "frame of %d bytes, more than the %d a cassette may hold in one", n, int64(MaxFrame))
 	}
@@ -390,6 +419,28 @@ func (r *Reader) parseFrame(line []byte) error {
 		}
 		if err := r.effect.check(); err != nil {
 			return r.errf(ErrFormat, "file effect %.200q: %v", r.effect.Path, err)
+		}
+	}
+	return nil
+}
+
+func isModelStream(s Stream) bool {
+	return s == ModelRequest || s == ModelAnswer || s == ModelPiece
+}
+
+// check refuses an exchange frame that no recorder writes.
+func (e *Exchange) check(s Stream) error {
+	if e.N < 1 {
+		return fmt.Errorf("n %d, want 1 or more", e.N)
+	}
+	switch s {
+	case ModelRequest:
+		if e.Method == "" || e.Path == "" || e.Prefix < 0 || e.Suffix < 0 || e.Prefix > MaxFrame || e.Suffix > MaxFrame {
+			return fmt.Errorf("request %d needs a method, a path and sizes of 0 or more", e.N)
+		}
+	case ModelAnswer:
+		if e.Status < 100 || e.Status > 599 {
+			return fmt.Errorf("answer %d: status %d is not an HTTP status", e.N, e.Status)
 		}
 	}
 	return nil

@@ -17,11 +17,14 @@ type Writer struct {
 	w      io.Writer
 	frame  []byte
 	closed bool
-	conv   bool // a conversation: stdin frames allowed
+	conv   bool   // a conversation: stdin frames allowed
+	model  bool   // model exchanges allowed
+	prev   []byte // the last model request's body, for the next one's shared prefix and suffix
 }
 
 // NewWriter writes the format line and h, and returns a Writer for the
 // frames. The format line says the oldest version that holds the recording:
+// ModelVersion when the model's exchanges are recorded (h.Model set),
 // ConversationVersion for a conversation (h.Conversation set), TakesVersion
 // for a take after the first (h.Take > 1), else version 2.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
@@ -42,12 +45,15 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		}
 		version = ConversationVersion
 	}
+	if h.Model != "" {
+		version = ModelVersion
+	}
 	buf := fmt.Appendf(nil, "%s v%d\n", Magic, version)
 	buf = append(buf, hdr...)
 	if _, err := w.Write(buf); err != nil {
 		return nil, err
 	}
-	return &Writer{w: w, conv: h.Conversation != ""}, nil
+	return &Writer{w: w, conv: h.Conversation != "", model: h.Model != ""}, nil
 }
 
 // WriteChunk appends one frame holding p: output, or in a conversation
@@ -161,4 +167,104 @@ func marshal(v any) ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	return b.Bytes(), err
+}
+
+// WriteModelRequest appends the frame of a request the agent sent its
+// model (a recording whose header names the model's wire): e's N, Method,
+// Path and Query, and body, stored as the bytes it does not share with the
+// previous request's body at its start and end (Prefix, Suffix are set
+// here).
+func (w *Writer) WriteModelRequest(offset time.Duration, e Exchange, body []byte) error {
+	if err := w.modelFrame(e.N); err != nil {
+		return err
+	}
+	if e.Method == "" || e.Path == "" {
+		return errors.New("cassette: a model request needs a method and a path")
+	}
+	prefix := commonPrefix(w.prev, body)
+	suffix := commonSuffix(w.prev[prefix:], body[prefix:])
+	e.Prefix, e.Suffix, e.Status, e.Header = int64(prefix), int64(suffix), 0, nil
+	mid := body[prefix : len(body)-suffix]
+	if err := w.metaFrame(ModelRequest, offset, e, mid); err != nil {
+		return err
+	}
+	w.prev = append(w.prev[:0], body...)
+	return nil
+}
+
+// WriteModelAnswer appends the head of the answer to exchange e.N: its
+// Status and Header. Its body follows in WriteModelPiece frames.
+func (w *Writer) WriteModelAnswer(offset time.Duration, e Exchange) error {
+	if err := w.modelFrame(e.N); err != nil {
+		return err
+	}
+	if e.Status < 100 || e.Status > 599 {
+		return fmt.Errorf("cassette: model answer status %d", e.Status)
+	}
+	e.Method, e.Path, e.Query, e.Prefix, e.Suffix = "", "", "", 0, 0
+	return w.metaFrame(ModelAnswer, offset, e, nil)
+}
+
+// WriteModelPiece appends a piece of the body of the answer to exchange n,
+// as it arrived (one server-sent event, or a read of another body).
+func (w *Writer) WriteModelPiece(offset time.Duration, n int, p []byte) error {
+	if err := w.modelFrame(n); err != nil {
+		return err
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return w.metaFrame(ModelPiece, offset, Exchange{N: n}, p)
+}
+
+func (w *Writer) modelFrame(n int) error {
+	switch {
+	case w.closed:
+		return errors.New("cassette: write after Close")
+	case !w.model:
+		return errors.New("cassette: model frames need a header naming the model's wire")
+	case n < 1:
+		return fmt.Errorf("cassette: model exchange number %d, want 1 or more", n)
+	}
+	return nil
+}
+
+// metaFrame writes "S MS BYTES {meta}", then p framed like output.
+func (w *Writer) metaFrame(s Stream, offset time.Duration, e Exchange, p []byte) error {
+	js, err := marshal(e)
+	if err != nil {
+		return err
+	}
+	b := fmt.Appendf(w.frame[:0], "%c %d %d ", s, offset.Milliseconds(), len(p))
+	b = append(b, js...) // marshal ends the line
+	b = append(b, p...)
+	if len(p) > 0 && p[len(p)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	w.frame = b
+	if cap(w.frame) > 1<<20 {
+		w.frame = nil
+	}
+	_, err = w.w.Write(b)
+	return err
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[len(a)-1-i] != b[len(b)-1-i] {
+			return i
+		}
+	}
+	return n
 }
