@@ -73,3 +73,16 @@ func TestFlagValue(t *testing.T) {
 		t.Error("a flag without its value found one")
 	}
 }
+
+// Every shipped profile says how its model traffic is routed, or why it
+// cannot be: none is silently left out of recording the model.
+func TestEveryProfileRoutesItsModel(t *testing.T) {
+	for _, p := range agent.All() {
+		if len(p.Binaries()) == 0 { // a reader of any agent's output (ACP), no agent of its own
+			continue
+		}
+		if _, ok := p.(agent.ModelRouting); !ok {
+			t.Errorf("%s: no RouteModel", p.Name())
+		}
+	}
+}
