@@ -84,7 +84,7 @@ type ApplyOptions struct {
 	// signals are not watched.
 	Signals <-chan os.Signal
 	// Redact passes a file's content on redacted as the recorder did
-	// (recorder.Redactor.Uncounted().Writer): a recording keeps the digests
+	// (redact.Redactor.Uncounted().Writer): a recording keeps the digests
 	// of redacted content only, so a file that holds a secret is known for
 	// the one the agent saw through it. Default: files are compared as they
 	// are, and one that held a secret when recorded reads as a conflict.

@@ -22,7 +22,7 @@ import (
 
 	_ "github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
@@ -290,7 +290,7 @@ func fail(env *Env, cmd string, err error) int {
 // redactMessage replaces what looks like a token (or is the value of a
 // secret-looking variable of the environment) in a message.
 func redactMessage(s string) string {
-	return recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).String("", s)
+	return redact.New(redact.Options{Env: os.Environ()}).String("", s)
 }
 
 // oneLine is a message as one line, its control characters made visible:

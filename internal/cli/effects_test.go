@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/apply"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -396,7 +396,7 @@ func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
 		t.Fatalf("record: %+v", r)
 	}
 	data, _ := os.ReadFile(tape)
-	redacted := func(s string) string { return strings.ReplaceAll(s, token, recorder.Placeholder) }
+	redacted := func(s string) string { return strings.ReplaceAll(s, token, redact.Placeholder) }
 	for _, raw := range []string{config, "KEY=" + token + "\n", "#!/bin/sh\n# " + token + "\n", config + "MORE=1\n"} {
 		if bytes.Contains(data, []byte(sha(raw))) {
 			t.Errorf("the cassette holds the digest of %q, which holds the secret", raw)

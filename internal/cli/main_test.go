@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/cli"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
@@ -43,7 +43,7 @@ func run(t *testing.T, stdin io.Reader, args ...string) result {
 
 // hermetic blanks the secret-looking variables of the test process: an
 // in-process recording would redact their values from the agent's output.
-func hermetic(t *testing.T) { vcrtest.ScrubEnv(t, recorder.LooksSecret) }
+func hermetic(t *testing.T) { vcrtest.ScrubEnv(t, redact.LooksSecret) }
 
 // subprocess runs the command as a child process to its end.
 func subprocess(t *testing.T, env []string, stdin io.Reader, args ...string) result {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/workspace"
@@ -93,7 +94,7 @@ func runRecord(env *Env, args []string) int {
 
 func shapeNames() string {
 	var names []string
-	for _, s := range recorder.Shapes {
+	for _, s := range redact.Shapes {
 		names = append(names, s.Name)
 	}
 	return strings.Join(names, ", ")
@@ -113,7 +114,7 @@ func cassetteFiles(path string) []string {
 // checkShapes rejects an --allow-shape name that is no shape.
 func checkShapes(names []string) error {
 	for _, n := range names {
-		if !slices.ContainsFunc(recorder.Shapes, func(s recorder.Shape) bool { return s.Name == n }) {
+		if !slices.ContainsFunc(redact.Shapes, func(s redact.Shape) bool { return s.Name == n }) {
 			return fmt.Errorf("--allow-shape %q: no such shape; shapes are %s", n, shapeNames())
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
@@ -332,7 +332,7 @@ func TestRecordNoSecretWritten(t *testing.T) {
 	// The header's stdin digest is of the redacted prompt, and a stand-in
 	// piping the same prompt with the same secret in its environment matches.
 	tp := vcrtest.Load(t, path)
-	if tp.Header.Stdin == nil || tp.Header.Stdin.Text != "prompt with "+recorder.Placeholder+" and "+recorder.Placeholder {
+	if tp.Header.Stdin == nil || tp.Header.Stdin.Text != "prompt with "+redact.Placeholder+" and "+redact.Placeholder {
 		t.Errorf("stdin %+v", tp.Header.Stdin)
 	}
 }

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/agentvcr/agentvcr/internal/recorder"
 )
 
 // ErrRefused is wrapped by the error of content a golden must not hold.
@@ -36,12 +35,12 @@ func Check(path string, content []byte) error {
 			"relate the path to the directory the agent ran in (filepath.Rel), or normalise it away",
 			ErrRefused, path, lineAt(content, loc[0]), strconv.Quote(excerpt(content, loc[0])))
 	}
-	red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()}).Uncounted()
+	red := redact.New(redact.Options{Env: os.Environ()}).Uncounted()
 	if !red.Active() {
 		return nil
 	}
 	var out bytes.Buffer
-	w := red.Writer(recorder.FieldStdout, &out)
+	w := red.Writer(redact.FieldStdout, &out)
 	w.Write(content)
 	w.Close()
 	if bytes.Equal(out.Bytes(), content) {
@@ -54,7 +53,7 @@ func Check(path string, content []byte) error {
 	// The secret itself is never quoted: only where it is.
 	return fmt.Errorf("%w: %s:%d holds a secret (a token, or the value of a secret-looking environment variable) that a recording stores as %s: "+
 		"record the call again (the stand-in now hands the caller the redacted output), or leave the value out",
-		ErrRefused, path, lineAt(content, off), recorder.Placeholder)
+		ErrRefused, path, lineAt(content, off), redact.Placeholder)
 }
 
 // testTempDir is the tail of a directory t.TempDir made

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/internal/corpus"
 	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 )
 
 // BenchmarkRecordVsTee records `cat` of a 100 MiB stream-json corpus into a
@@ -73,8 +74,8 @@ func BenchmarkRedact(b *testing.B) {
 		"D_SECRET=é-unicode-secret", "E_PAT=ghp-ish-value-0000"}
 	for _, tc := range []struct {
 		name string
-		opts recorder.RedactOptions
-	}{{"shapes", recorder.RedactOptions{}}, {"shapes+5secrets", recorder.RedactOptions{Env: env}}} {
+		opts redact.Options
+	}{{"shapes", redact.Options{}}, {"shapes+5secrets", redact.Options{Env: env}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			var red, plain time.Duration
@@ -84,7 +85,7 @@ func BenchmarkRedact(b *testing.B) {
 				t0 := time.Now()
 				io.Copy(io.Discard, chunked(data))
 				t1 := time.Now()
-				w := recorder.NewRedactor(tc.opts).Writer(recorder.FieldStdout, io.Discard)
+				w := redact.New(tc.opts).Writer(redact.FieldStdout, io.Discard)
 				io.Copy(w, chunked(data))
 				w.Close()
 				plain += t1.Sub(t0)

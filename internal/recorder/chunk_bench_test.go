@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/redact"
 )
 
 // BenchmarkChunkInterleaved feeds 32 MiB of stream-json to the recorder's
@@ -41,8 +42,8 @@ func BenchmarkChunkInterleaved(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &run{red: NewRedactor(RedactOptions{}), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
-		tees := []*tee{{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil)}, {s: cassette.Stderr, red: r.red.Writer(FieldStderr, nil)}}
+		r := &run{red: redact.New(redact.Options{}), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
+		tees := []*tee{{s: cassette.Stdout, red: r.red.Writer(redact.FieldStdout, nil)}, {s: cassette.Stderr, red: r.red.Writer(redact.FieldStderr, nil)}}
 		t0 := time.Now()
 		for i, p := range reads {
 			r.chunk(tees[i%2], p)

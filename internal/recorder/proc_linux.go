@@ -1,6 +1,8 @@
 package recorder
 
-import "syscall"
+import (
+	"syscall"
+)
 
 // procAttr puts the agent in its own process group, so that a terminal's ^C
 // reaches it once, through the forwarding, and asks the kernel to kill it when

@@ -2,7 +2,9 @@
 
 package recorder
 
-import "syscall"
+import (
+	"syscall"
+)
 
 // procAttr puts the agent in its own process group, so that a terminal's ^C
 // reaches it once, through the forwarding. Only Linux has a parent-death

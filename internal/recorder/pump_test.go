@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/redact"
 )
 
 // When the grace period ends, bytes the agent wrote before it exited may still
@@ -29,7 +30,7 @@ func TestPumpTakesLeftoverAtDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{red: NewRedactor(RedactOptions{}), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
+	r := &run{red: redact.New(redact.Options{}), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
 	last := strings.Repeat("z", 100<<10) // more than one read's worth
 	pw.WriteString("the agent's last words ")
 	go pw.WriteString(last) // does not fit the pipe at once
@@ -51,13 +52,13 @@ func TestPumpTakesLeftoverAtDeadline(t *testing.T) {
 
 // newTestRun is a run without an agent, storing into file, for feeding reads
 // to chunk directly in the order a test chooses.
-func newTestRun(t *testing.T, file *bytes.Buffer, opts RedactOptions) *run {
+func newTestRun(t *testing.T, file *bytes.Buffer, opts redact.Options) *run {
 	t.Helper()
 	cw, err := cassette.NewWriter(file, cassette.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &run{red: NewRedactor(opts), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
+	return &run{red: redact.New(opts), res: Result{Bytes: map[cassette.Stream]int64{}}, started: time.Now(), cw: cw}
 }
 
 // frames reads a cassette's frames back, joining adjacent ones of a stream,
@@ -143,7 +144,7 @@ func TestChunkOrderProperty(t *testing.T) {
 			var out []byte
 			for i := rd.a; i < rd.b; i++ {
 				if n, ok := rd.st.starts[i]; ok {
-					out = append(out, Placeholder...)
+					out = append(out, redact.Placeholder...)
 					i += n - 1
 					continue
 				}
@@ -162,7 +163,7 @@ func TestChunkOrderProperty(t *testing.T) {
 			}
 		}
 		var file bytes.Buffer
-		r := newTestRun(t, &file, RedactOptions{Secrets: secrets, AllowShapes: shapeNames()})
+		r := newTestRun(t, &file, redact.Options{Secrets: secrets, AllowShapes: allShapes()})
 		tees := map[*stream]*tee{}
 		for _, st := range streams {
 			tees[st] = &tee{s: st.s, red: r.red.Writer(st.s.String(), nil)}
@@ -200,9 +201,9 @@ func inSecret(starts map[int]int, i int) bool {
 // stays bounded and the secret cut in two is still found.
 func TestChunkHeldBehindMuchOutput(t *testing.T) {
 	var file bytes.Buffer
-	r := newTestRun(t, &file, RedactOptions{})
-	out := &tee{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil)}
-	errs := &tee{s: cassette.Stderr, red: r.red.Writer(FieldStderr, nil)}
+	r := newTestRun(t, &file, redact.Options{})
+	out := &tee{s: cassette.Stdout, red: r.red.Writer(redact.FieldStdout, nil)}
+	errs := &tee{s: cassette.Stderr, red: r.red.Writer(redact.FieldStderr, nil)}
 	r.chunk(out, []byte("token gh"))
 	read := bytes.Repeat([]byte("warning: disk almost full\n"), 64<<10/26)
 	var wantErr []byte
@@ -228,7 +229,7 @@ func TestChunkHeldBehindMuchOutput(t *testing.T) {
 			gotErr += f[2:]
 		}
 	}
-	if gotOut != "token "+Placeholder+"\n" || gotErr != string(wantErr) {
+	if gotOut != "token "+redact.Placeholder+"\n" || gotErr != string(wantErr) {
 		t.Errorf("stdout %q, stderr %d bytes (want %d)", gotOut, len(gotErr), len(wantErr))
 	}
 	if len(got) < 3 || got[0] != "o:token " {
@@ -242,10 +243,10 @@ func TestChunkHeldBehindMuchOutput(t *testing.T) {
 // read is shown before the second comes), and a line of any length passes.
 func TestLiveRedactedShowsTheCassettesBytes(t *testing.T) {
 	var file, live, liveErr bytes.Buffer
-	r := newTestRun(t, &file, RedactOptions{Env: []string{"MY_API_TOKEN=s3cr3t-value-0123"}})
+	r := newTestRun(t, &file, redact.Options{Env: []string{"MY_API_TOKEN=s3cr3t-value-0123"}})
 	r.opts.LiveRedacted = true
-	out := &tee{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil), live: &liveWriter{w: &live}}
-	errs := &tee{s: cassette.Stderr, red: r.red.Writer(FieldStderr, nil), live: &liveWriter{w: &liveErr}}
+	out := &tee{s: cassette.Stdout, red: r.red.Writer(redact.FieldStdout, nil), live: &liveWriter{w: &live}}
+	errs := &tee{s: cassette.Stderr, red: r.red.Writer(redact.FieldStderr, nil), live: &liveWriter{w: &liveErr}}
 	long := strings.Repeat("x", 3<<20) // one line longer than any buffer
 	r.chunk(out, []byte("first read, no newline "))
 	if live.String() != "first read, no newline " {
@@ -257,11 +258,11 @@ func TestLiveRedactedShowsTheCassettesBytes(t *testing.T) {
 	r.chunk(errs, []byte("lue-0123 done\n"))
 	r.end(out)
 	r.end(errs)
-	want := "first read, no newline token " + Placeholder + " " + long + "\n"
+	want := "first read, no newline token " + redact.Placeholder + " " + long + "\n"
 	if live.String() != want {
 		t.Errorf("live stdout %.80q... (%d bytes), want %d bytes", live.String(), live.Len(), len(want))
 	}
-	if liveErr.String() != "key "+Placeholder+" done\n" {
+	if liveErr.String() != "key "+redact.Placeholder+" done\n" {
 		t.Errorf("live stderr %q", liveErr.String())
 	}
 	var gotOut, gotErr string
@@ -281,8 +282,8 @@ func TestLiveRedactedShowsTheCassettesBytes(t *testing.T) {
 // agent's raw bytes at once; only the cassette is redacted.
 func TestLiveIsRawByDefault(t *testing.T) {
 	var file, live bytes.Buffer
-	r := newTestRun(t, &file, RedactOptions{})
-	out := &tee{s: cassette.Stdout, red: r.red.Writer(FieldStdout, nil), live: &liveWriter{w: &live}}
+	r := newTestRun(t, &file, redact.Options{})
+	out := &tee{s: cassette.Stdout, red: r.red.Writer(redact.FieldStdout, nil), live: &liveWriter{w: &live}}
 	r.chunk(out, []byte("token ghp_0123456789abcdefghijABCD\n"))
 	r.end(out)
 	if live.String() != "token ghp_0123456789abcdefghijABCD\n" {
@@ -291,4 +292,12 @@ func TestLiveIsRawByDefault(t *testing.T) {
 	if bytes.Contains(file.Bytes(), []byte("ghp_0123")) {
 		t.Error("the cassette holds the token")
 	}
+}
+
+func allShapes() []string {
+	var names []string
+	for _, s := range redact.Shapes {
+		names = append(names, s.Name)
+	}
+	return names
 }

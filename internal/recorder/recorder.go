@@ -28,9 +28,9 @@
 // keep their place all the same: reads of the other stream wait behind them
 // (up to 1 MiB, see maxWaiting, then the held bytes go after what waited).
 //
-// Secrets (see [Redactor]: [Options.Secrets], secret-looking environment
+// Secrets (see [redact.Redactor]: [Options.Secrets], secret-looking environment
 // variables, the --api-key flag, URL passwords and token shapes) are replaced by
-// [Placeholder] in every header field, in the stdin text and digest and in both
+// [redact.Placeholder] in every header field, in the stdin text and digest and in both
 // streams before anything is written, raw or JSON-escaped, also when a secret is
 // split across two reads. The live output is not redacted (it goes where the
 // agent's output would have gone anyway) unless [Options.LiveRedacted] asks
@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/workspace"
 )
 
@@ -83,7 +84,7 @@ type Options struct {
 	LiveRedacted bool
 	// Secrets are extra values to redact, besides those found in Env and Argv.
 	Secrets []string
-	// AllowShapes names token shapes not to redact (see [Shapes]).
+	// AllowShapes names token shapes not to redact (see [redact.Shapes]).
 	AllowShapes []string
 	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
 	// the header; see DefaultEnvAllow.
@@ -148,7 +149,7 @@ type Result struct {
 	// directory too large to snapshot).
 	Warnings []string
 	// ShortSecrets names secret-looking environment variables whose values were
-	// too short to search for in the output (see [MinEnvSecret]).
+	// too short to search for in the output (see [redact.MinEnvSecret]).
 	ShortSecrets []string
 }
 
@@ -182,7 +183,7 @@ func Record(ctx context.Context, w io.Writer, opts Options) (Result, error) {
 
 type run struct {
 	opts    Options
-	red     *Redactor
+	red     *redact.Redactor
 	res     Result
 	started time.Time
 
@@ -203,7 +204,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	r.red = NewRedactor(RedactOptions{Env: env, Argv: r.opts.Argv, Secrets: r.opts.Secrets, AllowShapes: r.opts.AllowShapes})
+	r.red = redact.New(redact.Options{Env: env, Argv: r.opts.Argv, Secrets: r.opts.Secrets, AllowShapes: r.opts.AllowShapes})
 	r.res.ShortSecrets = r.red.Short()
 	version := r.probeVersion(env)
 	var stdin *os.File
@@ -235,14 +236,14 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		wopts := *r.opts.Workspace
 		if wopts.Redact == nil { // digests of redacted content: a digest of a secret lets a guess be tested
 			digests := r.red.Uncounted()
-			wopts.Redact = func(w io.Writer) io.WriteCloser { return digests.Writer(FieldFiles, w) }
+			wopts.Redact = func(w io.Writer) io.WriteCloser { return digests.Writer(redact.FieldFiles, w) }
 		}
 		snap, err = workspace.Take(dir, wopts)
 		switch {
 		case errors.Is(err, workspace.ErrTooMany):
 			// Output only: a run in a home directory must still be recorded,
 			// and its cassette says that its file changes were not.
-			hdr.FilesNotRecorded = r.red.String(FieldHeader, err.Error())
+			hdr.FilesNotRecorded = r.red.String(redact.FieldHeader, err.Error())
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%v: file changes are not recorded (--ignore parts of it, raise --max-files, or --no-files)", err))
 		case err != nil:
 			return r.res, fmt.Errorf("reading the working directory: %w", err)
@@ -251,7 +252,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		}
 	}
 	if v := <-version; v != "" {
-		hdr.AgentVersion = r.red.String(FieldHeader, v)
+		hdr.AgentVersion = r.red.String(redact.FieldHeader, v)
 	}
 	var inW *os.File
 	if r.opts.Conversation != "" {
@@ -282,7 +283,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		return r.res, err
 	}
 	if inW != nil {
-		r.input = &tee{s: cassette.Input, red: r.red.Writer(FieldStdin, nil)}
+		r.input = &tee{s: cassette.Input, red: r.red.Writer(redact.FieldStdin, nil)}
 		go r.pumpInput(inW)
 	}
 	var wg sync.WaitGroup
@@ -531,7 +532,7 @@ func (r *run) leftover(f *os.File, t *tee, buf []byte) {
 type tee struct {
 	s    cassette.Stream
 	live io.Writer // nil: not shown
-	red  *RedactWriter
+	red  *redact.Writer
 	// held are the frames whose input red holds back, oldest first; their
 	// sizes add up to red.Held().
 	held     []heldInput
@@ -764,8 +765,8 @@ func (r *run) writeEffects(snap *workspace.Snapshot, at time.Duration) error {
 	for _, c := range changes {
 		r.res.Effects++
 		e := c.Effect
-		e.Path = r.red.String(FieldFiles, e.Path)
-		e.Target = r.red.String(FieldFiles, e.Target)
+		e.Path = r.red.String(redact.FieldFiles, e.Path)
+		e.Target = r.red.String(redact.FieldFiles, e.Target)
 		if c.Source == "" {
 			if err := r.cw.WriteEffect(at, e, nil, 0); err != nil {
 				return err
@@ -799,7 +800,7 @@ func (r *run) writeContent(at time.Duration, e cassette.Effect, snap *workspace.
 	os.Remove(spool.Name())
 	defer spool.Close()
 	h := sha256.New()
-	rw := r.red.Writer(FieldFiles, io.MultiWriter(spool, h))
+	rw := r.red.Writer(redact.FieldFiles, io.MultiWriter(spool, h))
 	if _, err := io.Copy(rw, src); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 )
 
@@ -38,7 +39,7 @@ func (r *run) probeVersion(env []string) <-chan string {
 		workDir, _ = os.Getwd()
 	}
 	red := r.red.Uncounted() // the snapshot's digests run beside it
-	redact := func(s string) string { return red.String(FieldHeader, s) }
+	redact := func(s string) string { return red.String(redact.FieldHeader, s) }
 	go func() { out <- cachedVersion(r.opts.Argv[0], env, r.opts.VersionCache, workDir, redact) }()
 	return out
 }

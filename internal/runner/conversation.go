@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/agentvcr/agentvcr/internal/apply"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 )
 
 // ApplyEffects re-creates the file changes of plan under dir, as a replay
@@ -15,7 +15,7 @@ import (
 // redacts the files compared with the recorded digests (see
 // Replay.Redactor); nil builds one from the environment. A nil plan is a
 // recording without file changes.
-func ApplyEffects(plan *apply.Plan, dir string, red *recorder.Redactor) ([]string, error) {
+func ApplyEffects(plan *apply.Plan, dir string, red *redact.Redactor) ([]string, error) {
 	if plan == nil {
 		return nil, nil
 	}
@@ -30,10 +30,10 @@ func ApplyEffects(plan *apply.Plan, dir string, red *recorder.Redactor) ([]strin
 // digests: with red, or else with the secrets this environment holds and
 // the token shapes. Redaction of files is not counted: nothing is
 // recorded.
-func filesRedact(red *recorder.Redactor) func(io.Writer) io.WriteCloser {
+func filesRedact(red *redact.Redactor) func(io.Writer) io.WriteCloser {
 	if red == nil {
-		red = recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ()})
+		red = redact.New(redact.Options{Env: os.Environ()})
 	}
 	red = red.Uncounted()
-	return func(w io.Writer) io.WriteCloser { return red.Writer(recorder.FieldFiles, w) }
+	return func(w io.Writer) io.WriteCloser { return red.Writer(redact.FieldFiles, w) }
 }

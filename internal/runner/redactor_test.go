@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/apply"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 )
 
@@ -33,16 +33,16 @@ func TestReplayRedactsFilesWithTheCallersRedactor(t *testing.T) {
 	}
 	w.WriteChunk(cassette.Stdout, 0, []byte("done\n"))
 	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
-	after := "key=" + recorder.Placeholder + "\nmore\n"
+	after := "key=" + redact.Placeholder + "\nmore\n"
 	e := cassette.Effect{Op: cassette.OpModify, Path: "conf.txt", Mode: "0644", SHA256: digest(after),
-		Before: digest("key=" + recorder.Placeholder + "\n")}
+		Before: digest("key=" + redact.Placeholder + "\n")}
 	if err := w.WriteEffect(0, e, strings.NewReader(after), int64(len(after))); err != nil {
 		t.Fatal(err)
 	}
 	w.Close(cassette.Footer{})
 	f.Close()
 
-	replay := func(red *recorder.Redactor) (string, []string, error) {
+	replay := func(red *redact.Redactor) (string, []string, error) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "conf.txt"), []byte("key="+secret+"\n"), 0o644)
 		rd, f, err := cassette.Open(path)
@@ -55,7 +55,7 @@ func TestReplayRedactsFilesWithTheCallersRedactor(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join(dir, "conf.txt"))
 		return string(data), applied, err
 	}
-	red := recorder.NewRedactor(recorder.RedactOptions{Secrets: []string{secret}})
+	red := redact.New(redact.Options{Secrets: []string{secret}})
 	if data, applied, err := replay(red); err != nil || len(applied) != 1 || data != after {
 		t.Errorf("with the caller's redactor: %q applied %v, err %v", data, applied, err)
 	}

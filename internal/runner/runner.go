@@ -25,6 +25,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/playback"
 	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/safefile"
@@ -76,7 +77,7 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 	}
 	for _, v := range res.ShortSecrets {
 		fmt.Fprintf(warn, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
-			name, v, recorder.MinEnvSecret)
+			name, v, redact.MinEnvSecret)
 	}
 	var interrupted *recorder.InterruptedError
 	switch {
@@ -167,7 +168,7 @@ type Replay struct {
 	// the call (its environment, its argv): with Apply, files are redacted
 	// with it before they are compared with the recorded digests. nil
 	// builds one from this process's environment.
-	Redactor *recorder.Redactor
+	Redactor *redact.Redactor
 }
 
 // Play plays the cassette rd, opened from path, and returns the exit status

@@ -18,6 +18,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/runner"
@@ -40,7 +41,7 @@ type call struct {
 	// rescanned is set once the call has rescanned the directory (see lookup).
 	rescanned bool
 	done      func() // releases the call's claim on its take, once it is logged
-	red       *recorder.Redactor
+	red       *redact.Redactor
 	log       Call
 	// ci is set under CI without $AGENTVCR_RECORD_IN_CI=1, where record
 	// and once act as replay (see modeUnder); ciNote then says why.
@@ -51,7 +52,7 @@ type call struct {
 func newCall(env Env, args []string) *call {
 	agentName := filepath.Base(args[0])
 	c := &call{env: env, name: agentName + " (agentvcr stand-in)", args: args[1:], start: time.Now(),
-		red: recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: args}),
+		red: redact.New(redact.Options{Env: os.Environ(), Argv: args}),
 		log: Call{Agent: agentName, Parent: os.Getppid()}}
 	// Redacted from the start: a call that fails before it is matched
 	// (a bad mode, a passthrough) is logged too.
@@ -751,11 +752,11 @@ func (c *call) report(err error, hint string) {
 
 // spoolInput spools piped stdin and returns it with the digest of its redacted
 // bytes, as a recording stores it; nil in, nil out.
-func spoolInput(r io.Reader, red *recorder.Redactor) (*os.File, string, error) {
+func spoolInput(r io.Reader, red *redact.Redactor) (*os.File, string, error) {
 	if r == nil {
 		return nil, "", nil
 	}
-	f, in, err := recorder.SpoolStdin(r, red)
+	f, in, err := redact.SpoolStdin(r, red)
 	if err != nil {
 		return nil, "", err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/conversation"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
@@ -168,7 +169,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	}
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
-		Redact:    func(p []byte) []byte { return []byte(c.red.String(recorder.FieldStdin, string(p))) },
+		Redact:    func(p []byte) []byte { return []byte(c.red.String(redact.FieldStdin, string(p))) },
 		KeepInput: c.mode.Live(),
 		Relocate:  func(h cassette.Header) *relocate.Map { return c.relocation(h, c.agentDir(cwd)) }}
 	// The client ends a replay as it would the agent: 128+N, logged.

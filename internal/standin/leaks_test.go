@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/exitcode"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
@@ -213,7 +213,7 @@ func TestStdinFloodIsSpooledBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 256 MiB of spool")
 	}
-	red := recorder.NewRedactor(recorder.RedactOptions{Env: []string{"MY_TOKEN=s3cr3t-value-0123456789"}})
+	red := redact.New(redact.Options{Env: []string{"MY_TOKEN=s3cr3t-value-0123456789"}})
 	for name, pattern := range map[string]string{
 		"text":  "hello world, a line of a prompt\n",
 		"token": "ghp_" + strings.Repeat("aB3", 10000),
@@ -222,7 +222,7 @@ func TestStdinFloodIsSpooledBounded(t *testing.T) {
 		var base runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&base)
-		f, in, err := recorder.SpoolStdin(fl, red)
+		f, in, err := redact.SpoolStdin(fl, red)
 		if err != nil {
 			t.Fatal(err)
 		}

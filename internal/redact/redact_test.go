@@ -1,4 +1,4 @@
-package recorder
+package redact
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestRedactorGathersSecrets(t *testing.T) {
 	env := []string{"CURSOR_API_KEY=envsecret", "SHORT_TOKEN=abc", "HOME=/home/u", "EMPTY_TOKEN=", "GH_TOKEN=a=b=c=d",
 		"DATABASE_URL=postgres://user:dbpassw0rd@db:5432/x", "GIT_AUTHOR_NAME=Ada Lovelace"}
 	argv := []string{"agent", "--api-key", "flagsecret", "--api-key=eqsecret", "-p", "redis://:argpass@h", "--api-key"}
-	r := NewRedactor(RedactOptions{Env: env, Argv: argv, Secrets: []string{"s"}})
+	r := New(Options{Env: env, Argv: argv, Secrets: []string{"s"}})
 	var got []string
 	for _, s := range r.secrets {
 		got = append(got, s.rule+"="+s.raw)
@@ -51,7 +51,7 @@ func TestRedactorGathersSecrets(t *testing.T) {
 }
 
 func TestReplace(t *testing.T) {
-	r := NewRedactor(RedactOptions{Secrets: []string{"abc", "abcdef", "", "abc", "xyz"}})
+	r := New(Options{Secrets: []string{"abc", "abcdef", "", "abc", "xyz"}})
 	tests := map[string]string{
 		"":                 "",
 		"nothing":          "nothing",
@@ -66,7 +66,7 @@ func TestReplace(t *testing.T) {
 			t.Errorf("replace(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := NewRedactor(RedactOptions{AllowShapes: shapeNames()}).String(FieldStdout, "abc"); got != "abc" {
+	if got := New(Options{AllowShapes: shapeNames()}).String(FieldStdout, "abc"); got != "abc" {
 		t.Errorf("no secrets: %q", got)
 	}
 }
@@ -122,7 +122,7 @@ func escapes(s string) []string {
 // escaped form, as a whole value and split across writes.
 func TestRedactsJSONEscapedForms(t *testing.T) {
 	for _, secret := range []string{`hunter2"pass\word`, "sk-live/abc<>&x", "pässwörd-ü", "emoji-🔑-key", "line\nbreak-secret"} {
-		r := NewRedactor(RedactOptions{Secrets: []string{secret}, AllowShapes: shapeNames()})
+		r := New(Options{Secrets: []string{secret}, AllowShapes: shapeNames()})
 		for _, form := range append(escapes(secret), secret) {
 			text := `{"result":"the key is ` + form + ` ok"}` + "\n"
 			got := string(redactChunks(r, splitEvery([]byte(text), 3)))
@@ -155,7 +155,7 @@ func TestRedactsTokenShapes(t *testing.T) {
 		"google":      "AIza" + strings.Repeat("Sy0_-", 7),
 		"private-key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
 	}
-	r := NewRedactor(RedactOptions{})
+	r := New(Options{})
 	for name, tok := range tokens {
 		for _, form := range []string{tok, strings.ReplaceAll(tok, "\n", `\n`)} {
 			text := "before " + form + " after"
@@ -182,7 +182,7 @@ func TestRedactsTokenShapes(t *testing.T) {
 		}
 	}
 	// A shape can be switched off.
-	off := NewRedactor(RedactOptions{AllowShapes: []string{"aws"}})
+	off := New(Options{AllowShapes: []string{"aws"}})
 	if got := off.String(FieldStdout, tokens["aws"]); got != tokens["aws"] {
 		t.Errorf("allow-shape aws: %q", got)
 	}
@@ -211,7 +211,7 @@ func redactChunks(r *Redactor, pieces [][]byte) []byte {
 }
 
 func TestStreamRedactorSplits(t *testing.T) {
-	r := NewRedactor(RedactOptions{Secrets: []string{"sk-12345", "hunter2"}})
+	r := New(Options{Secrets: []string{"sk-12345", "hunter2"}})
 	text := "key sk-12345 pass hunter2 end"
 	want := "key " + Placeholder + " pass " + Placeholder + " end"
 	// Every way of cutting the text in two, then in three.
@@ -233,7 +233,7 @@ func TestStreamRedactorSplits(t *testing.T) {
 // What could start a secret is held back until the next chunk says whether it
 // does; the rest goes out at once.
 func TestStreamRedactorHoldsBackOnlyPrefixes(t *testing.T) {
-	r := NewRedactor(RedactOptions{Secrets: []string{"secret-value"}, AllowShapes: shapeNames()})
+	r := New(Options{Secrets: []string{"secret-value"}, AllowShapes: shapeNames()})
 	w := r.Writer(FieldStdout, nil)
 	for _, step := range []struct{ in, out string }{
 		{"hello sec", "hello "}, {"ond line\n", "second line\n"}, {"no prefix here\n", "no prefix here\n"},
@@ -294,8 +294,8 @@ func TestStreamRedactorProperty(t *testing.T) {
 
 func checkChunkedEqualsWhole(t *testing.T, vals []string, in string, pieces [][]byte) {
 	t.Helper()
-	got := redactChunks(NewRedactor(RedactOptions{Secrets: vals}), pieces)
-	want := NewRedactor(RedactOptions{Secrets: vals}).String(FieldStdout, in)
+	got := redactChunks(New(Options{Secrets: vals}), pieces)
+	want := New(Options{Secrets: vals}).String(FieldStdout, in)
 	if string(got) != want {
 		t.Fatalf("secrets %q, text %q in pieces %q:\n got %q\nwant %q", vals, in, pieces, got, want)
 	}
@@ -357,7 +357,7 @@ func TestRedactsMoreTokenShapes(t *testing.T) {
 				t.Fatalf("%s: %q is not in %q", tc.shape, f[1], f[0])
 			}
 			for _, step := range []int{1, 3, 7, 1 << 20} {
-				r := NewRedactor(RedactOptions{})
+				r := New(Options{})
 				if got := string(redactChunks(r, splitEvery([]byte(f[0]), step))); got != want {
 					t.Errorf("%s, in pieces of %d: %q became %q, want %q", tc.shape, step, f[0], got, want)
 				}
@@ -366,7 +366,7 @@ func TestRedactsMoreTokenShapes(t *testing.T) {
 				}
 			}
 		}
-		off := NewRedactor(RedactOptions{AllowShapes: []string{tc.shape}})
+		off := New(Options{AllowShapes: []string{tc.shape}})
 		if got := off.String(FieldStdout, tc.text); got != tc.text {
 			t.Errorf("--allow-shape %s: %q became %q", tc.shape, tc.text, got)
 		}
@@ -377,14 +377,14 @@ func TestRedactsMoreTokenShapes(t *testing.T) {
 		"npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9", "hf_short", "hf_transformers_pipeline", "AccountKey=short",
 		"Authorization: Basic dXNlcjpwYXNz", "authorization: bearer", "Authorization header with Bearer tokens",
 	} {
-		if got := NewRedactor(RedactOptions{}).String(FieldStdout, text); got != text {
+		if got := New(Options{}).String(FieldStdout, text); got != text {
 			t.Errorf("redacted %q as %q", text, got)
 		}
 	}
 	// A run of token characters longer than any token is not held back
 	// whole: it is no token.
 	long := "glpat-" + strings.Repeat("a", 1<<20)
-	if got := NewRedactor(RedactOptions{}).String(FieldStdout, long); got != long {
+	if got := New(Options{}).String(FieldStdout, long); got != long {
 		t.Errorf("a 1 MiB run was redacted")
 	}
 }
@@ -406,7 +406,7 @@ func TestRedactCuts(t *testing.T) {
 		{"a h", "x h", []int{1, 4}, []int{1}, "hx ", 1},
 		{"plain", " text", []int{0, 5}, []int{0, 5}, " text", 0},
 	} {
-		w := NewRedactor(RedactOptions{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
+		w := New(Options{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
 		w.Redact([]byte(tc.first))
 		out, at := w.RedactCuts([]byte(tc.then), tc.cuts, nil)
 		if string(out) != tc.out || !slices.Equal(at, tc.at) || w.Held() != tc.held {
@@ -414,7 +414,7 @@ func TestRedactCuts(t *testing.T) {
 				tc.first, tc.then, tc.cuts, out, at, w.Held(), tc.out, tc.at, tc.held)
 		}
 	}
-	w := NewRedactor(RedactOptions{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
+	w := New(Options{Secrets: []string{"hunter2"}}).Writer(FieldStdout, nil)
 	w.Redact([]byte("a hu"))
 	if out, at := w.FlushCuts([]int{1, 2}, nil); string(out) != "hu" || !slices.Equal(at, []int{1, 2}) {
 		t.Errorf("flush: %q, at %v", out, at)

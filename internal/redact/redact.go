@@ -1,4 +1,14 @@
-package recorder
+// Package redact finds secrets in what an agent run shows and replaces them
+// by [Placeholder] before anything is kept: the values a run was given
+// (secret-looking environment variables, --api-key, URL passwords, values
+// named by the caller), in their raw form and as a JSON encoder prints them,
+// and the shapes of well-known tokens ([Shapes]) even when nothing named
+// them. A [Writer] redacts a stream, also a secret split across writes.
+//
+// The recorder redacts every cassette with it; the stand-in, the replay of
+// file changes, the golden check and the CLI redact the same way, so that a
+// digest, a golden or a message never holds what a cassette would not.
+package redact
 
 import (
 	"io"
@@ -74,8 +84,8 @@ func LooksSecret(name string) bool {
 	return false
 }
 
-// RedactOptions says what a [Redactor] looks for.
-type RedactOptions struct {
+// Options says what a [Redactor] looks for.
+type Options struct {
 	// Env is the agent's environment: the values of secret-looking variables
 	// (see [LooksSecret]) of at least [MinEnvSecret] bytes are secrets, and so
 	// is the password of any URL with userinfo in any variable's value.
@@ -117,8 +127,8 @@ type secret struct {
 	raw   string
 }
 
-// NewRedactor gathers the secrets opts names.
-func NewRedactor(opts RedactOptions) *Redactor {
+// New gathers the secrets opts names.
+func New(opts Options) *Redactor {
 	r := &Redactor{counts: map[[2]string]int{}}
 	seen := map[string]bool{}
 	add := func(rule, v string) {
@@ -206,8 +216,17 @@ func urlPassword(s string) string {
 	return pw
 }
 
-// rules names the value rules looked for, once each, in order: never values.
-func (r *Redactor) rules() []string {
+// Withheld counts a value kept out of a cassette whole, under rule, in
+// field's row of the report: the value of a secret-looking variable in the
+// header's environment.
+func (r *Redactor) Withheld(rule, field string) {
+	if r.counts != nil {
+		r.counts[[2]string{rule, field}]++
+	}
+}
+
+// Rules names the value rules looked for, once each, in order: never values.
+func (r *Redactor) Rules() []string {
 	var names []string
 	for _, s := range r.secrets {
 		if !slices.Contains(names, s.rule) {
@@ -493,13 +512,13 @@ func utf16Pair(c rune) (hi, lo uint16) {
 // Writer returns a writer that redacts what passes through it into w,
 // counting under field. Bytes that may begin a secret are held back until the
 // next write tells; Close writes them out (it does not close w).
-func (r *Redactor) Writer(field string, w io.Writer) *RedactWriter {
-	return &RedactWriter{r: r, field: field, w: w}
+func (r *Redactor) Writer(field string, w io.Writer) *Writer {
+	return &Writer{r: r, field: field, w: w}
 }
 
-// RedactWriter is a streaming [Redactor]: a secret split across writes is
+// Writer is a streaming [Redactor]: a secret split across writes is
 // redacted as if the stream had come in one piece.
-type RedactWriter struct {
+type Writer struct {
 	r       *Redactor
 	field   string
 	w       io.Writer
@@ -510,7 +529,7 @@ type RedactWriter struct {
 }
 
 // Write redacts p and writes what is safe to write now.
-func (rw *RedactWriter) Write(p []byte) (int, error) {
+func (rw *Writer) Write(p []byte) (int, error) {
 	out, err := rw.Redact(p)
 	if err == nil && len(out) > 0 {
 		_, err = rw.w.Write(out)
@@ -520,7 +539,7 @@ func (rw *RedactWriter) Write(p []byte) (int, error) {
 
 // Redact takes p and returns the redacted bytes that are safe to pass on now,
 // valid until the next call; it does not write to the underlying writer.
-func (rw *RedactWriter) Redact(p []byte) ([]byte, error) {
+func (rw *Writer) Redact(p []byte) ([]byte, error) {
 	if !rw.r.Active() {
 		return p, nil
 	}
@@ -531,13 +550,13 @@ func (rw *RedactWriter) Redact(p []byte) ([]byte, error) {
 	return rw.out, nil
 }
 
-// RedactCuts is [RedactWriter.Redact] for a caller that must know which
+// RedactCuts is [Writer.Redact] for a caller that must know which
 // output came from which input, such as a recorder that keeps the order of
 // two streams: cuts are ascending offsets into the bytes held back followed
 // by p. For each cut up to the end of the input resolved now, it appends to
 // at the offset in out where the cut falls; a secret across a cut falls
 // wholly before it. The other cuts are beyond: in what is held back now.
-func (rw *RedactWriter) RedactCuts(p []byte, in, at []int) ([]byte, []int) {
+func (rw *Writer) RedactCuts(p []byte, in, at []int) ([]byte, []int) {
 	if !rw.r.Active() {
 		return p, append(at, in...)
 	}
@@ -551,10 +570,10 @@ func (rw *RedactWriter) RedactCuts(p []byte, in, at []int) ([]byte, []int) {
 
 // Held is how many bytes of input are held back: the end of what was given
 // that may begin a secret.
-func (rw *RedactWriter) Held() int { return len(rw.pending) }
+func (rw *Writer) Held() int { return len(rw.pending) }
 
 // advance keeps buf[stop:] for the next call.
-func (rw *RedactWriter) advance(buf []byte, stop int) {
+func (rw *Writer) advance(buf []byte, stop int) {
 	switch {
 	case stop >= 2:
 		rw.prev = [2]byte{buf[stop-2], buf[stop-1]}
@@ -565,7 +584,7 @@ func (rw *RedactWriter) advance(buf []byte, stop int) {
 }
 
 // join returns p after what is held back, in a buffer of its own.
-func (rw *RedactWriter) join(p []byte) []byte {
+func (rw *Writer) join(p []byte) []byte {
 	if len(rw.pending) == 0 {
 		return p
 	}
@@ -577,7 +596,7 @@ func (rw *RedactWriter) join(p []byte) []byte {
 }
 
 // Flush returns what was held back, redacted: the end of the stream.
-func (rw *RedactWriter) Flush() []byte {
+func (rw *Writer) Flush() []byte {
 	if len(rw.pending) == 0 {
 		return nil
 	}
@@ -586,9 +605,9 @@ func (rw *RedactWriter) Flush() []byte {
 	return out
 }
 
-// FlushCuts is [RedactWriter.Flush] placing cuts, offsets into what was held
-// back, as [RedactWriter.RedactCuts] does; all of them, as this is the end.
-func (rw *RedactWriter) FlushCuts(in, at []int) ([]byte, []int) {
+// FlushCuts is [Writer.Flush] placing cuts, offsets into what was held
+// back, as [Writer.RedactCuts] does; all of them, as this is the end.
+func (rw *Writer) FlushCuts(in, at []int) ([]byte, []int) {
 	if len(rw.pending) == 0 {
 		return nil, append(at, in...)
 	}
@@ -599,7 +618,7 @@ func (rw *RedactWriter) FlushCuts(in, at []int) ([]byte, []int) {
 }
 
 // Close writes out what was held back.
-func (rw *RedactWriter) Close() error {
+func (rw *Writer) Close() error {
 	if out := rw.Flush(); len(out) > 0 {
 		_, err := rw.w.Write(out)
 		return err
