@@ -5,10 +5,11 @@
 //	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
 //
 // The public packages: agentvcrtest (plain go test) and agentscript
-// (testscript), the harnesses; cassette, the file format, for tools that
-// read cassettes; agent, the Profile interface for adding an agent; and
-// normalize, the rules that make two runs compare equal. The engine
-// (recording, playing, finding a cassette, applying file changes, the
+// (testscript), the harnesses; recorder and replayer, to record a command
+// into a cassette and play one to writers; cassette, the file format, for
+// tools that read cassettes; agent, the Profile interface for adding an
+// agent; and normalize, the rules that make two runs compare equal. The
+// rest of the engine (finding a cassette, applying file changes, the
 // stand-in, the viewer and the shipped profiles) is internal.
 package agentvcr
 
@@ -16,5 +17,5 @@ import "github.com/agentvcr/agentvcr/internal/cli"
 
 // Main runs the agentvcr command line with the process's arguments and
 // returns the exit status: os.Exit(agentvcr.Main()). Run under an agent's
-// name (cursor-agent, claude, ...) it is the stand-in (see package standin).
+// name (cursor-agent, claude, ...) it is the stand-in ("agentvcr standin --help").
 func Main() int { return cli.Main() }

@@ -480,7 +480,7 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.root, "pwned")); string(got) != "good\n" || err == nil {
 		t.Errorf("x.txt %q, pwned: %v", got, err)
 	}
-	// The output read with it is checked in package playback
+	// The output read with it is checked in package runner (readRecording)
 	// (TestReadOnce), which reads both in one pass.
 }
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 // Tests of what only a separate process shows: signals, a recorder killed

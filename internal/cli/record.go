@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 func init() {
@@ -78,12 +80,12 @@ func runRecord(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	opts := recorder.Options{
-		Argv: argv, Stdin: runner.PipedStdin(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
-		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: runner.IsKnownAgent(argv[0]) && !*noVersion, Timeout: *timeout,
+		Argv: argv, Stdin: term.Piped(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
+		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: all.Known(argv[0]) && !*noVersion, Timeout: *timeout,
 		KillGrace: *grace, VersionCache: index.CacheDir(),
 	}
 	if !*noFiles {
-		opts.Workspace = &workspace.Options{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
+		opts.Files = &recorder.Files{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {

@@ -10,9 +10,9 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/relocate"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 func init() {
@@ -65,20 +65,20 @@ var faultFlags = map[string]string{"pace": "0", "max-delay": "", "stop-after-eve
 // words ("--stop-after-events 3" is stop-after-events=3, "--stall" is
 // stall) and parses them as $AGENTVCR_FAULT's are.
 func faultOptions(fs *flag.FlagSet) (replayer.Options, error) {
-	var words []replayer.FaultWord
+	var words []standin.FaultWord
 	fs.Visit(func(f *flag.Flag) {
 		off, ok := faultFlags[f.Name]
 		v := f.Value.String()
 		switch {
 		case !ok || v == off:
 		case f.Name == "stall":
-			words = append(words, replayer.FaultWord{Name: f.Name})
+			words = append(words, standin.FaultWord{Name: f.Name})
 		default:
-			words = append(words, replayer.FaultWord{Name: f.Name, Value: v, HasValue: true})
+			words = append(words, standin.FaultWord{Name: f.Name, Value: v, HasValue: true})
 		}
 	})
-	opts, err := replayer.ParseFault(words)
-	var fe *replayer.FaultError
+	opts, err := standin.ParseFaultWords(words)
+	var fe *standin.FaultError
 	if errors.As(err, &fe) {
 		return opts, errors.New(fe.FlagMessage())
 	}

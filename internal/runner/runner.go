@@ -15,21 +15,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
-	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/playback"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 // Record runs the agent and saves its cassette at path, atomically: the
@@ -177,7 +174,7 @@ type Replay struct {
 // given when the error is apply.ErrInterrupted); output may have been
 // written.
 //
-// With Apply, the rest of the cassette is read once (package playback):
+// With Apply, the rest of the cassette is read once (see readRecording):
 // its output spooled and its file changes into a checked plan, before any
 // output: a corrupt cassette, an unsafe path or a conflict is an error with
 // nothing played or written. The output is played from the spool, and the
@@ -201,7 +198,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		code, _, err = r.play(path, rd, rd.Line, sigs)
 		return code, nil, err
 	}
-	rec, err := playback.Read(rd)
+	rec, err := readRecording(rd)
 	if err != nil {
 		return exitcode.Failed, nil, err
 	}
@@ -212,7 +209,7 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	if err := apply.Check(r.Dir, rec.Plan, opts); err != nil {
 		return exitcode.Failed, nil, err
 	}
-	code, cut, err := r.play(path, rec.Output(), func() int { return rec.Lines }, sigs)
+	code, cut, err := r.play(path, rec.output(), func() int { return rec.Lines }, sigs)
 	if err != nil || cut || len(rec.Plan.Effects()) == 0 {
 		// A replay a fault stopped, or a signal ended, is an agent that
 		// did not finish: the changes it made by its end are not made.
@@ -285,28 +282,6 @@ func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-c
 	return res.Code, res.Stopped, nil
 }
 
-// PipedStdin returns stdin when it carries data (a pipe or a file), nil for
-// a terminal or /dev/null, which the agent must not wait on.
-func PipedStdin(stdin io.Reader) io.Reader {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return stdin
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
-		return nil
-	}
-	return f
-}
-
-// IsKnownAgent says whether asking "--version" of the program is harmless.
-func IsKnownAgent(argv0 string) bool {
-	if _, ok := agent.ForBinary(argv0); ok {
-		return true
-	}
-	return strings.TrimSuffix(filepath.Base(argv0), ".exe") == "cursor-agent-sim"
-}
-
 // CatchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE
 // instead of killing the process, and returns the function that undoes it.
 // It installs a handler rather than ignoring the signal: an ignored SIGPIPE
@@ -316,8 +291,3 @@ func CatchBrokenPipe() (undo func()) {
 	signal.Notify(c, syscall.SIGPIPE)
 	return func() { signal.Stop(c) }
 }
-
-// OneLine makes a message one line, for a stderr that is read line by line.
-// Its control characters are made visible: a message can name a file or
-// quote a line of a recording, which could hold escape sequences.
-func OneLine(s string) string { return term.OneLine(s) }

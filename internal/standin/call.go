@@ -14,17 +14,17 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/recorder"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 // call is one call of the stand-in.
@@ -136,7 +136,7 @@ func (c *call) run() int {
 		return c.converse(cv, cwd)
 	}
 	cwd = c.agentDir(cwd)
-	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), runner.PipedStdin(c.env.Stdin))
+	inv, stdin, err := c.invocation(cwd, c.env.Getenv("HOME"), term.Piped(c.env.Stdin))
 	if err != nil {
 		return c.fail(err, "")
 	}
@@ -363,7 +363,7 @@ func (c *call) replay(rec *recording) answer {
 	if errors.Is(err, apply.ErrInterrupted) {
 		// Ended by a signal, as the agent would have been: 128+N, like a
 		// signal while the output plays, and none of its changes made.
-		note := c.name + ": " + runner.OneLine(err.Error())
+		note := c.name + ": " + term.OneLine(err.Error())
 		fmt.Fprintln(c.env.Stderr, note)
 		a.code, a.outcome, a.notes = code, Replayed, []string{note}
 		return a
@@ -512,8 +512,8 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	// of a recording round (a golden) is then what it makes of every replay.
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		LiveRedacted: true,
-		Workspace:    &workspace.Options{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
-		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir()}
+		Files:        &recorder.Files{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
+		AskVersion: all.Known(real), VersionCache: index.CacheDir()}
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
@@ -595,7 +595,7 @@ func (c *call) passthrough() answer {
 	c.warnLive()
 	cmd := exec.Command(real, c.args...)
 	cmd.Env = c.agentEnv()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = runner.PipedStdin(c.env.Stdin), c.env.Stdout, c.env.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.Piped(c.env.Stdin), c.env.Stdout, c.env.Stderr
 	// Signals go to the agent, as when recording: the stand-in ends when
 	// it does, with its status, and never leaves it running.
 	sigs := make(chan os.Signal, 4)
@@ -740,11 +740,11 @@ func (c *call) fail(err error, hint string) int {
 func (c *call) report(err error, hint string) {
 	// Redacted and inert: an error can quote a file that is not what it
 	// should be (a cassette linked to a token file).
-	line := c.name + ": " + runner.OneLine(c.red.Uncounted().String("", err.Error()))
+	line := c.name + ": " + term.OneLine(c.red.Uncounted().String("", err.Error()))
 	if hint != "" {
 		hint = term.Visible(c.red.Uncounted().String("", hint))
 		line += "; " + hint
-		c.log.Hint = runner.OneLine(hint)
+		c.log.Hint = term.OneLine(hint)
 	}
 	fmt.Fprintln(c.env.Stderr, line)
 	c.log.Error = line

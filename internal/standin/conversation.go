@@ -14,15 +14,16 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/conversation"
 	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/safefile"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/term"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // conversing is the call as a conversation, when its agent's profile says
@@ -83,7 +84,7 @@ func (c *call) converse(cv conversing, cwd string) int {
 	}
 	inv = inv.WithTake(c.take)
 	var in io.Reader = eofReader{}
-	if s := runner.PipedStdin(c.env.Stdin); s != nil {
+	if s := term.Piped(c.env.Stdin); s != nil {
 		in = s
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
@@ -225,7 +226,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 		fmt.Fprintf(c.env.Stderr, "%s: %s: incomplete recording (the recorder stopped before the agent ended): replayed what it holds, exit %d\n",
 			c.name, p.res.Cassette, p.res.Footer.Code)
 	}
-	applied, err := runner.ApplyEffects(p.res.Plan, c.agentDir(cwdOf()), c.red)
+	applied, err := runner.Replay{Dir: c.agentDir(cwdOf()), Redactor: c.red}.ApplyPlan(p.res.Plan)
 	c.log.Effects = applied
 	if err != nil {
 		hint := ""
@@ -263,8 +264,8 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	defer out.Unlock()
 	cwd := c.agentDir(cwdOf())
 	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		Take: inv.Take, Workspace: &workspace.Options{Exclude: c.ownFiles()}, WorkDir: cwd,
-		AskVersion: runner.IsKnownAgent(real), VersionCache: index.CacheDir(),
+		Take: inv.Take, Files: &recorder.Files{Exclude: c.ownFiles()}, WorkDir: cwd,
+		AskVersion: all.Known(real), VersionCache: index.CacheDir(),
 		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
 	c.warnLive()
 	saved := runner.Saved{StartIndex: true, Name: func(tmp string) (string, error) {

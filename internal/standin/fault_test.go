@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/internal/exitcode"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 func TestParseFault(t *testing.T) {

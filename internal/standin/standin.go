@@ -131,7 +131,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
-	"github.com/agentvcr/agentvcr/internal/runner"
+	"github.com/agentvcr/agentvcr/internal/term"
 )
 
 // Mode is the stand-in's record mode, from $AGENTVCR_MODE.
@@ -230,7 +230,7 @@ func Run(env Env, args []string) int {
 		// Refused before anything runs: a FIFO would hang the call once
 		// its output is out, /dev/null would take .takes beside it.
 		if err := CheckLog(path); err != nil {
-			fmt.Fprintf(env.Stderr, "%s: %s; point it at a file, or leave it unset\n", c.name, runner.OneLine(err.Error()))
+			fmt.Fprintf(env.Stderr, "%s: %s; point it at a file, or leave it unset\n", c.name, term.OneLine(err.Error()))
 			return exitcode.Failed
 		}
 	}

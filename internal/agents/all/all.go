@@ -3,6 +3,9 @@
 package all
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/acp"
 	"github.com/agentvcr/agentvcr/internal/agents/auggie"
@@ -28,4 +31,13 @@ func init() {
 	agent.Register(copilot.Profile{})
 	agent.Register(cline.Profile{})
 	agent.Register(acp.Profile{}) // JSON-RPC sessions of any of them ("jsonrpc":"2.0")
+}
+
+// Known says whether the program is one of the agents of a profile (or the
+// simulated agent), of which asking "--version" is harmless.
+func Known(argv0 string) bool {
+	if _, ok := agent.ForBinary(argv0); ok {
+		return true
+	}
+	return strings.TrimSuffix(filepath.Base(argv0), ".exe") == "cursor-agent-sim"
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/redact"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // BenchmarkRecordVsTee records `cat` of a 100 MiB stream-json corpus into a

@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // record runs opts into a cassette file in dir and loads it back.
@@ -304,7 +303,7 @@ func TestVersionProbeCachedOutsideTheWorkingDirectory(t *testing.T) {
 if [ "$1" = --version ]; then pwd >> "$ASKED"; touch probe-was-here; echo "v1"; exit 0; fi
 echo run`)
 	opts := recorder.Options{Argv: []string{agent}, Dir: work, AskVersion: true, VersionCache: cache,
-		Env: vcrtest.Env(t, "ASKED="+asked), Workspace: &workspace.Options{}}
+		Env: vcrtest.Env(t, "ASKED="+asked), Files: &recorder.Files{}}
 	for i := range 3 {
 		res, tp, _ := record(t, opts)
 		if tp.Header.AgentVersion != "v1" {
@@ -377,7 +376,7 @@ func TestVersionProbeOutsideATmpdirInTheWorkingDirectory(t *testing.T) {
 if [ "$1" = --version ]; then pwd > "$ASKED"; echo "v1"; exit 0; fi
 echo run`)
 	opts := recorder.Options{Argv: []string{agent}, Dir: work, AskVersion: true,
-		Env: vcrtest.Env(t, "ASKED="+asked), Workspace: &workspace.Options{}}
+		Env: vcrtest.Env(t, "ASKED="+asked), Files: &recorder.Files{}}
 	res, tp, _ := record(t, opts)
 	if tp.Header.AgentVersion != "v1" || res.Effects != 0 {
 		t.Errorf("version %q, %d effects; want v1 and none", tp.Header.AgentVersion, res.Effects)

@@ -1,4 +1,4 @@
-package playback_test
+package runner
 
 import (
 	"bytes"
@@ -14,8 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/apply"
-	"github.com/agentvcr/agentvcr/internal/playback"
-	"github.com/agentvcr/agentvcr/internal/replayer"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 // tape is a cassette of output on both streams around a file change,
@@ -53,7 +52,7 @@ func TestReadOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rec, err := playback.Read(rd)
+	rec, err := readRecording(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +65,7 @@ func TestReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := rec.Output()
+	out := rec.output()
 	for {
 		w, werr := want.Next()
 		for werr == nil && w.Stream == cassette.Files {
@@ -96,7 +95,7 @@ func TestReadOnce(t *testing.T) {
 	}
 	// The output plays again from the start, as the replayer plays it.
 	var stdout, stderr bytes.Buffer
-	res, err := replayer.Play(t.Context(), rec.Output(), replayer.Options{Stdout: &stdout, Stderr: &stderr})
+	res, err := replayer.Play(t.Context(), rec.output(), replayer.Options{Stdout: &stdout, Stderr: &stderr})
 	if err != nil || res.Code != 3 || !strings.HasPrefix(stdout.String(), "out\nlong line ") || stdout.Len() != 4+200000 || stderr.String() != "err\n" {
 		t.Errorf("played %+v, %v: stdout %d bytes, stderr %q", res, err, stdout.Len(), stderr.String())
 	}
@@ -109,11 +108,11 @@ func TestReadIncompleteAndDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := playback.Read(rd)
+	rec, err := readRecording(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replayer.Play(t.Context(), rec.Output(), replayer.Options{})
+	res, err := replayer.Play(t.Context(), rec.output(), replayer.Options{})
 	if _, ok := rec.Footer(); ok || err != nil || !res.Incomplete {
 		t.Errorf("incomplete: %+v, %v", res, err)
 	}
@@ -123,7 +122,7 @@ func TestReadIncompleteAndDamaged(t *testing.T) {
 	data = bytes.Replace(data, []byte("recorded content"), []byte("RECORDED CONTENT"), 1)
 	rd, err = cassette.NewReader(bytes.NewReader(data), "bad.cassette")
 	if err == nil {
-		_, err = playback.Read(rd)
+		_, err = readRecording(rd)
 	}
 	if !errors.Is(err, cassette.ErrFormat) || !strings.Contains(err.Error(), "bad.cassette:") || !strings.Contains(err.Error(), "do not match the recorded sha256") {
 		t.Errorf("damaged: %v", err)

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/recorder"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // lineWriter passes each line the agent writes live to a channel, so that

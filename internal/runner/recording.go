@@ -1,10 +1,4 @@
-// Package playback reads a cassette once for a replay that also re-creates
-// its file changes: the header, the output frames spooled to a private
-// file, the file changes as a checked workspace plan, and the footer. The
-// replayer plays the frames and the workspace applies the plan; neither
-// reads the cassette again, so what is played and applied is what was
-// checked, whatever the cassette file holds by then.
-package playback
+package runner
 
 import (
 	"bufio"
@@ -23,8 +17,15 @@ import (
 // larger than 64 KiB as several chunks, so a longer one is a damaged spool.
 const maxChunk = 1 << 20
 
-// Recording is a cassette read once. Close it when done.
-type Recording struct {
+// recording is a cassette read once. Close it when done.
+//
+// A replay that also re-creates its file changes reads the cassette once:
+// the header, the output frames spooled to a private file, the file
+// changes as a checked plan, and the footer. The replayer plays the frames
+// and package apply applies the plan; neither reads the cassette again, so
+// what is played and applied is what was checked, whatever the cassette
+// file holds by then.
+type recording struct {
 	Name   string
 	Header cassette.Header
 	// Plan is the file changes, checked as they were read.
@@ -37,12 +38,12 @@ type Recording struct {
 	size   int64
 }
 
-// Read reads the rest of the cassette rd (whose header is read) to its end.
+// readRecording reads the rest of the cassette rd (whose header is read) to its end.
 // Its format errors, and the plan's, come back as they are (a
 // *cassette.Error naming the file and line).
-func Read(rd *cassette.Reader) (rec *Recording, err error) {
+func readRecording(rd *cassette.Reader) (rec *recording, err error) {
 	rd.Effects = true
-	rec = &Recording{Name: rd.Name(), Header: rd.Header()}
+	rec = &recording{Name: rd.Name(), Header: rd.Header()}
 	plan, err := apply.NewPlanBuilder(rd.Name(), rd.Header())
 	if err != nil {
 		return nil, err
@@ -104,21 +105,21 @@ func Read(rd *cassette.Reader) (rec *Recording, err error) {
 }
 
 // Footer is the cassette's footer; ok is false for an incomplete cassette.
-func (r *Recording) Footer() (f cassette.Footer, ok bool) {
+func (r *recording) Footer() (f cassette.Footer, ok bool) {
 	if r.footer == nil {
 		return cassette.Footer{}, false
 	}
 	return *r.footer, true
 }
 
-// Output returns the recorded output, stdout and stderr chunks in recorded
+// output returns the recorded output, stdout and stderr chunks in recorded
 // order, from the beginning: a replayer.Source.
-func (r *Recording) Output() *Output {
-	return &Output{rec: r, r: bufio.NewReaderSize(io.NewSectionReader(r.frames, 0, r.size), 64<<10)}
+func (r *recording) output() *output {
+	return &output{rec: r, r: bufio.NewReaderSize(io.NewSectionReader(r.frames, 0, r.size), 64<<10)}
 }
 
 // Close releases the recording's spool files.
-func (r *Recording) Close() error {
+func (r *recording) Close() error {
 	if r.Plan != nil {
 		r.Plan.Close()
 	}
@@ -129,16 +130,16 @@ func (r *Recording) Close() error {
 	return nil
 }
 
-// Output reads a recording's output chunks.
-type Output struct {
-	rec *Recording
+// output reads a recording's output chunks.
+type output struct {
+	rec *recording
 	r   *bufio.Reader
 	buf []byte
 }
 
 // Next returns the next chunk, io.EOF after the last; its Data is valid
 // until the next call.
-func (o *Output) Next() (cassette.Chunk, error) {
+func (o *output) Next() (cassette.Chunk, error) {
 	s, err := o.r.ReadByte()
 	if errors.Is(err, io.EOF) {
 		return cassette.Chunk{}, io.EOF
@@ -169,8 +170,8 @@ func (o *Output) Next() (cassette.Chunk, error) {
 }
 
 // Footer is the recording's footer.
-func (o *Output) Footer() (cassette.Footer, bool) { return o.rec.Footer() }
+func (o *output) Footer() (cassette.Footer, bool) { return o.rec.Footer() }
 
-func (o *Output) damaged(err error) error {
+func (o *output) damaged(err error) error {
 	return fmt.Errorf("%s: the spooled output is damaged: %v", o.rec.Name, err)
 }

@@ -4,8 +4,9 @@
 // Goals: byte-exact output; instant by default, or paced by the recorded timing
 // (scaled, with a cap on any single pause); faults on demand so that consumers can
 // be tested against streams that end early or hang. Finding which cassette of a
-// directory answers a call is package index's job; standing in for the agent
-// (modes, recording on a miss, the run log) is package standin's.
+// directory answers a call, and standing in for the agent (modes, recording on
+// a miss, the run log), are the stand-in's job ("agentvcr standin", package
+// agentvcrtest); Play is what it replays with.
 //
 // Non-goals: re-creating a process's timing exactly, or its side effects (files
 // the agent wrote are not written again), or the signal that killed it: a run that
@@ -79,7 +80,7 @@ type Result struct {
 
 // Source is what Play plays: a cassette's output chunks in recorded order,
 // then its footer. A *cassette.Reader is one; so is a cassette read once
-// for a replay that also applies its file changes (package playback).
+// for a replay that also applies its file changes (the files re-created after the output).
 type Source interface {
 	// Next returns the next chunk, io.EOF after the last; its Data is
 	// valid until the next call.

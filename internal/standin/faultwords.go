@@ -1,8 +1,9 @@
-package replayer
+package standin
 
 import (
 	"errors"
 	"fmt"
+	"github.com/agentvcr/agentvcr/replayer"
 	"strconv"
 	"strings"
 	"time"
@@ -10,35 +11,35 @@ import (
 
 // The fault grammar: the words $AGENTVCR_FAULT takes and "agentvcr replay"'s
 // fault flags stand for, each with the check of its value. Both go through
-// ParseFault, so that a word means the same whichever way it is given.
+// ParseFaultWords, so that a word means the same whichever way it is given.
 var faultWords = []faultWord{
-	{name: "stop-after-events", arg: "N", want: "a positive count", set: func(o *Options, v string) bool {
+	{name: "stop-after-events", arg: "N", want: "a positive count", set: func(o *replayer.Options, v string) bool {
 		n, ok := positive(v)
 		o.Fault.StopAfterLines = n
 		return ok
 	}},
-	{name: "stop-after-bytes", arg: "N", want: "a positive count", set: func(o *Options, v string) bool {
+	{name: "stop-after-bytes", arg: "N", want: "a positive count", set: func(o *replayer.Options, v string) bool {
 		n, ok := positive(v)
 		o.Fault.StopAfterBytes = n
 		return ok
 	}},
-	{name: "exit-code", arg: "N", want: "from 0 to 255", flagWant: "0 to 255", set: func(o *Options, v string) bool {
+	{name: "exit-code", arg: "N", want: "from 0 to 255", flagWant: "0 to 255", set: func(o *replayer.Options, v string) bool {
 		code, err := strconv.Atoi(v)
 		o.Fault.ExitCode = &code
 		return err == nil && code >= 0 && code <= 255
 	}},
-	{name: "stall", set: func(o *Options, _ string) bool {
+	{name: "stall", set: func(o *replayer.Options, _ string) bool {
 		o.Fault.Stall = true
 		return true
 	}},
 	{name: "pace", arg: "X", want: "a positive speed (1 = the recorded timing, 2 = twice as fast)",
-		flagWant: "0 (at once) or a positive speed", set: func(o *Options, v string) bool {
+		flagWant: "0 (at once) or a positive speed", set: func(o *replayer.Options, v string) bool {
 			x, err := strconv.ParseFloat(v, 64)
 			o.Pace = x
 			return err == nil && x > 0 && x <= 1e9
 		}},
 	{name: "max-delay", arg: "D", want: "a duration such as 500ms",
-		flagWant: "0 (no pause) or a positive duration", set: func(o *Options, v string) bool {
+		flagWant: "0 (no pause) or a positive duration", set: func(o *replayer.Options, v string) bool {
 			d, err := time.ParseDuration(v)
 			o.MaxDelay = d
 			return err == nil && d >= 0
@@ -54,7 +55,7 @@ type faultWord struct {
 	// (a flag's zero value means "no such fault").
 	flagWant string
 	// set reads the value into o and reports whether it is good.
-	set func(o *Options, value string) bool
+	set func(o *replayer.Options, value string) bool
 }
 
 // usage is the word as a usage line writes it: "pace=X".
@@ -169,8 +170,8 @@ func lookupFault(name string) (faultWord, bool) {
 	return faultWord{}, false
 }
 
-// ParseFault reads fault words into the replay options they ask for; none
-// asks for none (MaxDelay is then DefaultMaxDelay). The words are those of
+// ParseFaultWords reads fault words into the replay options they ask for; none
+// asks for none (MaxDelay is then replayer.DefaultMaxDelay). The words are those of
 // "agentvcr replay"'s flags:
 //
 //	stop-after-events=N  stop after N stdout lines (events)
@@ -181,25 +182,25 @@ func lookupFault(name string) (faultWord, bool) {
 //	max-delay=D          with pace: the longest single pause (default 5s)
 //
 // An unknown word, a bad value or a word given twice is a *FaultError.
-func ParseFault(words []FaultWord) (Options, error) {
-	opts := Options{MaxDelay: DefaultMaxDelay}
+func ParseFaultWords(words []FaultWord) (replayer.Options, error) {
+	opts := replayer.Options{MaxDelay: replayer.DefaultMaxDelay}
 	seen := map[string]bool{}
 	for _, word := range words {
 		w, ok := lookupFault(word.Name)
 		switch {
 		case !ok:
-			return Options{}, &FaultError{Word: word, problem: unknownWord}
+			return replayer.Options{}, &FaultError{Word: word, problem: unknownWord}
 		case seen[word.Name]:
-			return Options{}, &FaultError{Word: word, problem: givenTwice}
+			return replayer.Options{}, &FaultError{Word: word, problem: givenTwice}
 		case w.arg == "" && word.HasValue:
-			return Options{}, &FaultError{Word: word, problem: noValue}
+			return replayer.Options{}, &FaultError{Word: word, problem: noValue}
 		case w.arg != "" && !word.HasValue, !w.set(&opts, word.Value):
-			return Options{}, &FaultError{Word: word, problem: badValue}
+			return replayer.Options{}, &FaultError{Word: word, problem: badValue}
 		}
 		seen[word.Name] = true
 	}
 	if seen["max-delay"] && !seen["pace"] {
-		return Options{}, &FaultError{Word: FaultWord{Name: "max-delay"}, problem: needsPace}
+		return replayer.Options{}, &FaultError{Word: FaultWord{Name: "max-delay"}, problem: needsPace}
 	}
 	return opts, nil
 }

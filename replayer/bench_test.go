@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/replayer"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 // BenchmarkReplay replays a 100 MiB stream-json cassette to /dev/null.

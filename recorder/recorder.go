@@ -28,13 +28,16 @@
 // keep their place all the same: reads of the other stream wait behind them
 // (up to 1 MiB, see maxWaiting, then the held bytes go after what waited).
 //
-// Secrets (see [redact.Redactor]: [Options.Secrets], secret-looking environment
-// variables, the --api-key flag, URL passwords and token shapes) are replaced by
-// [redact.Placeholder] in every header field, in the stdin text and digest and in both
-// streams before anything is written, raw or JSON-escaped, also when a secret is
-// split across two reads. The live output is not redacted (it goes where the
-// agent's output would have gone anyway) unless [Options.LiveRedacted] asks
-// for the cassette's bytes.
+// Secrets ([Options.Secrets], the values of secret-looking environment
+// variables such as *_TOKEN or *_API_KEY, the --api-key flag, URL passwords
+// and the shapes of well-known tokens: GitHub, Anthropic, OpenAI, AWS, Slack,
+// Google, JWTs, PEM private keys and more, see [Options.AllowShapes]) are
+// replaced by [cassette.Placeholder] in every header field, in the stdin text
+// and digest and in both streams before anything is written, raw or
+// JSON-escaped, also when a secret is split across two reads. The cassette's
+// header counts what was replaced, by rule and field, never the values. The
+// live output is not redacted (it goes where the agent's output would have
+// gone anyway) unless [Options.LiveRedacted] asks for the cassette's bytes.
 //
 // The agent runs in its own process group. On Linux it gets SIGKILL when the
 // recorder dies (a parent-death signal), so a recorder killed by SIGKILL leaves
@@ -84,7 +87,8 @@ type Options struct {
 	LiveRedacted bool
 	// Secrets are extra values to redact, besides those found in Env and Argv.
 	Secrets []string
-	// AllowShapes names token shapes not to redact (see [redact.Shapes]).
+	// AllowShapes names token shapes not to redact, for a false positive
+	// ("agentvcr record --help" lists them: github, openai, jwt...).
 	AllowShapes []string
 	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
 	// the header; see DefaultEnvAllow.
@@ -110,11 +114,12 @@ type Options struct {
 	// Take is written in the header (cassette.Header.Take): which recording
 	// of a call made more than once in one test this is; 0 for none.
 	Take int
-	// Workspace, when set, records the changes the agent makes to the files
-	// under Dir (see package workspace); nil records output only.
-	Workspace *workspace.Options
+	// Files, when set, records the changes the agent makes to the files
+	// under Dir: what they were before (a digest) and what they became, for
+	// a replay to re-create. nil records output only.
+	Files *Files
 	// WorkDir is the directory the agent works in when its flags name one
-	// (codex --cd): the header's cwd, and where Workspace looks. Empty: Dir.
+	// (codex --cd): the header's cwd, and where Files looks. Empty: Dir.
 	WorkDir string
 	// Conversation, when set, records the run as a conversation with that
 	// framing (cassette.Header.Conversation): Stdin is passed to the agent
@@ -127,6 +132,31 @@ type Options struct {
 	// Agent is the name of the agent's profile, written in a conversation's
 	// header (cassette.Header.Agent).
 	Agent string
+}
+
+// Files says which files a recording keeps the changes of. The zero value
+// keeps every file git would track under the working directory, each up to
+// 64 MiB, and gives up on the file changes (recording the output all the
+// same, and saying so in the cassette) past 200 000 files.
+type Files struct {
+	// Ignore lists globs (path.Match syntax) of paths not recorded, matched
+	// against the slash-separated path relative to the working directory and
+	// against each of its elements; they add to what git ignores. .git is
+	// always ignored.
+	Ignore []string
+	// NoGitignore records what .gitignore files, .git/info/exclude and the
+	// global excludes file ignore too.
+	NoGitignore bool
+	// MaxFileSize is the largest file whose content is recorded; a larger
+	// one is noted as skipped. 0 means 64 MiB.
+	MaxFileSize int64
+	// MaxFiles bounds the files recorded; at one more, the file changes are
+	// not recorded. 0 means 200 000.
+	MaxFiles int
+	// Exclude lists absolute paths, or globs of absolute paths, never
+	// recorded, with everything under them: the cassette being written, the
+	// cassette directory.
+	Exclude []string
 }
 
 // DefaultEnvAllow lists the environment variables kept in a cassette header.
@@ -149,7 +179,7 @@ type Result struct {
 	// directory too large to snapshot).
 	Warnings []string
 	// ShortSecrets names secret-looking environment variables whose values were
-	// too short to search for in the output (see [redact.MinEnvSecret]).
+	// too short to search for in the output (shorter than 6 bytes).
 	ShortSecrets []string
 }
 
@@ -225,7 +255,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		hdr.Agent = r.opts.Agent
 	}
 	var snap *workspace.Snapshot
-	if r.opts.Workspace != nil {
+	if r.opts.Files != nil {
 		dir := r.opts.WorkDir
 		if dir == "" {
 			dir = r.opts.Dir
@@ -233,11 +263,11 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
-		wopts := *r.opts.Workspace
-		if wopts.Redact == nil { // digests of redacted content: a digest of a secret lets a guess be tested
-			digests := r.red.Uncounted()
-			wopts.Redact = func(w io.Writer) io.WriteCloser { return digests.Writer(redact.FieldFiles, w) }
-		}
+		f := r.opts.Files
+		wopts := workspace.Options{Ignore: f.Ignore, NoGitignore: f.NoGitignore, MaxFileSize: f.MaxFileSize, MaxFiles: f.MaxFiles, Exclude: f.Exclude}
+		// Digests of redacted content: a digest of a secret lets a guess be tested.
+		digests := r.red.Uncounted()
+		wopts.Redact = func(w io.Writer) io.WriteCloser { return digests.Writer(redact.FieldFiles, w) }
 		snap, err = workspace.Take(dir, wopts)
 		switch {
 		case errors.Is(err, workspace.ErrTooMany):

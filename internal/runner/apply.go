@@ -8,18 +8,17 @@ import (
 	"github.com/agentvcr/agentvcr/internal/redact"
 )
 
-// ApplyEffects re-creates the file changes of plan under dir, as a replay
-// with Apply does once its output is played: a conversation's output is
-// played turn by turn, and which recording it was is known only at its
-// end, its plan made as it was read (conversation.Result.Plan). red
-// redacts the files compared with the recorded digests (see
-// Replay.Redactor); nil builds one from the environment. A nil plan is a
-// recording without file changes.
-func ApplyEffects(plan *apply.Plan, dir string, red *redact.Redactor) ([]string, error) {
+// ApplyPlan re-creates the file changes of plan under r.Dir, as Play with
+// Apply does once the output is played, for a replay whose output was
+// played by other means: a conversation's is played turn by turn, and which
+// recording it was is known only at its end, its plan made as it was read
+// (conversation.Result.Plan). Files are compared with the recorded digests
+// redacted with r.Redactor. A nil plan is a recording without file changes.
+func (r Replay) ApplyPlan(plan *apply.Plan) ([]string, error) {
 	if plan == nil {
 		return nil, nil
 	}
-	res, err := apply.Apply(dir, plan, apply.ApplyOptions{Redact: filesRedact(red)})
+	res, err := apply.Apply(r.Dir, plan, apply.ApplyOptions{Force: r.Force, Redact: filesRedact(r.Redactor)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,10 @@
-package replayer_test
+package standin_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/agentvcr/agentvcr/internal/replayer"
+	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
 // One grammar, two ways of saying it: a bad word is named as an
@@ -21,9 +21,9 @@ func TestFaultMessages(t *testing.T) {
 		{"max-delay=1s", "max-delay goes with pace=X", "--max-delay goes with --pace"},
 		{"stall,stall", `"stall": given twice`, `"stall": given twice`},
 	} {
-		_, err := replayer.ParseFault(replayer.SplitFault(tc.words))
-		var fe *replayer.FaultError
-		if !errors.As(err, &fe) || !errors.Is(err, replayer.ErrFault) {
+		_, err := standin.ParseFaultWords(standin.SplitFault(tc.words))
+		var fe *standin.FaultError
+		if !errors.As(err, &fe) || !errors.Is(err, standin.ErrFault) {
 			t.Errorf("%q: %v, want a *FaultError", tc.words, err)
 			continue
 		}
@@ -34,7 +34,7 @@ func TestFaultMessages(t *testing.T) {
 			t.Errorf("%q: flag message %q, want %q", tc.words, got, tc.flag)
 		}
 	}
-	if got, want := replayer.FaultUsage(), "stop-after-events=N, stop-after-bytes=N, exit-code=N, stall, pace=X, max-delay=D"; got != want {
+	if got, want := standin.FaultUsage(), "stop-after-events=N, stop-after-bytes=N, exit-code=N, stall, pace=X, max-delay=D"; got != want {
 		t.Errorf("usage %q, want %q", got, want)
 	}
 }

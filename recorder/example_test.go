@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // Record a run while showing it live, then read the cassette back.
@@ -44,4 +44,38 @@ func ExampleRecord() {
 	// exit 3
 	// stdout: "{\"type\":\"result\"}\n"
 	// stderr: "oops\n"
+}
+
+// Record a run whose output holds a secret of its environment: the
+// cassette keeps a placeholder in its place, and its footer counts it.
+func ExampleRecord_secrets() {
+	var file bytes.Buffer
+	_, err := recorder.Record(context.Background(), &file, recorder.Options{
+		Argv: []string{"sh", "-c", `echo "key: $MY_API_KEY"`},
+		Env:  []string{"PATH=" + os.Getenv("PATH"), "MY_API_KEY=k-123456789"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rd, err := cassette.NewReader(&file, "example.cassette")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := rd.Next()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s", c.Data)
+	for _, err = rd.Next(); err == nil; _, err = rd.Next() {
+	}
+	footer, _ := rd.Footer()
+	for _, r := range footer.Redactions {
+		fmt.Println(r.Rule, r.Field, r.Count)
+	}
+	// Output:
+	// key: <REDACTED>
+	// env:MY_API_KEY stdout 1
 }

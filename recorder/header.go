@@ -47,8 +47,8 @@ func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
 	if h.Cwd == "" {
 		h.Cwd = r.opts.Dir
 	}
-	if r.opts.Workspace != nil {
-		for _, g := range r.opts.Workspace.Ignore {
+	if r.opts.Files != nil {
+		for _, g := range r.opts.Files.Ignore {
 			h.Ignore = append(h.Ignore, r.red.String(redact.FieldArgv, g))
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/replayer"
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/replayer"
 )
 
 type frame struct {
