@@ -46,6 +46,7 @@ type side struct {
 	files          []byte // the normalised listing of the file changes (cassettes only)
 	profile        agent.Profile
 	n              *normalize.Normalizer // knows which stdout lines its drop rules left out
+	model          *drift.ModelSide      // the model's requests, when the cassette holds them
 }
 
 // eventLabel names events as the agent's profile reads them ("item.completed/
@@ -179,6 +180,9 @@ func loadSide(env *Env, arg string, f cassette.Format, rules *normalize.Rules) (
 		textOpts.Format = cassette.Text
 		fn := normalize.New(textOpts)
 		s.files, err = workspace.NamedListing(in.file(), func(b []byte) []byte { return fn.Bytes(b, cassette.Stdout) })
+		if err == nil {
+			s.model, err = loadModelSide(in, s.profile)
+		}
 	}
 	return s, err
 }
@@ -222,7 +226,13 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		return false, err
 	}
 	stdout, stderr, shape, files := c.Stdout, c.Stderr, c.Shape, c.Files
-	if len(stdout)+len(stderr)+len(shape) == 0 && a.exit == b.exit && a.format == b.format && files == "" {
+	var model *drift.ModelDrift
+	if a.model != nil && b.model != nil {
+		d := drift.CompareModel(*a.model, *b.model)
+		model = &d
+	}
+	modelChanged := model != nil && model.Changed() || (a.model == nil) != (b.model == nil)
+	if len(stdout)+len(stderr)+len(shape) == 0 && a.exit == b.exit && a.format == b.format && files == "" && !modelChanged {
 		return false, nil
 	}
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", a.in.Name, b.in.Name)
@@ -262,6 +272,16 @@ func writeDiff(w *bufio.Writer, a, b *side) (bool, error) {
 		for line := range strings.Lines(files) {
 			fmt.Fprintf(w, "  %s", line)
 		}
+	}
+	switch {
+	case model != nil:
+		if err := drift.WriteModelDrift(w, *model, 20); err != nil {
+			return false, err
+		}
+	case a.model != nil:
+		fmt.Fprintf(w, "model: %s holds the model's exchanges, %s does not\n", a.in.Name, b.in.Name)
+	case b.model != nil:
+		fmt.Fprintf(w, "model: %s holds the model's exchanges, %s does not\n", b.in.Name, a.in.Name)
 	}
 	return true, nil
 }

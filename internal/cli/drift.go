@@ -20,8 +20,8 @@ import (
 func init() {
 	register(&command{
 		name:    "drift",
-		usage:   "[--rules FILE] OLD_DIR NEW_DIR",
-		summary: "compare two directories of cassettes call by call (as diff does each pair) after a re-recording; exit 1 on drift",
+		usage:   "[--rules FILE] OLD_DIR NEW_DIR | OLD_CASSETTE NEW_CASSETTE",
+		summary: "compare two directories of cassettes call by call (as diff does each pair) after a re-recording, or two cassettes (a recording and its rerun); exit 1 on drift",
 		doc: `The agent-upgrade review: keep the cassettes of the old build, re-record with
 the new one, then see what changed for each call:
 
@@ -33,7 +33,19 @@ the new one, then see what changed for each call:
 Every file under each directory is read, whatever its name: the cassettes
 are paired by the call they record (arguments and stdin), not by file name;
 calls recorded on one side only are listed, and so are the files that are
-not cassettes, skipped. --rules adds normalize rules, as diff's does.`,
+not cassettes, skipped. --rules adds normalize rules, as diff's does.
+
+Given two cassettes, drift compares them as diff does: after an agent
+upgrade, the recording and its rerun with the new build
+
+    agentvcr rerun -o new.cassette old.cassette
+    agentvcr drift old.cassette new.cassette
+
+When both hold the model's exchanges, the report also says what the agent
+sends its model differently ("model:" lines): the system prompt's lines
+removed and added, the tools removed and added, the helper calls added or
+no longer made, the models asked for, and how many of the rerun's
+requests matched the recording in each tier.`,
 		run: runDrift,
 	})
 }
@@ -48,6 +60,9 @@ func runDrift(env *Env, args []string) int {
 	}
 	if len(pos) != 2 {
 		return usageErr(env, name, fmt.Sprintf("want OLD_DIR and NEW_DIR, got %d arguments", len(pos)))
+	}
+	if isFile(pos[0]) && isFile(pos[1]) { // a recording and its rerun
+		return runDiff(env, args)
 	}
 	rules, err := loadRules(*rulesFile)
 	if err != nil {
@@ -223,4 +238,10 @@ func takeNote(take int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (take %d)", take)
+}
+
+// isFile reports whether path is a regular file (not a directory).
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
