@@ -127,6 +127,30 @@ type found struct {
 type walker struct {
 	res   [maxDeltaPaths]found
 	stack []int // the paths still looked for, level by level
+	// top, when set, are the members of the event's object, as found
+	// while it was checked: the walk's first level reads them.
+	top []member
+}
+
+// keyIs reports whether the raw member name key is name, a name of a rule's
+// path (which holds no backslash), as jsonscan.KeyIs does: a name with an
+// escape decodes to fewer bytes than it has.
+func keyIs(key []byte, name string) bool {
+	switch {
+	case len(key) == len(name):
+		return string(key) == name
+	case len(key) < len(name):
+		return false
+	}
+	return bytes.IndexByte(key, '\\') >= 0 && jsonscan.DecodeString(key) == name
+}
+
+// member is a member of an object: its raw name, its value's kind and
+// where the value lies in the object.
+type member struct {
+	key        []byte
+	k          jsonscan.Kind
+	start, end int
 }
 
 func (w *walker) lookup(d *deltaRule, obj []byte) {
@@ -152,17 +176,33 @@ func (w *walker) walk(d *deltaRule, v []byte, base, depth, from, to int) {
 		return
 	}
 	left := to - from
+	if depth == 0 && w.top != nil {
+		for i := 0; left > 0 && i < len(w.top); i++ {
+			t := &w.top[i]
+			left = w.member(d, t.key, v[t.start:t.end], t.k, base+t.start, depth, from, to, left)
+		}
+		return
+	}
 	m := jsonscan.Members(v)
 	for left > 0 && m.Next() {
+		left = w.member(d, m.Key, m.Val, m.K, base+m.Off, depth, from, to, left)
+	}
+}
+
+// member looks for the paths w.stack[from:to], at depth, in the member
+// key of value val (at off in the event), and returns how many are still
+// looked for.
+func (w *walker) member(d *deltaRule, key, val []byte, k jsonscan.Kind, off, depth, from, to, left int) int {
+	{
 		next := len(w.stack)
-		for k := from; k < to; k++ {
-			p := w.stack[k]
+		for j := from; j < to; j++ {
+			p := w.stack[j]
 			path := d.paths[p]
-			if w.res[p].ok || !jsonscan.KeyIs(m.Key, path[depth]) {
+			if w.res[p].ok || !keyIs(key, path[depth]) {
 				continue
 			}
 			if depth == len(path)-1 {
-				w.res[p] = found{raw: m.Val, off: base + m.Off, k: m.K, ok: true}
+				w.res[p] = found{raw: val, off: off, k: k, ok: true}
 				left--
 			} else {
 				w.stack = append(w.stack, p)
@@ -170,10 +210,14 @@ func (w *walker) walk(d *deltaRule, v []byte, base, depth, from, to int) {
 		}
 		if n := len(w.stack) - next; n > 0 {
 			left -= n // a member name comes once: these paths end in it
-			w.walk(d, m.Val, base+m.Off, depth+1, next, len(w.stack))
+			top := w.top
+			w.top = nil // below the first level
+			w.walk(d, val, off, depth+1, next, len(w.stack))
+			w.top = top
 			w.stack = w.stack[:next]
 		}
 	}
+	return left
 }
 
 // match reports whether the event obj is one of the rule's, where its
@@ -216,80 +260,193 @@ func stringIs(v []byte, s string) bool {
 	return jsonscan.DecodeString(v) == s
 }
 
-// Bounds of what deltaReader holds. A run of delta events longer than
+// Bounds of what a deltaJoiner holds. A run of delta events longer than
 // maxDeltaRun bytes is let go at that point and a new one starts: a value
 // split across that point is scrubbed piece by piece, as without delta
 // rules. An event longer than maxDropLine is never held (delta events are
 // a few hundred bytes).
 const maxDeltaRun = 256 << 10
 
-// deltaReader reads stream-json before the normaliser and makes a value
-// split across delta events scrubbable: it holds a run of consecutive delta
-// events (of any number of streams; any other line ends the run), joins the
-// pieces of each stream, finds where the default and rule matchers match in
-// the joined text, and moves each boundary between two pieces that falls
-// within the reach of a match (the match and the context its rule reads) to
-// the end of that reach. The joined text of a stream and the number of
-// events stay the same; a volatile value then lies whole in one piece,
-// where the normaliser scrubs it, and two runs that split it at different
-// places (a longer cwd, other ids) normalise to the same bytes.
-type deltaReader struct {
-	br     *bufio.Reader
-	rules  []deltaRule
-	finder *Normalizer // the same settings, for finding matches only
-	long   bool        // within a line longer than the buffer: passed through
-	err    error
-
-	held    []byte // the run's lines, end to end
-	lines   []heldLine
-	streams map[string]int // stream key → index in pieces
-	pieces  [][]int        // each stream's lines, by index in lines
-	key     []byte
-	reach   []span // of each match, with its context
-	w       walker
-	// needles are the rules' distinct needles (nil: none, every line is a
-	// candidate), needleOf each rule's, hits which the line holds.
+// deltaClassifier tells the delta events of a set of rules from other
+// lines. Its buffers are reused from line to line.
+type deltaClassifier struct {
+	rules []deltaRule
+	// needles are the rules' distinct needles, needleOf each rule's, hits
+	// which the line holds.
 	needles  [][]byte
 	needleOf []int
 	hits     []byte
-	joined   []byte
-	bounds   []int
-	scratch  []byte
+	w        walker
+	key      []byte
+	top      []member
+	each     func(key []byte, k jsonscan.Kind, start, end int)
+}
 
-	out []byte // ready to be read
-	off int
+func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
+	c := &deltaClassifier{rules: rules}
+	c.each = func(key []byte, k jsonscan.Kind, start, end int) {
+		c.top = append(c.top, member{key: key, k: k, start: start, end: end})
+	}
+	for _, r := range rules {
+		k := slices.IndexFunc(c.needles, func(nd []byte) bool { return string(nd) == string(r.needle) })
+		if k < 0 {
+			k = len(c.needles)
+			c.needles = append(c.needles, r.needle)
+		}
+		c.needleOf = append(c.needleOf, k)
+	}
+	c.hits = make([]byte, len(c.needles))
+	return c
+}
+
+// classify reports whether the whole line is a delta event: where its
+// piece's content lies in line, and the key of its stream (valid until the
+// next call). obj is the line's JSON object at start when classify parsed
+// it (start -1: not parsed; -2: not an object).
+func (c *deltaClassifier) classify(line []byte) (ps, pe int, key []byte, ok bool, obj []byte, start int) {
+	clear(c.hits)
+	return c.classifyHits(line)
+}
+
+// classifyHits is classify with what is known of the needles in c.hits.
+func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok bool, obj []byte, start int) {
+	// Most lines hold no rule's needle: they are not parsed. Rules often
+	// share one (a type): each is looked for once, when a rule asks, and
+	// a delta event stops the search at its rule.
+	start = -1
+	for i := range c.rules {
+		k := c.needleOf[i]
+		if c.hits[k] == needleUnknown {
+			c.hits[k] = needleAbsent
+			if bytes.Contains(line, c.needles[k]) {
+				c.hits[k] = needleFound
+			}
+		}
+		if c.hits[k] != needleFound {
+			continue
+		}
+		if start == -1 {
+			obj, start = c.object(line)
+		}
+		if start < 0 {
+			break
+		}
+		c.w.top = c.top
+		ps, pe, c.key, ok = c.w.match(&c.rules[i], obj, i, c.key[:0])
+		c.w.top = nil
+		if ok {
+			return start + ps, start + pe, c.key, true, obj, start
+		}
+	}
+	return 0, 0, nil, false, obj, start
+}
+
+// object returns the JSON object the line holds and where it starts in the
+// line (-2: it holds no object), as jsonscan.ScanDocument finds it, and
+// its members in c.top, found in the same pass.
+func (c *deltaClassifier) object(line []byte) ([]byte, int) {
+	s := jsonscan.SkipWS(line, 0)
+	if s >= len(line) || line[s] != '{' {
+		return nil, -2
+	}
+	c.top = c.top[:0]
+	e, err := jsonscan.ScanMembers(line, s, 1, c.each)
+	if err != nil || jsonscan.SkipWS(line, e) < len(line) {
+		return nil, -2
+	}
+	for i := range c.top {
+		c.top[i].start -= s
+		c.top[i].end -= s
+	}
+	return line[s:e], s
+}
+
+// What is known of a needle in the line being read.
+const (
+	needleUnknown byte = iota
+	needleAbsent
+	needleFound
+)
+
+// deltaJoiner makes a value split across delta events scrubbable: it holds
+// a run of consecutive delta events (of any number of streams; any other
+// line ends the run), joins the pieces of each stream, finds where the
+// default and rule matchers match in the joined text, and moves each
+// boundary between two pieces that falls within the reach of a match (the
+// match and the context its rule reads) to the end of that reach. The
+// joined text of a stream and the number of events stay the same; a
+// volatile value then lies whole in one piece, where the normaliser scrubs
+// it, and two runs that split it at different places (a longer cwd, other
+// ids) normalise to the same bytes.
+//
+// It works on a stream as it is read (deltaReader: the lines are copied
+// into held, all of them written to out) or on a piece of a run that starts
+// and ends between runs of delta events (joinPiece, in a worker: the lines
+// stay where they are and out is written only once a piece was re-cut).
+type deltaJoiner struct {
+	cls    *deltaClassifier
+	finder *Normalizer // the normaliser's settings, for finding matches only
+	// learned is the cwd the finder learned from the stream, if it did.
+	learned string
+
+	inPiece bool   // joinPiece: src is the piece
+	src     []byte // the held lines' bytes: held, or the piece
+	held    []byte
+	lines   []heldLine
+	streams map[string]int // stream key → index in pieces
+	pieces  [][]int        // each stream's lines, by index in lines
+	reach   []span         // of each match, with its context
+	joined  []byte
+	bounds  []int
+	scratch []byte
+	cut     []byte // the re-cut pieces
+
+	out    []byte // ready to be read; in a piece, the piece as far as copied
+	copied int    // in a piece: how much of it is in out
 }
 
 type heldLine struct {
-	start, end int // in held
-	// pieceStart:pieceEnd is the piece's content in held, and
-	// newStart:newEnd what is written in its place (the same unless the
-	// pieces were re-cut); stream is the index of its stream in pieces.
+	start, end int // in src
+	// pieceStart:pieceEnd is the piece's content in src, and
+	// newStart:newEnd what is written in its place (in cut) when moved;
+	// stream is the index of its stream in pieces.
 	pieceStart, pieceEnd int
 	newStart, newEnd     int
+	moved                bool
 	stream               int
 }
 
-func newDeltaReader(r io.Reader, n *Normalizer) *deltaReader {
-	opts := Options{Cwd: n.opts.Cwd, Home: n.opts.Home, TempDir: n.opts.TempDir, Rules: n.opts.Rules}
-	f := New(opts)
+func newDeltaJoiner(cls *deltaClassifier, finder *Normalizer) *deltaJoiner {
+	return &deltaJoiner{cls: cls, finder: finder, streams: map[string]int{}}
+}
+
+// deltaFinder returns a Normalizer that finds matches with the settings
+// of n, having learned the cwd learned (if not "").
+func deltaFinder(n *Normalizer, learned string) *Normalizer {
+	f := New(Options{Cwd: n.opts.Cwd, Home: n.opts.Home, TempDir: n.opts.TempDir, Rules: n.opts.Rules})
 	f.spansOnly = true
-	d := &deltaReader{
-		br:      bufio.NewReaderSize(r, maxDropLine),
-		rules:   n.deltas,
-		finder:  f,
-		streams: map[string]int{},
+	if learned != "" {
+		f.learnCwd(learned)
 	}
-	for _, r := range d.rules {
-		k := slices.IndexFunc(d.needles, func(nd []byte) bool { return string(nd) == string(r.needle) })
-		if k < 0 {
-			k = len(d.needles)
-			d.needles = append(d.needles, r.needle)
-		}
-		d.needleOf = append(d.needleOf, k)
-	}
-	d.hits = make([]byte, len(d.needles))
-	return d
+	return f
+}
+
+// deltaReader reads stream-json before the normaliser and joins the pieces
+// of its delta events (see deltaJoiner).
+type deltaReader struct {
+	*deltaJoiner
+	br   *bufio.Reader
+	long bool // within a line longer than the buffer: passed through
+	err  error
+	off  int
+}
+
+func newDeltaReader(r io.Reader, n *Normalizer) *deltaReader {
+	return newDeltaReaderWith(r, newDeltaJoiner(newDeltaClassifier(n.deltas), deltaFinder(n, "")))
+}
+
+func newDeltaReaderWith(r io.Reader, j *deltaJoiner) *deltaReader {
+	return &deltaReader{deltaJoiner: j, br: bufio.NewReaderSize(r, maxDropLine)}
 }
 
 func (d *deltaReader) Read(p []byte) (int, error) {
@@ -324,7 +481,7 @@ func (d *deltaReader) Read(p []byte) (int, error) {
 			d.long = err != nil && err != io.EOF
 			continue
 		}
-		d.line(line)
+		d.line(line, 0)
 	}
 	if d.off == len(d.out) {
 		return 0, d.err
@@ -334,46 +491,22 @@ func (d *deltaReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// line takes one whole line: a delta event joins the run, anything else
-// ends it.
-func (d *deltaReader) line(line []byte) {
-	// Most lines hold no rule's needle: they are not parsed. Rules often
-	// share one (a type): each is looked for once, when a rule asks, and
-	// a delta event stops the search at its rule.
-	clear(d.hits)
-	holds := func(rule int) bool {
-		k := d.needleOf[rule]
-		if d.hits[k] == needleUnknown {
-			d.hits[k] = needleAbsent
-			if bytes.Contains(line, d.needles[k]) {
-				d.hits[k] = needleFound
-			}
-		}
-		return d.hits[k] == needleFound
-	}
+// line takes one whole line, at in the piece (in a piece): a delta event
+// joins the run, anything else ends it. It reports whether the finder
+// would learn the cwd from the line, which in a piece it does not.
+func (d *deltaJoiner) line(line []byte, at int) (learns bool) {
+	clear(d.cls.hits)
+	return d.lineHits(line, at)
+}
+
+// lineHits is line with what is known of the needles in d.cls.hits.
+func (d *deltaJoiner) lineHits(line []byte, at int) (learns bool) {
 	f := d.finder
 	learn := !f.cwdKnown && f.flags.learnCwd && bytes.Contains(line, []byte(`"cwd"`))
-	var obj []byte
-	start := -1 // of obj in line, once the line has been checked; -2: not an object
-	for i := range d.rules {
-		if !holds(i) {
-			continue
-		}
-		if start == -1 {
-			start = -2
-			if k, s, e, err := jsonscan.ScanDocument(line); err == nil && k == jsonscan.Object {
-				obj, start = line[s:e], s
-			}
-		}
-		if start < 0 {
-			break
-		}
-		var ps, pe int
-		var ok bool
-		if ps, pe, d.key, ok = d.w.match(&d.rules[i], obj, i, d.key[:0]); ok {
-			d.hold(line, start+ps, start+pe, d.key)
-			return
-		}
+	ps, pe, key, ok, obj, start := d.cls.classifyHits(line)
+	if ok {
+		d.hold(line, at, ps, pe, key)
+		return false
 	}
 	if learn {
 		if start == -1 {
@@ -382,39 +515,110 @@ func (d *deltaReader) line(line []byte) {
 			}
 		}
 		if start >= 0 {
-			d.learnCwd(obj)
+			if dir, ok := cwdToLearn(obj); ok {
+				if d.inPiece {
+					return true
+				}
+				d.finder.learnCwd(dir)
+				d.learned = dir
+			}
 		}
 	}
 	d.release()
-	d.out = append(d.out, line...)
+	if !d.inPiece {
+		d.out = append(d.out, line...)
+	}
+	return false
 }
 
-// What is known of a needle in the line being read.
-const (
-	needleUnknown byte = iota
-	needleAbsent
-	needleFound
-)
-
-// learnCwd learns the cwd from the first top-level "cwd" member, as the
-// normaliser does, when none was given.
-func (d *deltaReader) learnCwd(obj []byte) {
+// cwdToLearn returns the cwd to learn from the first top-level "cwd"
+// member, as the normaliser learns it, when none was given.
+func cwdToLearn(obj []byte) (string, bool) {
 	m := jsonscan.Members(obj)
 	for m.Next() {
 		if jsonscan.KeyIs(m.Key, "cwd") {
 			if m.K == jsonscan.String {
-				if dir, ok := learnable(m.Val[1 : len(m.Val)-1]); ok {
-					d.finder.learnCwd(dir)
-				}
+				return learnable(m.Val[1 : len(m.Val)-1])
 			}
-			return
+			return "", false
 		}
 	}
+	return "", false
 }
 
-func (d *deltaReader) hold(line []byte, ps, pe int, key []byte) {
-	if len(d.held)+len(line) > maxDeltaRun {
-		d.release()
+// joinPiece joins the delta events of a piece of a run, whole lines that
+// start and end between runs of delta events, and returns it with its
+// pieces re-cut (in itself when none was). A line the finder would learn
+// the cwd from stops it: learns, and the piece is to be joined in order.
+func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
+	d.inPiece, d.src = true, in
+	d.out, d.copied = d.out[:0], 0
+	defer func() { d.src = nil }()
+	// Only lines that hold a needle are looked at: the others end a run
+	// and pass as they are.
+	needles := d.cls.needles
+	if !d.finder.cwdKnown && d.finder.flags.learnCwd {
+		needles = append(slices.Clip(needles), []byte(`"cwd"`))
+	}
+	var next [8]int
+	nexts := next[:0]
+	if len(needles) > len(next) {
+		nexts = make([]int, 0, len(needles))
+	}
+	for range needles {
+		nexts = append(nexts, -1)
+	}
+	for pos := 0; pos < len(in); {
+		cand := len(in)
+		for k, nd := range needles {
+			if nexts[k] < pos && nexts[k] != len(in) {
+				nexts[k] = len(in)
+				if i := bytes.Index(in[pos:], nd); i >= 0 {
+					nexts[k] = pos + i
+				}
+			}
+			cand = min(cand, nexts[k])
+		}
+		if cand == len(in) {
+			break
+		}
+		if s := pos + bytes.LastIndexByte(in[pos:cand], '\n') + 1; s > pos {
+			d.release() // lines without a needle in between
+			pos = s
+		}
+		end := len(in)
+		if i := bytes.IndexByte(in[cand:], '\n'); i >= 0 {
+			end = cand + i + 1
+		}
+		// The searches above found which needles the line holds.
+		for k := range d.cls.needles {
+			d.cls.hits[k] = needleAbsent
+			if nexts[k] < end {
+				d.cls.hits[k] = needleFound
+			}
+		}
+		if d.lineHits(in[pos:end], pos) {
+			d.reset()
+			return nil, true
+		}
+		pos = end
+	}
+	d.release()
+	if d.copied == 0 {
+		return in, false
+	}
+	return append(d.out, in[d.copied:]...), false
+}
+
+func (d *deltaJoiner) hold(line []byte, at, ps, pe int, key []byte) {
+	if len(d.lines) > 0 {
+		size := len(d.held)
+		if d.inPiece {
+			size = at - d.lines[0].start
+		}
+		if size+len(line) > maxDeltaRun {
+			d.release()
+		}
 	}
 	s, ok := d.streams[string(key)]
 	if !ok {
@@ -427,41 +631,67 @@ func (d *deltaReader) hold(line []byte, ps, pe int, key []byte) {
 			d.pieces = append(d.pieces, nil)
 		}
 	}
-	base := len(d.held)
-	d.held = append(d.held, line...)
+	base := at
+	if !d.inPiece {
+		base = len(d.held)
+		d.held = append(d.held, line...)
+	}
 	d.pieces[s] = append(d.pieces[s], len(d.lines))
-	d.lines = append(d.lines, heldLine{start: base, end: len(d.held), pieceStart: base + ps, pieceEnd: base + pe,
-		newStart: base + ps, newEnd: base + pe, stream: s})
+	d.lines = append(d.lines, heldLine{start: base, end: base + len(line), pieceStart: base + ps, pieceEnd: base + pe, stream: s})
 }
 
 // release ends the run: each stream's pieces are re-cut, and the lines go
-// out in their order.
-func (d *deltaReader) release() {
+// out in their order (in a piece, only when one was re-cut).
+func (d *deltaJoiner) release() {
 	if len(d.lines) == 0 {
 		return
 	}
+	if !d.inPiece {
+		d.src = d.held
+	}
+	moved := false
 	for s := range d.pieces {
 		if len(d.pieces[s]) > 1 {
-			d.recut(d.pieces[s])
+			moved = d.recut(d.pieces[s]) || moved
 		}
 	}
-	for _, l := range d.lines {
-		d.out = append(d.out, d.held[l.start:l.pieceStart]...)
-		d.out = append(d.out, d.held[l.newStart:l.newEnd]...)
-		d.out = append(d.out, d.held[l.pieceEnd:l.end]...)
+	if d.inPiece {
+		if moved {
+			d.out = append(d.out, d.src[d.copied:d.lines[0].start]...)
+			d.emit()
+			d.copied = d.lines[len(d.lines)-1].end
+		}
+	} else {
+		d.emit()
 	}
-	d.held, d.lines, d.pieces = d.held[:0], d.lines[:0], d.pieces[:0]
+	d.reset()
+}
+
+func (d *deltaJoiner) emit() {
+	for _, l := range d.lines {
+		d.out = append(d.out, d.src[l.start:l.pieceStart]...)
+		if l.moved {
+			d.out = append(d.out, d.cut[l.newStart:l.newEnd]...)
+		} else {
+			d.out = append(d.out, d.src[l.pieceStart:l.pieceEnd]...)
+		}
+		d.out = append(d.out, d.src[l.pieceEnd:l.end]...)
+	}
+}
+
+func (d *deltaJoiner) reset() {
+	d.held, d.lines, d.pieces, d.cut = d.held[:0], d.lines[:0], d.pieces[:0], d.cut[:0]
 	clear(d.streams)
 }
 
 // recut moves the boundaries between the pieces of one stream that fall
-// within the reach of a match of the joined text past it. A re-cut piece
-// is written at the end of held (the bytes it replaces stay, unused).
-func (d *deltaReader) recut(idx []int) {
+// within the reach of a match of the joined text past it, and reports
+// whether it moved one. Re-cut pieces are written to cut.
+func (d *deltaJoiner) recut(idx []int) bool {
 	d.joined, d.bounds = d.joined[:0], d.bounds[:0]
 	for _, i := range idx {
 		l := &d.lines[i]
-		d.joined = append(d.joined, d.held[l.pieceStart:l.pieceEnd]...)
+		d.joined = append(d.joined, d.src[l.pieceStart:l.pieceEnd]...)
 		d.bounds = append(d.bounds, len(d.joined))
 	}
 	f := d.finder
@@ -498,17 +728,18 @@ func (d *deltaReader) recut(idx []int) {
 		}
 	}
 	if !changed {
-		return
+		return false
 	}
 	from := 0
 	for j, i := range idx {
 		l := &d.lines[i]
 		to := d.bounds[j]
-		l.newStart = len(d.held)
-		d.held = append(d.held, d.joined[from:to]...)
-		l.newEnd = len(d.held)
+		l.newStart = len(d.cut)
+		d.cut = append(d.cut, d.joined[from:to]...)
+		l.newEnd, l.moved = len(d.cut), true
 		from = to
 	}
+	return true
 }
 
 // maxContext bounds what matchContext finds before a match.
@@ -533,4 +764,15 @@ func safeCut(s []byte, k *int, i int) int {
 		}
 		i++
 	}
+}
+
+// holdsNeedle reports whether line holds a rule's needle: a line that
+// holds none is no delta event.
+func (c *deltaClassifier) holdsNeedle(line []byte) bool {
+	for _, nd := range c.needles {
+		if bytes.Contains(line, nd) {
+			return true
+		}
+	}
+	return false
 }

@@ -99,6 +99,9 @@ type Normalizer struct {
 	spansOnly bool
 	spans     []span
 	spanBase  int
+	// deltaCwd, in a piece template, is the cwd the run's delta finder
+	// has learned.
+	deltaCwd string
 
 	// dropped are the lines of the last JSON stream that drop rules left
 	// out, in order (see SourceLine).
@@ -466,10 +469,14 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		n.dropped = n.dropped[:0]
 		src = newDropReader(src, drops, &n.dropped)
 	}
-	if len(n.deltas) > 0 && f != cassette.Text {
+	pieces := (f == cassette.StreamJSON || f == cassette.Auto) && n.rules == nil && !n.plain && workers() > 0
+	deltas := len(n.deltas) > 0 && f != cassette.Text
+	if deltas && !(pieces && deltaInPieces) {
 		// Before normalising too: it moves the pieces of a streamed value
-		// so that the normaliser sees the value whole.
+		// so that the normaliser sees the value whole. (Pieces join them
+		// each in its own.)
 		src = newDeltaReader(src, n)
+		deltas = false
 	}
 	w := dst
 	var ss *setSorter
@@ -480,8 +487,8 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 	var err error
 	// Only stream-json is cut in pieces (copyPieces sniffs Auto first):
 	// a JSON or text stream goes one pass without the pieces' buffer.
-	if (f == cassette.StreamJSON || f == cassette.Auto) && n.rules == nil && !n.plain && workers() > 0 {
-		err = n.copyPieces(w, src, f)
+	if pieces {
+		err = n.copyPieces(w, src, f, deltas)
 	} else {
 		err = n.copyOnePass(w, src, f)
 	}

@@ -214,9 +214,16 @@ func (ids *pieceIDs) start(wk *worker, pub *published) {
 	}
 }
 
+// deltaInPieces joins the pieces of delta events in the workers, each in
+// its piece, rather than in a reader ahead of them (for tests, which
+// compare the two).
+var deltaInPieces = true
+
 // copyPieces normalises src to w in pieces when it is a long stream-json
-// run, and in one pass otherwise. f is StreamJSON or Auto.
-func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format) error {
+// run, and in one pass otherwise. f is StreamJSON or Auto. With deltas,
+// the pieces of delta events are joined too: in the pieces, which end
+// between runs of them, or in one pass as Copy would.
+func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, deltas bool) error {
 	rd := &pieceReader{r: src}
 	headLen := minPieces
 	if f == cassette.Auto { // as one pass sniffs: from a full buffer, or all there is
@@ -227,9 +234,13 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format) e
 		f = cassette.SniffFormat(head)
 	}
 	if f != cassette.StreamJSON || rd.eof {
-		return n.copyOnePass(w, rd.replay(head), f)
+		src := rd.replay(head)
+		if deltas {
+			src = newDeltaReader(src, n)
+		}
+		return n.copyOnePass(w, src, f)
 	}
-	pl := newPipeline(n, w, rd)
+	pl := newPipeline(n, w, rd, deltas)
 	defer func() { n.pub = nil }()
 	pl.carry = append(pl.carry, head...)
 	var wg sync.WaitGroup
@@ -310,6 +321,14 @@ type pipeline struct {
 	tmpl atomic.Pointer[Normalizer] // the settings pieces are normalised with now
 	pub  *published
 
+	// With delta rules: rules, the classifier of read turns, and the
+	// joiner of write turns, whose finder learns the cwd in order
+	// (finderCwd, once it has).
+	deltas    []deltaRule
+	readCls   *deltaClassifier
+	inOrder   *deltaJoiner
+	finderCwd string
+
 	// In a read turn (the holder of readTurn):
 	readTurn chan struct{}
 	carry    []byte // read past the last piece: the start of the next
@@ -323,11 +342,16 @@ type pipeline struct {
 	werr    error // the first write error: nothing is written after it
 }
 
-func newPipeline(n *Normalizer, w io.Writer, rd *pieceReader) *pipeline {
+func newPipeline(n *Normalizer, w io.Writer, rd *pieceReader, deltas bool) *pipeline {
 	pl := &pipeline{n: n, w: w, rd: rd, readTurn: make(chan struct{}, 1)}
 	pl.pub = newPublished()
 	n.pub = pl.pub
-	pl.tmpl.Store(n.pieceTemplate())
+	if deltas {
+		pl.deltas = n.deltas
+		pl.readCls = newDeltaClassifier(n.deltas)
+		pl.inOrder = newDeltaJoiner(newDeltaClassifier(n.deltas), deltaFinder(n, ""))
+	}
+	pl.storeTemplate()
 	pl.written.L = &pl.mu
 	pl.readTurn <- struct{}{}
 	return pl
@@ -358,7 +382,7 @@ func (pl *pipeline) work() {
 		}
 		pl.readTurn <- struct{}{}
 		tmpl := pl.tmpl.Load()
-		wk.normalise(in, tmpl, pl.pub)
+		wk.normalise(in, tmpl, pl)
 		pl.waitTurn(k)
 		pl.put(&wk, in, tmpl)
 		pl.endTurn()
@@ -382,10 +406,59 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 		wk.in = buf
 		return buf, true
 	}
-	pl.carry = append(pl.carry[:0], buf[end:]...) // at the end, empty (see shortLines)
-	pl.ended = rd.eof
+	if pl.readCls != nil && !long && !(rd.eof && end == len(buf)) {
+		buf, end = pl.betweenRuns(buf, end)
+	}
+	pl.carry = append(pl.carry[:0], buf[end:]...)
+	pl.ended = rd.eof && len(pl.carry) == 0
 	wk.in = buf
 	return buf[:end], false
+}
+
+// betweenRuns moves the end of a piece, buf[:end], whole lines starting
+// between runs of delta events, to where one pass ends a run: after the
+// last line that is not a delta event, or, when all are, where the run
+// grows past maxDeltaRun, at a long line or at the end of the input (it
+// reads on for those). The delta events of a piece are then joined in it
+// as one pass joins them.
+func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
+	// A line that holds no needle is no delta event: the nearest to the
+	// end is found with searches alone.
+	for i := end; i > 0; {
+		s := bytes.LastIndexByte(buf[:i-1], '\n') + 1
+		if !pl.readCls.holdsNeedle(buf[s:i]) {
+			return buf, i
+		}
+		i = s
+	}
+	// Every line may be a delta event: a run from the start of the piece.
+	pos, run := 0, 0
+	for {
+		for pos < end {
+			e := end
+			if k := bytes.IndexByte(buf[pos:end], '\n'); k >= 0 {
+				e = pos + k + 1
+			}
+			line := buf[pos:e]
+			if _, _, _, ok, _, _ := pl.readCls.classify(line); !ok {
+				return buf, e
+			}
+			if run+len(line) > maxDeltaRun {
+				return buf, pos
+			}
+			run += len(line)
+			pos = e
+		}
+		if pl.rd.eof && end == len(buf) {
+			return buf, end
+		}
+		buf = pl.rd.fill(buf, len(buf)+pieceSize)
+		more, long := shortLines(buf[end:], pl.rd.eof)
+		end += more
+		if long && more == 0 {
+			return buf, end // a long line ends the run
+		}
+	}
 }
 
 func (pl *pipeline) waitTurn(k int) {
@@ -417,12 +490,19 @@ func (pl *pipeline) write(p []byte) {
 // since.
 func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 	n := pl.n
-	if wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
+	if wk.inOrder || wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
 		known := n.cwdKnown
 		n.idGen = n.c.nextIDs() // the run's table has moved on without its id cache
-		n.copyOnePass(pl, bytes.NewReader(in), cassette.StreamJSON)
-		if n.cwdKnown != known {
-			pl.tmpl.Store(n.pieceTemplate())
+		var src io.Reader = bytes.NewReader(in)
+		if pl.inOrder != nil {
+			src = newDeltaReaderWith(src, pl.inOrder)
+		}
+		n.copyOnePass(pl, src, cassette.StreamJSON)
+		if n.cwdKnown != known || pl.inOrder != nil && pl.inOrder.learned != pl.finderCwd {
+			if pl.inOrder != nil {
+				pl.finderCwd = pl.inOrder.learned
+			}
+			pl.storeTemplate()
 		}
 		return
 	}
@@ -465,12 +545,24 @@ func (pl *pipeline) longLine(in []byte) {
 	pl.ended = pl.rd.eof && len(pl.carry) == 0
 }
 
+// storeTemplate publishes the settings pieces are normalised with from now.
+func (pl *pipeline) storeTemplate() {
+	t := pl.n.pieceTemplate()
+	t.deltaCwd = pl.finderCwd
+	pl.tmpl.Store(t)
+}
+
 // worker is one worker's Normalizer (a copy of the settings, with caches
 // and ids of its own) and buffers.
 type worker struct {
 	n    *Normalizer
 	tmpl *Normalizer
 	ids  pieceIDs
+	// joiner joins the delta events of its pieces, with the settings of
+	// tmpl; inOrder says the piece is to be joined and normalised in
+	// order, in its write turn.
+	joiner  *deltaJoiner
+	inOrder bool
 
 	in, out, final []byte
 	pieceIDs       []pieceID // the piece's ids in the order it numbered them
@@ -485,13 +577,26 @@ func (wk *worker) release() {
 	}
 }
 
-// normalise normalises the lines in, with settings tmpl, into wk.out.
-func (wk *worker) normalise(in []byte, tmpl *Normalizer, pub *published) {
+// normalise normalises the lines in, with settings tmpl, into wk.out: its
+// delta events joined first, when the run has delta rules.
+func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
+	pub := pl.pub
 	if wk.tmpl != tmpl {
 		wk.release()
 		c := *tmpl
 		wk.n, wk.tmpl = &c, tmpl
 		wk.n.acquireCaches()
+		if pl.deltas != nil {
+			wk.joiner = newDeltaJoiner(newDeltaClassifier(pl.deltas), deltaFinder(tmpl, tmpl.deltaCwd))
+		}
+	}
+	wk.inOrder = false
+	if wk.joiner != nil {
+		var learns bool
+		if in, learns = wk.joiner.joinPiece(in); learns {
+			wk.inOrder = true // the finder learns the cwd in it
+			return
+		}
 	}
 	n := wk.n
 	n.idents.reset()

@@ -289,7 +289,7 @@ type turns struct {
 func newTurns(t *testing.T, opts Options) *turns {
 	tt := &turns{t: t, n: New(opts)}
 	tt.n.acquireCaches()
-	tt.pl = newPipeline(tt.n, &tt.out, &pieceReader{eof: true})
+	tt.pl = newPipeline(tt.n, &tt.out, &pieceReader{eof: true}, false)
 	t.Cleanup(func() { tt.n.pub = nil; tt.n.releaseCaches() })
 	return tt
 }
@@ -306,7 +306,7 @@ func (tt *turns) early(lines string) (put func()) { return tt.earlyBytes([]byte(
 func (tt *turns) earlyBytes(lines []byte) (put func()) {
 	wk := &worker{}
 	tmpl := tt.pl.tmpl.Load()
-	wk.normalise(lines, tmpl, tt.pl.pub)
+	wk.normalise(lines, tmpl, tt.pl)
 	return func() {
 		tt.pl.put(wk, lines, tmpl)
 		wk.release()
