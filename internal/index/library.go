@@ -881,32 +881,3 @@ func changed(a, b string) float64 {
 	}
 	return float64(prev[len(b)]) / float64(max(len(a), len(b), 1))
 }
-
-// describeDiff says how the call (got) differs from the recording (rec).
-func describeDiff(rec, got Invocation) string {
-	var parts []string
-	for i := range max(len(rec.Args), len(got.Args)) {
-		switch {
-		case i >= len(rec.Args):
-			parts = append(parts, fmt.Sprintf("argument %d %q was not recorded", i+1, got.Args[i]))
-		case i >= len(got.Args):
-			parts = append(parts, fmt.Sprintf("argument %d %q is missing", i+1, rec.Args[i]))
-		case rec.Args[i] != got.Args[i]:
-			parts = append(parts, fmt.Sprintf("argument %d is %q, recorded %q", i+1, got.Args[i], rec.Args[i]))
-		}
-		if len(parts) == 3 {
-			parts = append(parts, "...")
-			break
-		}
-	}
-	switch {
-	case rec.StdinSHA256 == got.StdinSHA256:
-	case got.StdinSHA256 == "":
-		parts = append(parts, "the recording had piped stdin, this call has none")
-	case rec.StdinSHA256 == "":
-		parts = append(parts, "this call pipes stdin, the recording had none")
-	default:
-		parts = append(parts, "piped stdin differs")
-	}
-	return strings.Join(parts, "; ")
-}

@@ -44,7 +44,7 @@ type call struct {
 	red       *redact.Redactor
 	log       Call
 	// ci is set under CI without $AGENTVCR_RECORD_IN_CI=1, where record
-	// and once act as replay (see modeUnder); ciNote then says why.
+	// and once act as replay (see situation.actingMode); ciNote then says why.
 	ci     bool
 	ciNote string
 }
@@ -88,14 +88,14 @@ func (c *call) run() int {
 	if err != nil {
 		return c.fail(err, "")
 	}
+	c.mode = mode
 	if ci := c.env.Getenv("CI"); isTrue(ci) && c.env.Getenv(envRecordInCI) != "1" {
 		c.ci = true
-		if mode == ModeRecord || mode == ModeOnce {
-			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as replay and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, envRecordInCI)
+		if acting := c.situate(true, nil, found{}, found{}, false).actingMode(); acting != mode {
+			c.ciNote = fmt.Sprintf("under CI (CI=%s) %s=%s acts as %s and never runs the agent: record the call outside CI and commit its cassette, or set %s=1", ci, EnvMode, mode, acting, envRecordInCI)
 		}
 	}
-	mode = modeUnder(mode, c.ci)
-	c.mode, c.log.Mode = mode, mode
+	c.log.Mode = c.situate(true, nil, found{}, found{}, false).actingMode()
 	if c.fault, err = ParseFault(c.env.Getenv(EnvFault)); err != nil {
 		return c.fail(err, "")
 	}
@@ -109,7 +109,7 @@ func (c *call) run() int {
 			c.start = since
 		}
 	}
-	if mode == ModePassthrough {
+	if c.situate(true, nil, found{}, found{}, false).decide() == passthrough {
 		return c.logged(c.passthrough())
 	}
 	c.dir = c.env.Getenv(EnvCassettes)
@@ -124,12 +124,6 @@ func (c *call) run() int {
 	c.dir = filepath.Clean(c.dir)
 	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
 		return c.fail(fmt.Errorf("$%s=%s is a file; point it at a directory of cassettes", EnvCassettes, c.dir), "")
-	} else if err != nil && mode == ModeReplay {
-		hint := fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
-		if c.ciNote != "" {
-			hint = c.ciNote
-		}
-		return c.fail(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)), hint)
 	}
 	cwd, _ := os.Getwd()
 	if cv, ok := c.conversing(); ok {
@@ -187,42 +181,48 @@ func unwrap(err error) error {
 // respond replays the call or records it, as its situation decides (see
 // situation.decide), from one look at the library.
 func (c *call) respond(inv index.Invocation, stdin *os.File) int {
-	lib, err := c.openLibrary()
-	if err != nil {
-		return c.fail(err, "")
-	}
-	var first, own *recording
-	if c.mode != ModeRecord {
-		first = c.lookup(lib, inv)
-		defer first.close()
-	}
-	if c.take == 1 {
-		own = first
-	}
-	// Record mode replaces the call's own take; a recording from before
-	// takes answers every take, and no take of the call is looked for.
-	if c.mode == ModeRecord || c.take > 1 && (first == nil || first.take() != 0) {
+	lib, libErr := c.openLibrary()
+	first := c.lookup(lib, inv)
+	defer first.close()
+	own := first
+	// A recording from before takes answers every take; the call's own
+	// take is looked for all the same, for record mode to replace it.
+	if c.take > 1 {
 		own = c.lookup(lib, inv.WithTake(c.take))
 		defer own.close()
 	}
-	s := situation{mode: c.mode, ci: c.ci, take: c.take, first: first != nil, legacy: first != nil && first.take() == 0,
-		own: own != nil, fresh: own != nil && !own.start().Before(c.start)}
-	switch s.decide() {
+	switch c.situate(false, libErr, first.found(), own.found(), false).decide() {
+	case unreadable:
+		return c.logged(c.unreadable(libErr))
 	case replayFirst:
 		if dups := lib.Duplicates(inv.Key()); len(dups) > 0 {
 			fmt.Fprintf(c.env.Stderr, "%s: warning: %s also records this call; replaying %s (delete the one you do not want)\n",
 				c.name, term.Visible(strings.Join(dups, ", ")), term.Visible(first.path))
 		}
 		return c.logged(c.replay(first))
-	case replayTake:
+	case replayTake, replayFresh:
 		return c.logged(c.replay(own))
-	case record:
+	case record, rerecord:
 		return c.logged(c.record(inv.WithTake(c.take), stdin, own))
 	case tooMany:
 		return c.logged(c.tooMany(inv, first.path))
 	}
 	return c.logged(c.miss(lib, inv))
 }
+
+// unreadable fails a call whose cassette directory cannot be read.
+func (c *call) unreadable(err error) answer {
+	hint := ""
+	if isNotExist(err) {
+		hint = fmt.Sprintf("point it at a directory of cassettes, or record into it with %s=once %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
+		if c.ciNote != "" {
+			hint = c.ciNote
+		}
+	}
+	return answer{}.failed(fmt.Errorf("$%s=%s: %v", EnvCassettes, c.dir, unwrap(err)), hint)
+}
+
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
 
 // answer is what a step of a call did: its exit status and the run-log
 // fields it decides, kept in the call's record in one place (logged).
@@ -260,15 +260,18 @@ func (c *call) logged(a answer) int {
 	return a.code
 }
 
-// openLibrary opens the library of the cassette directory, once per call.
-// A directory that is not there yet is no library for a call that may
-// record; record mode records whatever the library says.
+// openLibrary opens the library of the cassette directory, once per call;
+// nil, with the error, when it cannot be read (the decision says whether
+// that fails the call: a call that may record needs none).
 func (c *call) openLibrary() (*index.Library, error) {
-	lib, err := index.OpenLibrary(c.dir)
-	if err != nil && (c.mode == ModeRecord || c.mode == ModeOnce && errors.Is(err, os.ErrNotExist)) {
-		return nil, nil
+	if _, err := os.Stat(c.dir); err != nil {
+		return nil, err
 	}
-	return lib, err
+	lib, err := index.OpenLibrary(c.dir)
+	if err != nil {
+		return nil, err
+	}
+	return lib, nil
 }
 
 // ErrTooManyCalls is wrapped by the error of a call made more times within
@@ -284,7 +287,7 @@ func (c *call) tooMany(inv index.Invocation, first string) answer {
 	if n == 1 {
 		times = "1 time"
 	}
-	return answer{}.failed(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, shortArgs(inv.Args), times, c.take, first),
+	return answer{}.failed(fmt.Errorf("%w: %s was recorded %s, called %d in this test (take 1 is %s)", ErrTooManyCalls, index.ShortArgs(inv.Args), times, c.take, first),
 		fmt.Sprintf("record the test again to save take %d: %s=record %s=%s", c.take, EnvMode, EnvRealAgent, c.log.Agent))
 }
 
@@ -304,6 +307,14 @@ func openRecording(e index.Entry, inv index.Invocation) *recording {
 }
 
 func (r *recording) start() time.Time { return r.rd.Header().Start }
+
+// found is what the recording tells the decision; nil is none.
+func (r *recording) found() found {
+	if r == nil {
+		return found{}
+	}
+	return found{ok: true, take: r.take(), start: r.start()}
+}
 
 // take is which take of its invocation the recording is; 0 for one from
 // before takes.
@@ -427,9 +438,9 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) (a answer) {
 			f.Close()
 		}
 	}
-	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, shortArgs(inv.Args))
-	if e, _, ok := lib.Closest(inv); ok {
-		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), howItDiffers(e.Invocation, inv))
+	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, index.ShortArgs(inv.Args))
+	if e, how, ok := lib.Closest(inv); ok {
+		msg += fmt.Sprintf("; closest is %s: %s", filepath.Base(e.File), how)
 		a.closest = e.File
 	} else {
 		msg += " (the directory has no readable cassette)"
@@ -498,9 +509,11 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	defer out.Unlock()
 	now := c.lookAgain(inv, before)
 	defer now.close()
-	s := situation{mode: c.mode, ci: c.ci, take: c.take, own: now != nil, waited: true,
-		fresh: now != nil && (before == nil || now.path != before.path || !now.start().Equal(before.start()) || !now.start().Before(c.start))}
-	if s.decide() == replayRecorded {
+	again := now.found()
+	// Made while the call waited: not the recording it found before.
+	again.fresh = now != nil && (before == nil || now.path != before.path || !now.start().Equal(before.start()))
+	act := c.situate(false, nil, found{}, again, true).decide()
+	if act == replayRecorded {
 		out.Unlock() // a replay needs no turn
 		return c.replay(now)
 	}
@@ -523,7 +536,7 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	// instead of every header; re-recorded in record mode, a test that now
 	// makes the call fewer times leaves no later takes behind.
 	saved := runner.Saved{StartIndex: true}
-	if c.mode == ModeRecord {
+	if act == rerecord {
 		saved.Prune = func(lib *index.Library) bool { return dropLaterTakes(lib, inv) }
 	}
 	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)

@@ -88,43 +88,62 @@ func (c *call) converse(cv conversing, cwd string) int {
 		in = s
 	}
 	stdin := bufio.NewReaderSize(in, 64<<10)
-	lib, err := c.openLibrary()
-	if err != nil {
-		return c.fail(err, "")
-	}
+	lib, libErr := c.openLibrary()
 	cands, files := c.candidates(lib, inv, cv.profile.Name())
 	defer closeAll(files)
-	if c.mode == ModeRecord {
-		// Only a recording made since the run began answers: another
-		// test of the run recorded this conversation, and it is handed
-		// over to the agent where the caller leaves it.
-		fresh := cands[:0:0]
-		for _, k := range cands {
-			if !k.Reader.Header().Start.Before(c.start) {
-				fresh = append(fresh, k)
-			}
-		}
-		cands = fresh
-	}
-	s := situation{mode: c.mode, ci: c.ci, take: c.take, own: len(cands) > 0, fresh: len(cands) > 0}
-	s.first = s.own && c.take == 1
-	var first string
-	if !s.own && c.take > 1 {
+	own := foundAmong(cands)
+	first := own
+	var firstName string
+	if !own.ok && c.take > 1 {
 		firsts, files := c.candidates(lib, inv.WithTake(1), cv.profile.Name())
 		closeAll(files)
-		if s.first = len(firsts) > 0; s.first {
-			first = firsts[0].Name
+		if first = foundAmong(firsts); first.ok {
+			firstName = firsts[0].Name
 		}
 	}
-	switch s.decide() {
-	case replayFirst, replayTake:
-		return c.replayConversation(cv, inv, cands, stdin, cwd, home)
-	case record:
+	s := c.situate(false, libErr, first, own, false)
+	switch act := s.decide(); act {
+	case unreadable:
+		return c.logged(c.unreadable(libErr))
+	case replayFirst, replayTake, replayFresh:
+		if act == replayFresh {
+			// Only a recording made since the run began answers: another
+			// test of the run recorded this conversation.
+			cands = c.freshAmong(cands)
+		}
+		s.diverged = true
+		return c.replayConversation(cv, inv, cands, stdin, cwd, home, s.decide().records())
+	case record, rerecord:
 		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 	case tooMany:
-		return c.logged(c.tooMany(inv, first))
+		return c.logged(c.tooMany(inv, firstName))
 	}
 	return c.logged(c.miss(lib, inv))
+}
+
+// foundAmong is what the recordings of a conversation's take tell the
+// decision: a take of the first (conversations have takes from the
+// start), made when the newest of them was.
+func foundAmong(cands []conversation.Candidate) found {
+	f := found{ok: len(cands) > 0}
+	for _, k := range cands {
+		f.take = max(k.Reader.Header().Take, 1)
+		if start := k.Reader.Header().Start; start.After(f.start) {
+			f.start = start
+		}
+	}
+	return f
+}
+
+// freshAmong keeps the recordings made since the call (or its run) began.
+func (c *call) freshAmong(cands []conversation.Candidate) []conversation.Candidate {
+	fresh := cands[:0:0]
+	for _, k := range cands {
+		if !k.Reader.Header().Start.Before(c.start) {
+			fresh = append(fresh, k)
+		}
+	}
+	return fresh
 }
 
 // candidates opens every recording of inv's key made with the agent
@@ -161,7 +180,10 @@ func (c *call) candidates(lib *index.Library, inv index.Invocation, agentName st
 	return cands, files
 }
 
-func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []conversation.Candidate, stdin *bufio.Reader, cwd, home string) int {
+// replayConversation replays a conversation turn by turn from cands;
+// handOver, as the decision says for a conversation that diverges from
+// every recording, records it from there with the real agent.
+func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []conversation.Candidate, stdin *bufio.Reader, cwd, home string, handOver bool) int {
 	c.log.Cassette = cands[0].Name
 	if c.log.Fault != "" {
 		note := fmt.Sprintf("%s: warning: $%s=%s is not applied to a conversation, replayed turn by turn", c.name, EnvFault, c.log.Fault)
@@ -171,7 +193,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	opts := conversation.Options{Conversation: cv.conv, Args: c.args, PerRunFlags: cv.perRun,
 		Cwd: cwd, Home: home, TempDir: os.TempDir(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr,
 		Redact:    func(p []byte) []byte { return []byte(c.red.String(redact.FieldStdin, string(p))) },
-		KeepInput: c.mode.Live(),
+		KeepInput: handOver,
 		Relocate:  func(h cassette.Header) *relocate.Map { return c.relocation(h, c.agentDir(cwd)) }}
 	// The client ends a replay as it would the agent: 128+N, logged.
 	sigs := make(chan os.Signal, 1)
@@ -198,7 +220,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 	switch {
 	case errors.As(p.err, &miss):
 		c.log.Cassette = miss.Cassette
-		if h := conversation.NewHandover(miss); c.mode.Live() && h != nil {
+		if h := conversation.NewHandover(miss); handOver && h != nil {
 			// A conversation no recording of the argv holds: recorded
 			// live, the agent told what the caller said so far, the caller
 			// not shown again what the replay gave it, the values they
@@ -207,7 +229,7 @@ func (c *call) replayConversation(cv conversing, inv index.Invocation, cands []c
 			return c.recordConversation(cv, inv, h.Stdin(stdin), h.Stdout(c.env.Stdout), &skipLines{w: c.env.Stderr, n: miss.ErrLines})
 		}
 		hint := fmt.Sprintf("the caller's messages changed: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
-		if c.mode.Live() {
+		if handOver {
 			hint = fmt.Sprintf("too much was said to hand the conversation over to the agent: record the call again with %s=record %s=%s", EnvMode, EnvRealAgent, c.log.Agent)
 		}
 		return c.fail(p.err, hint)

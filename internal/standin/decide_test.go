@@ -34,13 +34,13 @@ func TestDecide(t *testing.T) {
 		{situation{mode: once, take: 1, own: true, waited: true}, replayRecorded},
 		{situation{mode: once, take: 2, own: true, waited: true}, replayRecorded},
 		// Record: again, unless recorded since the run began or while waiting.
-		{situation{mode: rec, take: 1}, record},
-		{situation{mode: rec, take: 1, first: true, own: true}, record},
-		{situation{mode: rec, take: 2, first: true, legacy: true}, record},
-		{situation{mode: rec, take: 1, first: true, own: true, fresh: true}, replayTake},
-		{situation{mode: rec, take: 2, own: true, fresh: true}, replayTake},
-		{situation{mode: rec, take: 1, own: true, waited: true}, record},
-		{situation{mode: rec, take: 1, waited: true}, record},
+		{situation{mode: rec, take: 1}, rerecord},
+		{situation{mode: rec, take: 1, first: true, own: true}, rerecord},
+		{situation{mode: rec, take: 2, first: true, legacy: true}, rerecord},
+		{situation{mode: rec, take: 1, first: true, own: true, fresh: true}, replayFresh},
+		{situation{mode: rec, take: 2, own: true, fresh: true}, replayFresh},
+		{situation{mode: rec, take: 1, own: true, waited: true}, rerecord},
+		{situation{mode: rec, take: 1, waited: true}, rerecord},
 		{situation{mode: rec, take: 1, own: true, fresh: true, waited: true}, replayRecorded},
 		// CI: record and once act as replay.
 		{situation{mode: rec, ci: true, take: 1}, miss},
@@ -50,6 +50,24 @@ func TestDecide(t *testing.T) {
 		{situation{mode: rec, ci: true, take: 2, first: true, own: true}, replayTake},
 		{situation{mode: once, ci: true, take: 1, waited: true}, miss},
 		{situation{mode: replay, ci: true, take: 1, first: true, own: true}, replayFirst},
+		// Before a look: passthrough never looks, the others do.
+		{situation{mode: ModePassthrough, unlooked: true}, passthrough},
+		{situation{mode: ModePassthrough, ci: true, take: 1, first: true, own: true}, passthrough},
+		{situation{mode: replay, unlooked: true}, look},
+		{situation{mode: rec, ci: true, unlooked: true}, look},
+		// A directory that cannot be read: only a call that may record
+		// into it goes on (once, into one not there yet).
+		{situation{mode: replay, take: 1, unreadable: true, noDir: true}, unreadable},
+		{situation{mode: once, take: 1, unreadable: true}, unreadable},
+		{situation{mode: once, take: 1, unreadable: true, noDir: true}, record},
+		{situation{mode: rec, take: 1, unreadable: true}, rerecord},
+		{situation{mode: once, ci: true, take: 1, unreadable: true, noDir: true}, unreadable},
+		// A replayed conversation that diverges: handed over to the agent
+		// in a mode that records, else a miss.
+		{situation{mode: once, take: 1, own: true, first: true, diverged: true}, record},
+		{situation{mode: rec, take: 1, own: true, first: true, fresh: true, diverged: true}, rerecord},
+		{situation{mode: replay, take: 1, own: true, first: true, diverged: true}, miss},
+		{situation{mode: once, ci: true, take: 1, own: true, first: true, diverged: true}, miss},
 	} {
 		if got := tc.s.decide(); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.s, got, tc.want)
@@ -72,7 +90,7 @@ func TestDecideEveryCombination(t *testing.T) {
 						for _, own := range bools {
 							for _, fresh := range bools {
 								for _, waited := range bools {
-									s := situation{mode, ci, take, first, legacy, own, fresh, waited}
+									s := situation{mode: mode, ci: ci, take: take, first: first, legacy: legacy, own: own, fresh: fresh, waited: waited}
 									if legacy && !first || fresh && !own || take == 1 && own != first {
 										continue // not a situation a look at the library gives
 									}
@@ -107,15 +125,26 @@ func allowed(s situation, a action) error {
 		if !s.own || s.waited && live {
 			return fmt.Errorf("no take of the call to replay")
 		}
-		if s.mode == ModeRecord && live && !s.fresh {
+		if s.mode == ModeRecord && live {
 			return fmt.Errorf("record mode replays only a fresh recording")
+		}
+	case replayFresh:
+		if !s.own || !s.fresh || s.waited || !live || s.mode != ModeRecord {
+			return fmt.Errorf("no fresh take to replay in record mode")
 		}
 	case replayRecorded:
 		if !s.waited || !s.own || !live || s.mode == ModeRecord && !s.fresh {
 			return fmt.Errorf("nothing recorded while waiting")
 		}
+	case rerecord:
+		if !live || s.mode != ModeRecord {
+			return fmt.Errorf("records again in mode %s, CI %v", s.mode, s.ci)
+		}
+		if s.waited && s.own && s.fresh {
+			return fmt.Errorf("records again what was recorded while waiting")
+		}
 	case record:
-		if !live {
+		if !live || s.mode == ModeRecord {
 			return fmt.Errorf("records in mode %s, CI %v", s.mode, s.ci)
 		}
 		if !s.waited && s.mode == ModeOnce && (s.own || s.first && (s.legacy || s.take == 1)) {
