@@ -30,9 +30,12 @@ lint:
 demo: build
 	@scripts/demo.sh
 
-# Benchmarks print their figures (MB/s, x-tee-speed, overhead-%, ms/call, x-vs-baseline).
+# Benchmarks print their figures (MB/s, x-tee-speed, overhead-%, ms/call, x-vs-baseline), each
+# run once (the heavy ones time many calls or a large input inside), and perftable prints the
+# performance table from them; a whole run (BENCH=.) writes it to docs/performance.md.
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x -benchmem $(PKGS)
+	@$(GO) build -o $(BIN)/perftable ./internal/perftable/cmd/perftable
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(PKGS) 2>&1 | $(BIN)/perftable $(if $(filter .,$(BENCH)),-o docs/performance.md)
 
 # Re-record every cassette of the suite (AGENT=path/to/cursor-agent for a real one).
 record: build

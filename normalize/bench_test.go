@@ -317,12 +317,12 @@ func (r *freshIDReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// BenchmarkNormalizeManyIDs normalises 1 GiB of stream-json with a new
-// uuid every 512 bytes (2 million in all). It reports peak-heap-MB, the
+// BenchmarkNormalizeManyIDs normalises 256 MiB of stream-json with a new
+// uuid every 512 bytes (half a million in all). It reports peak-heap-MB, the
 // most heap in use while normalising, and B/id, that peak over the number
 // of distinct ids: what a table that keeps each id's placeholder costs.
 func BenchmarkNormalizeManyIDs(b *testing.B) {
-	const size = 1 << 30
+	const size = 256 << 20
 	const ids = size / 512
 	b.SetBytes(size)
 	b.ReportAllocs()
@@ -349,7 +349,7 @@ delta  $.event.delta.text          $.type=stream_event  $.event.type=content_blo
 delta  $.event.delta.partial_json  $.type=stream_event  $.event.type=content_block_delta  $.event.delta.type=input_json_delta  by  $.parent_tool_use_id  $.event.index
 `
 
-// BenchmarkNormalizeDeltas is BenchmarkNormalize/100MiB with the delta rules
+// BenchmarkNormalizeDeltas is BenchmarkNormalize with 20 MiB and the delta rules
 // of Cursor and Claude: what joining the pieces of streamed values costs on
 // top (the corpus holds thousands of Cursor thinking and partial-output
 // deltas). Without delta rules none of it runs.
@@ -360,7 +360,7 @@ func BenchmarkNormalizeDeltas(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	const size = 100 << 20
+	const size = 20 << 20
 	opts := Options{Format: cassette.StreamJSON, Cwd: benchCwd, AgentRules: rules}
 	b.SetBytes(size)
 	b.ReportAllocs()
