@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrRefused is wrapped by the error of content a golden must not hold.
@@ -30,7 +31,7 @@ func Check(path string, content []byte) error {
 			}
 		}
 	}
-	if loc := testTempDir.FindIndex(content); loc != nil {
+	if loc := testTempDir().FindIndex(content); loc != nil {
 		return fmt.Errorf("%w: %s:%d holds %s, a go test temporary directory (t.TempDir), which differs from run to run: "+
 			"relate the path to the directory the agent ran in (filepath.Rel), or normalise it away",
 			ErrRefused, path, lineAt(content, loc[0]), strconv.Quote(excerpt(content, loc[0])))
@@ -59,7 +60,7 @@ func Check(path string, content []byte) error {
 // testTempDir is the tail of a directory t.TempDir made
 // (TestName1473217852/003), wherever it is and however reached (a relative
 // path such as ../../TestX1473217852/003 names it too).
-var testTempDir = regexp.MustCompile(`\bTest[A-Za-z0-9_]*[0-9]{6,}(/|\\/)[0-9]{3}\b`)
+var testTempDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bTest[A-Za-z0-9_]*[0-9]{6,}(/|\\/)[0-9]{3}\b`) })
 
 // tempDirs are the temporary directories of this process, longest first.
 func tempDirs() []string {

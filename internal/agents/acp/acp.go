@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -213,12 +214,13 @@ func itemMillis(item map[string]json.RawMessage) float64 {
 // return); then the agent's own rules (OpenCode's ses_ ids).
 func (p Profile) NormalizeRules() *normalize.Rules {
 	if n, ok := p.Agent.(agent.Normalizing); ok {
-		return normalize.JoinRules(rules, n.NormalizeRules())
+		return normalize.JoinRules(rules(), n.NormalizeRules())
 	}
-	return rules
+	return rules()
 }
 
-var rules = kit.MustRules("acp", `
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("acp", `
 path   $.params.update.used         0
 path   $.params.update.cost.amount  0
 key    emittedAtMs                  0
@@ -233,3 +235,4 @@ regex  "Creating \\.\\.\\.[^\\x22]*"  "Creating <PATH>"
 regex  "Editing \\.\\.\\.[^\\x22]*"  "Editing <PATH>"
 drop   $.method                     item/commandExecution/outputDelta
 `)
+})

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -42,7 +43,7 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 		Upstream: upstream,
 		Argv:     argv,
 		Env:      env,
-		Injected: injected,
+		Injected: injected(),
 		Helper:   helper,
 	}, nil
 }
@@ -52,11 +53,13 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 // CLAUDE.md, the date, the skills), the token budget left, and the
 // environment it sends as a system message (working directory, platform,
 // OS version).
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
-	regexp.MustCompile(`<total_tokens>[^<]*</total_tokens>`),
-	regexp.MustCompile(`(?s)\A\s*# Environment\nYou have been invoked in the following environment:.*`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
+		regexp.MustCompile(`<total_tokens>[^<]*</total_tokens>`),
+		regexp.MustCompile(`(?s)\A\s*# Environment\nYou have been invoked in the following environment:.*`),
+	}
+})
 
 // helper: token counting, the HEAD /api/hello reachability probe some
 // builds send, the agent-proxy probes, and the one-token quota check

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -64,13 +65,15 @@ func (Profile) Fields() agent.Fields {
 // NormalizeRules: agent and task ids hold the clock they were made at and
 // random letters; a running command's output comes in content_update
 // events in varying numbers and pieces (content_end holds it whole).
-func (Profile) NormalizeRules() *normalize.Rules { return rules }
+func (Profile) NormalizeRules() *normalize.Rules { return rules() }
 
-var rules = kit.MustRules("cline", `
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("cline", `
 regex  \bagent_[0-9]{13}_[0-9a-z]+\b  <AGENT-#>
 regex  \bconv_[0-9]{13}_[0-9a-z]+\b   <TASK-#>
 drop   $.event.type                   content_update
 `)
+})
 
 // TextTool: text output shows a tool call as "[read_files] {args}".
 func (Profile) TextTool(line string, stderr bool) (string, bool) {

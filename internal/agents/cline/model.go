@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -105,7 +106,7 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 		argv = kit.SetFlag(argv, i, "--data-dir", newDir)
 	}
 	env = kit.Setenv(env, "CLINE_DATA_DIR", newDir)
-	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: argv, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 func or(s, def string) string {
@@ -131,10 +132,12 @@ func readBounded(path string) []byte {
 
 // injected: the environment details and reminders Cline writes into user
 // turns.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<environment_details>.*?</environment_details>`),
-	regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<environment_details>.*?</environment_details>`),
+		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
+	}
+})
 
 // helper: anything but a POST of a turn.
 func helper(method, path string, body []byte) bool {

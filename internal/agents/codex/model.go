@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -79,19 +80,21 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if !kit.AnySet(env, envKey) {
 		env = kit.Setenv(env, envKey, kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: routed, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: routed, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 // injected are the blocks Codex writes into the input itself: the
 // environment context (cwd, shell, date, timezone, sandbox), the skills
 // and permissions instructions, and AGENTS.md.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<environment_context>.*?</environment_context>`),
-	regexp.MustCompile(`(?s)<skills_instructions>.*?</skills_instructions>`),
-	regexp.MustCompile(`(?s)<permissions instructions>.*?</permissions instructions>`),
-	regexp.MustCompile(`(?s)<user_instructions>.*?</user_instructions>`),
-	regexp.MustCompile(`(?s)# AGENTS\.md instructions for .*?</INSTRUCTIONS>`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<environment_context>.*?</environment_context>`),
+		regexp.MustCompile(`(?s)<skills_instructions>.*?</skills_instructions>`),
+		regexp.MustCompile(`(?s)<permissions instructions>.*?</permissions instructions>`),
+		regexp.MustCompile(`(?s)<user_instructions>.*?</user_instructions>`),
+		regexp.MustCompile(`(?s)# AGENTS\.md instructions for .*?</INSTRUCTIONS>`),
+	}
+})
 
 // helper: anything but a POST of a turn (websocket attempts, model list
 // refreshes, compaction).

@@ -14,6 +14,7 @@ package copilot
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -79,13 +80,15 @@ func (Profile) Fields() agent.Fields {
 // NormalizeRules: the background-task events come a varying number of
 // times; tool telemetry counts the context's tokens; the text format's
 // stats on stderr count the tokens sent and received.
-func (Profile) NormalizeRules() *normalize.Rules { return rules }
+func (Profile) NormalizeRules() *normalize.Rules { return rules() }
 
-var rules = kit.MustRules("copilot", `
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("copilot", `
 drop   $.type                            session.background_tasks_changed
 path   $.data.toolTelemetry.metrics.*    0
 regex  "↑ [0-9.]+[kKmM]? • ↓ [0-9.]+[kKmM]?"  "↑ <COUNT> • ↓ <COUNT>"
 `)
+})
 
 // TextTool: text output shows a tool call as "● Read notes.txt", or
 // "● COMMAND (shell)" for a shell command.

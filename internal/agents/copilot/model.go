@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -29,17 +30,19 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if !kit.AnySet(env, "COPILOT_PROVIDER_API_KEY") {
 		env = kit.Setenv(env, "COPILOT_PROVIDER_API_KEY", kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: wire, Upstream: kit.TrimURL(upstream), Argv: argv, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: wire, Upstream: kit.TrimURL(upstream), Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 // injected: the reminders and environment blocks Copilot CLI writes into
 // user turns.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<reminder>.*?</reminder>`),
-	regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
-	regexp.MustCompile(`(?s)<current_datetime>.*?</current_datetime>`),
-	regexp.MustCompile(`(?s)<environment_context>.*?</environment_context>`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<reminder>.*?</reminder>`),
+		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
+		regexp.MustCompile(`(?s)<current_datetime>.*?</current_datetime>`),
+		regexp.MustCompile(`(?s)<environment_context>.*?</environment_context>`),
+	}
+})
 
 // helper: anything but a POST of a turn (model lists, probes).
 func helper(method, path string, body []byte) bool {

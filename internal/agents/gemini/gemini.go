@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -54,9 +55,11 @@ func (Profile) Fields() agent.Fields {
 }
 
 // NormalizeRules: the shell tool's output names the process group it ran in.
-func (Profile) NormalizeRules() *normalize.Rules { return rules }
+func (Profile) NormalizeRules() *normalize.Rules { return rules() }
 
-var rules = kit.MustRules("gemini", "regex  `Process Group PGID: [0-9]+`  \"Process Group PGID: <PGID>\"\n")
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("gemini", "regex  `Process Group PGID: [0-9]+`  \"Process Group PGID: <PGID>\"\n")
+})
 
 var known = map[string]bool{"init": true, "message": true, "tool_use": true, "tool_result": true, "error": true, "result": true}
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -44,16 +45,18 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if varName == "GOOGLE_VERTEX_BASE_URL" && !kit.AnySet(env, "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS") {
 		return agent.ModelRoute{}, fmt.Errorf("gemini: %w: Vertex AI without GOOGLE_API_KEY signs in with Google credentials agentvcr cannot stand in for; use an API key", agent.ErrModelNotRoutable)
 	}
-	return agent.ModelRoute{Wire: agent.WireGemini, Upstream: upstream, Argv: argv, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: agent.WireGemini, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 // injected are the blocks Gemini CLI writes into the first user turn
 // itself: the session context (date, operating system, working directory
 // and its listing) and the environment of older builds.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<session_context>.*?</session_context>`),
-	regexp.MustCompile(`(?s)\AThis is the Gemini CLI\. We are setting up the context for our chat\..*`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<session_context>.*?</session_context>`),
+		regexp.MustCompile(`(?s)\AThis is the Gemini CLI\. We are setting up the context for our chat\..*`),
+	}
+})
 
 // helper: token counting, and the calls that ask for JSON rather than a
 // turn (the model router's complexity classifier, the next-speaker and

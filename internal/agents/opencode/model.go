@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -93,16 +94,18 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if known && !kit.AnySet(env, b.key) {
 		env = kit.Setenv(env, b.key, kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: argv, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 // injected are the blocks OpenCode writes into the conversation itself:
 // the environment (working directory, platform, date) and the
 // <system-reminder> blocks.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
-	regexp.MustCompile(`(?s)<env>.*?</env>`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
+		regexp.MustCompile(`(?s)<env>.*?</env>`),
+	}
+})
 
 // helper: the title generation call (a request whose system prompt makes
 // the model a title generator), and anything but a POST.
@@ -147,7 +150,7 @@ func opencodeConfigs(env []string) []map[string]any {
 	return out
 }
 
-var lineComment = regexp.MustCompile(`(?m)^\s*//.*$`)
+var lineComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*//.*$`) })
 
 // readJSON reads a JSON (or JSONC with whole-line comments) object file
 // of at most 1 MiB; nil when it cannot.
@@ -162,7 +165,7 @@ func readJSON(path string) map[string]any {
 	}
 	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
 	var m map[string]any
-	if json.Unmarshal(lineComment.ReplaceAll(b, nil), &m) != nil {
+	if json.Unmarshal(lineComment().ReplaceAll(b, nil), &m) != nil {
 		return nil
 	}
 	return m

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -67,13 +68,15 @@ func (Profile) Fields() agent.Fields {
 
 // NormalizeRules: its ids are ses_…, msg_… and prt_… words whose tail is
 // a clock and random letters.
-func (Profile) NormalizeRules() *normalize.Rules { return rules }
+func (Profile) NormalizeRules() *normalize.Rules { return rules() }
 
-var rules = kit.MustRules("opencode", `
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("opencode", `
 regex  \bses_[0-9a-zA-Z]{26}\b  <SESSION-#>
 regex  \bmsg_[0-9a-zA-Z]{26}\b  <MESSAGE-#>
 regex  \bprt_[0-9a-zA-Z]{26}\b  <PART-#>
 `)
+})
 
 // TextTool: text output shows tool calls on stderr, "→ Read notes.txt"
 // for a file tool, "$ COMMAND" for a shell command.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
@@ -34,7 +35,7 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if _, i := kit.FlagValue(argv, "--openai-api-key"); i < 0 && !kit.AnySet(env, "OPENAI_API_KEY") {
 		env = kit.Setenv(env, "OPENAI_API_KEY", kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: agent.WireOpenAIChat, Upstream: upstream, Argv: argv, Env: env, Injected: injected, Helper: helper}, nil
+	return agent.ModelRoute{Wire: agent.WireOpenAIChat, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 
 // injected are the blocks Qwen Code writes into the conversation itself:
@@ -42,11 +43,13 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 // its listing) that older builds send as a user message answered by a
 // canned assistant one and newer builds as a reminder inside the prompt
 // turn, and the <system-reminder> blocks.
-var injected = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
-	regexp.MustCompile(`(?s)\AThis is the Qwen Code\. We are setting up the context for our chat\..*`),
-	regexp.MustCompile(`\AGot it\. Thanks for the context!\z`),
-}
+var injected = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
+		regexp.MustCompile(`(?s)\AThis is the Qwen Code\. We are setting up the context for our chat\..*`),
+		regexp.MustCompile(`\AGot it\. Thanks for the context!\z`),
+	}
+})
 
 // helper: anything but a POST of a chat completion, and the non-streamed
 // completions Qwen asks for JSON or a title with (next-speaker checks,

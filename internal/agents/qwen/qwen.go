@@ -6,6 +6,7 @@ package qwen
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -47,6 +48,8 @@ var result = []string{"is_error", "duration_ms", "duration_api_ms", "num_turns",
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return claude.ParseEvent(ev) }
 
 // NormalizeRules: the init event's tools list comes in another order each run.
-func (Profile) NormalizeRules() *normalize.Rules { return rules }
+func (Profile) NormalizeRules() *normalize.Rules { return rules() }
 
-var rules = kit.MustRules("qwen", "sort tools")
+var rules = sync.OnceValue(func() *normalize.Rules {
+	return kit.MustRules("qwen", "sort tools")
+})
