@@ -130,8 +130,11 @@ type Options struct {
 	// ErrAbandoned, with Ran set, and the cassette has no footer.
 	Conversation string
 	// Agent is the name of the agent's profile, written in a conversation's
-	// header (cassette.Header.Agent).
+	// header (cassette.Header.Agent), and in a model recording's.
 	Agent string
+	// Model, when set, records the agent's exchanges with its model too
+	// (cassette version 5); see [Model].
+	Model *Model
 }
 
 // Files says which files a recording keeps the changes of. The zero value
@@ -254,6 +257,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	if hdr.Conversation != "" {
 		hdr.Agent = r.opts.Agent
 	}
+	r.modelHeader(&hdr)
 	var snap *workspace.Snapshot
 	if r.opts.Files != nil {
 		dir := r.opts.WorkDir
@@ -293,7 +297,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		defer inR.Close()
 		stdin = inR
 	}
-	cmd, outR, errR, err := r.start(ctx, env, stdin)
+	cmd, outR, errR, err := r.start(ctx, r.modelEnv(env), stdin)
 	if err != nil {
 		if inW != nil {
 			inW.Close()
@@ -316,6 +320,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 		r.input = &tee{s: cassette.Input, red: r.red.Writer(redact.FieldStdin, nil)}
 		go r.pumpInput(inW)
 	}
+	detach := r.attachModel()
 	var wg sync.WaitGroup
 	for _, p := range []struct {
 		f *os.File
@@ -328,6 +333,7 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	state, timedOut := r.wait(cmd)
 	end := time.Now()
 	r.drain(&wg, outR, errR)
+	detach()
 	r.mu.Lock()
 	r.finished = true
 	if r.input != nil {
@@ -363,7 +369,11 @@ func (r *run) start(ctx context.Context, env []string, stdin *os.File) (*exec.Cm
 		outW.Close()
 		return nil, nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, r.opts.Argv[0], r.opts.Argv[1:]...)
+	argv := r.opts.Argv
+	if r.opts.Model != nil && len(r.opts.Model.Argv) > 0 {
+		argv = r.opts.Model.Argv
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = r.opts.Dir, env, outW, errW
 	if stdin != nil {
 		cmd.Stdin = stdin

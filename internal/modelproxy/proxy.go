@@ -1,0 +1,418 @@
+// Package modelproxy is agentvcr's model endpoint on loopback: the agent's
+// profile points its model traffic at it (see agent.ModelRouting). Recording,
+// it forwards each request to the upstream and streams the answer back event
+// by event, storing the exchange through the recorder (package recorder,
+// ModelSink); rerunning, it answers each request from a recording's
+// exchanges (a [Tape]), matched in tiers (see [Tier]), with no network.
+//
+// Never stored: request headers (keys, authorization, cookies among them);
+// an answer's headers but its content type. Bodies are redacted by the
+// recorder like the output.
+package modelproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/recorder"
+)
+
+// Options configure a Proxy.
+type Options struct {
+	// Upstream is where a recording forwards requests: the route's
+	// Upstream, a request's path appended to its path.
+	Upstream string
+	// Tape, when set, answers requests from a recording instead (a rerun).
+	Tape *Tape
+	// Route is the run's route: its wire, injected blocks and helpers.
+	Route agent.ModelRoute
+	// Cwd, Home and TempDir are the rerun's places, for matching requests
+	// recorded in others.
+	Cwd, Home, TempDir string
+	// Pace waits, in a rerun, for the recorded time between the pieces of
+	// an answer; by default they are given at once.
+	Pace bool
+	// Transport forwards a recording's requests; nil: a default one.
+	Transport http.RoundTripper
+	// Sink is set later by Attach, when the run is recorded; Record says
+	// it will be, so that requests wait for it.
+	Record bool
+}
+
+// Proxy is a running model endpoint.
+type Proxy struct {
+	opts     Options
+	upstream *url.URL
+	ln       net.Listener
+	srv      *http.Server
+	client   *http.Client
+
+	mu       sync.Mutex // numbers requests and stores them in that order
+	n        int
+	sink     recorder.ModelSink
+	attached chan struct{}
+	once     sync.Once
+	inflight sync.WaitGroup
+	match    *matcher
+	counts   [tiers]int
+}
+
+// Start listens on 127.0.0.1 (a free port, never another interface) and
+// serves until Close.
+func Start(opts Options) (*Proxy, error) {
+	p := &Proxy{opts: opts, attached: make(chan struct{})}
+	if !opts.Record {
+		p.once.Do(func() { close(p.attached) })
+	}
+	if opts.Tape == nil {
+		u, err := url.Parse(opts.Upstream)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return nil, fmt.Errorf("model upstream %q: want an http or https URL", opts.Upstream)
+		}
+		p.upstream = u
+		tr := opts.Transport
+		if tr == nil {
+			tr = http.DefaultTransport
+		}
+		p.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	} else {
+		p.match = newMatcher(opts.Tape, opts.Route, opts.Cwd, opts.Home, opts.TempDir)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("model proxy: %w", err)
+	}
+	p.ln = ln
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// URL is the proxy's base URL: "http://127.0.0.1:PORT".
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Attach gives the proxy the sink that stores exchanges (recorder.Model's
+// Attach); the function it returns waits for the exchanges in flight and
+// stops storing.
+func (p *Proxy) Attach(s recorder.ModelSink) (detach func()) {
+	p.mu.Lock()
+	p.sink = s
+	p.mu.Unlock()
+	p.once.Do(func() { close(p.attached) })
+	return func() {
+		p.srv.SetKeepAlivesEnabled(false)
+		p.mu.Lock()
+		p.sink = nil // exchanges still in flight (a process the agent left behind) are no longer stored
+		p.mu.Unlock()
+	}
+}
+
+// Close stops the proxy.
+func (p *Proxy) Close() error {
+	p.once.Do(func() { close(p.attached) })
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	p.srv.Shutdown(ctx)
+	return p.srv.Close()
+}
+
+// Report counts the requests of a rerun per tier.
+type Report struct {
+	Tiers  [tiers]int
+	Unused int
+	// Misses are one line each: the request, its lane, the nearest
+	// recording, the first field that differs.
+	Misses []string
+}
+
+// Report is what the rerun's requests matched so far.
+func (p *Proxy) Report() Report {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := Report{Tiers: p.counts}
+	if p.match != nil {
+		r.Unused = p.match.unused()
+		r.Misses = append(r.Misses, p.match.failures...)
+	}
+	return r
+}
+
+// String is the report as its line ends: "5 model requests: 3 exact, 1
+// conversation, 1 helper; 0 recorded answers unused; 0 misses".
+func (r Report) String() string {
+	total := 0
+	var parts []string
+	for t := Tier(0); t < Miss; t++ {
+		total += r.Tiers[t]
+		if r.Tiers[t] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", r.Tiers[t], t))
+		}
+	}
+	total += r.Tiers[Miss]
+	s := fmt.Sprintf("%d model request", total)
+	if total != 1 {
+		s += "s"
+	}
+	if len(parts) > 0 {
+		s += " answered: " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s; %d recorded answers unused; %d misses", s, r.Unused, r.Tiers[Miss])
+}
+
+// ServeHTTP handles one request of the agent.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+		// Codex tries a websocket first and falls back to HTTP on 426.
+		http.Error(w, "agentvcr: websockets are not proxied; use HTTP", http.StatusUpgradeRequired)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(body) > maxBody {
+		refusal(w, wireOf(req.URL.Path, p.opts.Route.Wire), fmt.Sprintf("agentvcr: request body over %d MiB", maxBody>>20))
+		return
+	}
+	<-p.attached
+	p.mu.Lock()
+	p.n++
+	n := p.n
+	sink := p.sink
+	var m match
+	if p.match != nil {
+		m = p.match.match(n, req.Method, req.URL.Path, req.URL.RawQuery, body)
+		p.counts[m.tier]++
+	}
+	if sink != nil {
+		sink.ModelRequest(n, req.Method, req.URL.Path, req.URL.RawQuery, body)
+	}
+	p.mu.Unlock()
+	if p.match != nil {
+		p.answer(w, req, n, body, m, sink)
+		return
+	}
+	p.forward(w, req, n, body, sink)
+}
+
+// hopHeaders are not forwarded either way.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
+	"Transfer-Encoding", "Upgrade", "Host", "Accept-Encoding", "Content-Length"}
+
+// keptHeaders are the only answer headers stored.
+var keptHeaders = []string{"Content-Type"}
+
+func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []byte, sink recorder.ModelSink) {
+	u := *p.upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + req.URL.Path
+	u.RawPath = ""
+	u.RawQuery = req.URL.RawQuery
+	out, err := http.NewRequestWithContext(req.Context(), req.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = req.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	resp, err := p.client.Do(out)
+	if err != nil {
+		// No answer to store: the agent sees the failure as a network one.
+		http.Error(w, "agentvcr: model upstream: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	kept := map[string]string{}
+	for _, h := range keptHeaders {
+		if v := resp.Header.Get(h); v != "" {
+			kept[strings.ToLower(h)] = v
+		}
+	}
+	if sink != nil {
+		sink.ModelAnswer(n, resp.StatusCode, kept)
+	}
+	for k, vs := range resp.Header {
+		if !isHop(k) {
+			w.Header()[k] = vs
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	flusher, _ := w.(http.Flusher)
+	cut := newCutter(strings.Contains(resp.Header.Get("Content-Type"), "event-stream"))
+	buf := make([]byte, 32<<10)
+	for {
+		k, err := resp.Body.Read(buf)
+		if k > 0 {
+			w.Write(buf[:k])
+			if flusher != nil {
+				flusher.Flush()
+			}
+			if sink != nil {
+				cut.add(buf[:k], func(piece []byte) { sink.ModelPiece(n, piece) })
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if sink != nil {
+		cut.flush(func(piece []byte) { sink.ModelPiece(n, piece) })
+	}
+}
+
+func isHop(h string) bool {
+	for _, x := range hopHeaders {
+		if strings.EqualFold(h, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// answer gives a rerun's request its recorded answer, a minimal one, or
+// a refusal.
+func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []byte, m match, sink recorder.ModelSink) {
+	wire := wireOf(req.URL.Path, p.opts.Route.Wire)
+	status, ctype := 0, ""
+	var pieces []Piece
+	switch {
+	case m.tier == Miss:
+		var b strings.Builder
+		refusal(&headerRecorder{ResponseWriter: w, b: &b, status: &status}, wire, "agentvcr rerun: "+m.why)
+		if sink != nil {
+			sink.ModelAnswer(n, http.StatusBadRequest, map[string]string{"content-type": "application/json"})
+			sink.ModelPiece(n, []byte(b.String()))
+		}
+		return
+	case m.rec == nil:
+		var doc map[string]any
+		_ = jsonDecode(body, &doc)
+		var ps []string
+		status, ctype, ps = minimal(wire, req.Method, req.URL.Path, req.URL.RawQuery, doc)
+		for _, s := range ps {
+			pieces = append(pieces, Piece{Data: []byte(s)})
+		}
+	default:
+		status, ctype, pieces = m.rec.Status, m.rec.Header["content-type"], m.rec.Pieces
+	}
+	if ctype != "" {
+		w.Header().Set("Content-Type", ctype)
+	}
+	if sink != nil {
+		h := map[string]string{}
+		if ctype != "" {
+			h["content-type"] = ctype
+		}
+		sink.ModelAnswer(n, status, h)
+	}
+	w.WriteHeader(status)
+	flusher, _ := w.(http.Flusher)
+	start := time.Now()
+	for _, pc := range pieces {
+		if p.opts.Pace {
+			if d := pc.After - time.Since(start); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-req.Context().Done():
+					return
+				}
+			}
+		}
+		if _, err := w.Write(pc.Data); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if sink != nil {
+			sink.ModelPiece(n, pc.Data)
+		}
+	}
+}
+
+// headerRecorder keeps a copy of what is written.
+type headerRecorder struct {
+	http.ResponseWriter
+	b      *strings.Builder
+	status *int
+}
+
+func (h *headerRecorder) WriteHeader(s int) { *h.status = s; h.ResponseWriter.WriteHeader(s) }
+func (h *headerRecorder) Write(p []byte) (int, error) {
+	h.b.Write(p)
+	return h.ResponseWriter.Write(p)
+}
+
+// cutter cuts an answer's body into the pieces stored: server-sent events
+// whole (a read may hold several or part of one), other bodies read by
+// read; a piece never grows past 1 MiB, so memory stays flat.
+type cutter struct {
+	sse     bool
+	pending []byte
+}
+
+const maxPiece = 1 << 20
+
+func newCutter(sse bool) *cutter { return &cutter{sse: sse} }
+
+func (c *cutter) add(p []byte, emit func([]byte)) {
+	if !c.sse {
+		emit(p)
+		return
+	}
+	c.pending = append(c.pending, p...)
+	for {
+		i := eventEnd(c.pending)
+		if i < 0 {
+			break
+		}
+		emit(c.pending[:i])
+		c.pending = c.pending[i:]
+	}
+	if len(c.pending) > maxPiece {
+		emit(c.pending)
+		c.pending = c.pending[:0]
+	}
+	if len(c.pending) == 0 && cap(c.pending) > 64<<10 {
+		c.pending = nil
+	}
+}
+
+func (c *cutter) flush(emit func([]byte)) {
+	if len(c.pending) > 0 {
+		emit(c.pending)
+		c.pending = nil
+	}
+}
+
+// eventEnd is the end of the first whole event in b (after its blank
+// line), or -1.
+func eventEnd(b []byte) int {
+	i, j := bytes.Index(b, []byte("\n\n")), bytes.Index(b, []byte("\r\n\r\n"))
+	switch {
+	case i < 0 && j < 0:
+		return -1
+	case j < 0 || i >= 0 && i < j:
+		return i + 2
+	}
+	return j + 4
+}
+
+func jsonDecode(b []byte, v *map[string]any) error {
+	if len(b) == 0 {
+		return errors.New("no body")
+	}
+	return jsonUnmarshal(b, v)
+}

@@ -1,0 +1,224 @@
+// Package wireagent is a small simulated agent CLI that talks to its model
+// over HTTP, as the real ones do: the Anthropic Messages API, streamed, at
+// $ANTHROPIC_BASE_URL, with a Bash tool it runs in its working directory.
+// It prints stream-json events (system/init, assistant, user tool results,
+// result). Tests record it through agentvcr's model proxy and rerun it
+// against the recording, as a user does with a new build of a real agent.
+//
+//	wireagent -p PROMPT
+//
+// Environment: ANTHROPIC_BASE_URL (required), ANTHROPIC_API_KEY (sent as
+// x-api-key), WIREAGENT_MODEL (default "claude-sim-1"), WIREAGENT_SYSTEM
+// (its system prompt: a "new build" says something else),
+// WIREAGENT_REMINDER (a reminder block it injects before the prompt),
+// WIREAGENT_COUNT=1 (a token-counting helper call first).
+package wireagent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+
+	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/cassette"
+)
+
+// Name is the program name it runs as.
+const Name = "wireagent"
+
+// Main runs the agent with os.Args and the environment; it returns the
+// exit status.
+func Main() int { return Run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr) }
+
+// Run runs the agent.
+func Run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	prompt := ""
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-p" && i+1 < len(args) {
+			prompt = args[i+1]
+			i++
+		}
+	}
+	base := getenv("ANTHROPIC_BASE_URL")
+	if prompt == "" || base == "" {
+		fmt.Fprintln(stderr, "usage: wireagent -p PROMPT, with ANTHROPIC_BASE_URL set")
+		return 2
+	}
+	model := getenv("WIREAGENT_MODEL")
+	if model == "" {
+		model = "claude-sim-1"
+	}
+	system := getenv("WIREAGENT_SYSTEM")
+	if system == "" {
+		system = "You are a simulated coding agent."
+	}
+	cwd, _ := os.Getwd()
+	out := json.NewEncoder(stdout)
+	out.SetEscapeHTML(false)
+	out.Encode(map[string]any{"type": "system", "subtype": "init", "cwd": cwd, "model": model})
+	var content []any
+	if r := getenv("WIREAGENT_REMINDER"); r != "" {
+		content = append(content, map[string]any{"type": "text", "text": "<system-reminder>" + r + "</system-reminder>"})
+	}
+	content = append(content, map[string]any{"type": "text", "text": prompt})
+	messages := []any{map[string]any{"role": "user", "content": content}}
+	c := client{base: strings.TrimSuffix(base, "/"), key: getenv("ANTHROPIC_API_KEY")}
+	if getenv("WIREAGENT_COUNT") == "1" {
+		if _, err := c.post("/v1/messages/count_tokens", map[string]any{"model": model, "messages": messages}); err != nil {
+			fmt.Fprintln(stderr, "API Error:", err)
+			return 1
+		}
+	}
+	tools := []any{map[string]any{"name": "Bash", "description": "Run a shell command",
+		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}}}}
+	for turn := 0; turn < 20; turn++ {
+		req := map[string]any{"model": model, "max_tokens": 1024, "stream": true, "system": system, "tools": tools, "messages": messages,
+			"metadata": map[string]any{"user_id": fmt.Sprintf("user_%x", os.Getpid())}}
+		blocks, err := c.stream(req)
+		if err != nil {
+			fmt.Fprintln(stderr, "API Error:", err)
+			out.Encode(map[string]any{"type": "result", "subtype": "error", "is_error": true, "result": err.Error()})
+			return 1
+		}
+		out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": blocks}})
+		messages = append(messages, map[string]any{"role": "assistant", "content": blocks})
+		var results []any
+		text := ""
+		for _, b := range blocks {
+			switch b["type"] {
+			case "text":
+				text += b["text"].(string)
+			case "tool_use":
+				input, _ := b["input"].(map[string]any)
+				cmd, _ := input["command"].(string)
+				o, _ := exec.Command("/bin/sh", "-c", cmd).CombinedOutput()
+				results = append(results, map[string]any{"type": "tool_result", "tool_use_id": b["id"], "content": string(o)})
+			}
+		}
+		if len(results) == 0 {
+			out.Encode(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": text})
+			return 0
+		}
+		out.Encode(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": results}})
+		messages = append(messages, map[string]any{"role": "user", "content": results})
+	}
+	fmt.Fprintln(stderr, "too many turns")
+	return 1
+}
+
+type client struct{ base, key string }
+
+func (c client) post(path string, body any) (*http.Response, error) {
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(http.MethodPost, c.base+path+"?beta=true", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-key", c.key)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("%d %s", resp.StatusCode, bytes.TrimSpace(msg))
+	}
+	return resp, nil
+}
+
+// stream sends one turn and reads the streamed answer into its blocks.
+func (c client) stream(req map[string]any) ([]map[string]any, error) {
+	resp, err := c.post("/v1/messages", req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var blocks []map[string]any
+	partial := map[int]string{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type         string         `json:"type"`
+			Index        int            `json:"index"`
+			ContentBlock map[string]any `json:"content_block"`
+			Delta        map[string]any `json:"delta"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			return nil, fmt.Errorf("bad event %q", data)
+		}
+		switch ev.Type {
+		case "content_block_start":
+			blocks = append(blocks, ev.ContentBlock)
+		case "content_block_delta":
+			if ev.Index >= len(blocks) {
+				return nil, fmt.Errorf("delta for block %d", ev.Index)
+			}
+			if t, ok := ev.Delta["text"].(string); ok {
+				blocks[ev.Index]["text"] = blocks[ev.Index]["text"].(string) + t
+			}
+			if t, ok := ev.Delta["partial_json"].(string); ok {
+				partial[ev.Index] += t
+			}
+		case "content_block_stop":
+			if js, ok := partial[ev.Index]; ok {
+				var input map[string]any
+				json.Unmarshal([]byte(js), &input)
+				blocks[ev.Index]["input"] = input
+			}
+		case "message_stop":
+			return blocks, nil
+		}
+	}
+	return nil, fmt.Errorf("stream ended before message_stop: %v", sc.Err())
+}
+
+// Profile is the wire agent's, with its model routing.
+type Profile struct{}
+
+func (Profile) Name() string       { return Name }
+func (Profile) Binaries() []string { return []string{Name} }
+func (Profile) Format([]string) (cassette.Format, bool) {
+	return cassette.StreamJSON, true
+}
+func (Profile) Sniff(map[string]json.RawMessage) bool { return false }
+func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
+	var typ string
+	json.Unmarshal(ev["type"], &typ)
+	return agent.Event{Kind: typ, Known: true, Init: typ == "system", Terminal: typ == "result"}
+}
+
+// RouteModel points ANTHROPIC_BASE_URL at base; the upstream is the one
+// the caller's environment names.
+func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.ModelRoute, error) {
+	r := agent.ModelRoute{Wire: agent.WireAnthropic, Upstream: "https://api.anthropic.com", Argv: argv,
+		Injected: []*regexp.Regexp{regexp.MustCompile(`(?s)<system-reminder>.*</system-reminder>`)}}
+	key := false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "ANTHROPIC_BASE_URL="); ok {
+			r.Upstream = v
+			continue
+		}
+		key = key || strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") && kv != "ANTHROPIC_API_KEY="
+		r.Env = append(r.Env, kv)
+	}
+	r.Env = append(r.Env, "ANTHROPIC_BASE_URL="+base)
+	if !key {
+		r.Env = append(r.Env, "ANTHROPIC_API_KEY=agentvcr-placeholder")
+	}
+	return r, nil
+}
