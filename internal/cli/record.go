@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name: "record",
 		usage: "-o CASSETTE [--secret VALUE]... [--allow-shape NAME]... [--env NAME]... [--timeout D [--timeout-grace D]] " +
-			"[--ignore GLOB]... [--no-gitignore] [--max-file-size BYTES] [--max-files N] [--no-files] [--no-version] [--quiet] " +
+			"[--ignore GLOB]... [--no-gitignore] [--max-file-size BYTES] [--max-files N] [--no-files] [--no-version] [--model MODE] [--quiet] " +
 			"-- AGENT [ARGS...]",
 		summary: "run AGENT, show its output live, save the run to CASSETTE, exit with AGENT's status",
 		run:     runRecord,
@@ -54,6 +54,7 @@ func runRecord(env *Env, args []string) int {
 	noGitignore := fs.Bool("no-gitignore", false, "record changes to files git ignores too (.gitignore, .git/info/exclude, the global excludes file); "+
 		"by default they are neither read nor recorded")
 	noVersion := fs.Bool("no-version", false, "do not ask a known agent for its --version (asked once per binary, in a temporary directory, for the header)")
+	model := fs.String("model", "", modelFlagDoc)
 	var secrets, allow, shapes, ignore listFlag
 	fs.Var(&ignore, "ignore", "do not record changes to paths matching `GLOB`, besides what git ignores (repeatable; .git is always ignored)")
 	fs.Var(&secrets, "secret", "redact `VALUE` too, at any length (repeatable)")
@@ -76,6 +77,10 @@ func runRecord(env *Env, args []string) int {
 	if err := checkShapes(shapes); err != nil {
 		return usageErr(env, name, err.Error())
 	}
+	mode, err := modelMode(env, *model)
+	if err != nil {
+		return usageErr(env, name, err.Error())
+	}
 	if err := refuseStandin(env, argv[0]); err != nil {
 		return fail(env, name, err)
 	}
@@ -87,6 +92,11 @@ func runRecord(env *Env, args []string) int {
 	if !*noFiles {
 		opts.Files = &recorder.Files{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
+	stopModel, err := routeModel(mode, &opts)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer stopModel()
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {
 		fmt.Fprintln(env.Stderr, summaryLine(res, *out))

@@ -75,11 +75,11 @@ func Start(opts Options) (*Proxy, error) {
 		p.once.Do(func() { close(p.attached) })
 	}
 	if opts.Tape == nil {
-		u, err := url.Parse(opts.Upstream)
-		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return nil, fmt.Errorf("model upstream %q: want an http or https URL", opts.Upstream)
+		if opts.Upstream != "" {
+			if err := p.SetUpstream(opts.Upstream); err != nil {
+				return nil, err
+			}
 		}
-		p.upstream = u
 		tr := opts.Transport
 		if tr == nil {
 			tr = http.DefaultTransport
@@ -96,6 +96,28 @@ func Start(opts Options) (*Proxy, error) {
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
 	go p.srv.Serve(ln)
 	return p, nil
+}
+
+// SetUpstream sets where a recording forwards requests, before the agent
+// starts: the route that names it needs the proxy's URL first.
+func (p *Proxy) SetUpstream(upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("model upstream %q: want an http or https URL", upstream)
+	}
+	p.upstream = u
+	return nil
+}
+
+// SetRoute sets the run's route (its wire, injected blocks, helpers)
+// before the agent starts: the route needs the proxy's URL first.
+func (p *Proxy) SetRoute(r agent.ModelRoute) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opts.Route = r
+	if p.opts.Tape != nil {
+		p.match = newMatcher(p.opts.Tape, r, p.opts.Cwd, p.opts.Home, p.opts.TempDir)
+	}
 }
 
 // URL is the proxy's base URL: "http://127.0.0.1:PORT".
@@ -214,6 +236,10 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 var keptHeaders = []string{"Content-Type"}
 
 func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []byte, sink recorder.ModelSink) {
+	if p.upstream == nil {
+		http.Error(w, "agentvcr: no model upstream", http.StatusBadGateway)
+		return
+	}
 	u := *p.upstream
 	u.Path = strings.TrimSuffix(u.Path, "/") + req.URL.Path
 	u.RawPath = ""
