@@ -16,10 +16,10 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/modelproxy"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/term"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 func init() {
@@ -84,7 +84,7 @@ func runRerun(env *Env, args []string) int {
 	} else if err := refuseStandin(env, lp); err != nil {
 		return fail(env, name, err)
 	}
-	stdin := runner.PipedStdin(env.Stdin)
+	stdin := term.Piped(env.Stdin)
 	if stdin == nil && h.Stdin != nil {
 		if int64(len(h.Stdin.Text)) != h.Stdin.Size {
 			return fail(env, name, fmt.Errorf("%s: the recorded stdin is not in the cassette (only its digest): pipe it to rerun", path))
@@ -112,7 +112,7 @@ func runRerun(env *Env, args []string) int {
 		Model: &recorder.Model{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env, Attach: proxy.Attach}}
 	var code int
 	if *out != "" {
-		opts.Workspace = &workspace.Options{Exclude: append(cassetteFiles(*out), cassetteFiles(path)...)}
+		opts.Files = &recorder.Files{Exclude: append(cassetteFiles(*out), cassetteFiles(path)...)}
 		var ok bool
 		if _, code, ok = recordCassette(env, name, *out, opts); !ok {
 			return code
@@ -131,8 +131,8 @@ func runRerun(env *Env, args []string) int {
 		if more := len(report.Misses) - 1; more > 0 {
 			miss += fmt.Sprintf(" (and %d more)", more)
 		}
-		red := recorder.NewRedactor(recorder.RedactOptions{Env: os.Environ(), Argv: argv})
-		fmt.Fprintln(env.Stderr, term.OneLine(red.String(recorder.FieldModel, line+": "+miss)))
+		red := redact.New(redact.Options{Env: os.Environ(), Argv: argv})
+		fmt.Fprintln(env.Stderr, term.OneLine(red.String("model", line+": "+miss)))
 		return exitcode.Failed
 	}
 	fmt.Fprintln(env.Stderr, line)
@@ -148,4 +148,3 @@ func rerunLive(opts recorder.Options) (recorder.Result, error) {
 	opts.Signals = sigs
 	return recorder.Record(context.Background(), io.Discard, opts)
 }
-

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/internal/recorder"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // Options configure a Proxy.

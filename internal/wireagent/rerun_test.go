@@ -191,4 +191,3 @@ func TestNotRoutable(t *testing.T) {
 		}
 	}
 }
-
