@@ -14,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/index"
+	"github.com/agentvcr/agentvcr/internal/modelproxy"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/runner"
 	"github.com/agentvcr/agentvcr/internal/standin"
@@ -92,7 +93,7 @@ func runRecord(env *Env, args []string) int {
 	if !*noFiles {
 		opts.Files = &recorder.Files{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
-	stopModel, err := routeModel(mode, &opts)
+	stopModel, err := modelproxy.RouteRecording(mode, &opts)
 	if err != nil {
 		return fail(env, name, err)
 	}

@@ -161,7 +161,9 @@ func (c *call) claimTake(key string) error {
 		return err
 	}
 	c.take = counter.answered + 1
-	c.done = func() { counter.release(c.log.Outcome == Replayed || c.log.Outcome == Recorded) }
+	c.done = func() {
+		counter.release(c.log.Outcome == Replayed || c.log.Outcome == Recorded || c.log.Outcome == Rerun)
+	}
 	return nil
 }
 
@@ -206,6 +208,16 @@ func (c *call) respond(inv index.Invocation, stdin *os.File) int {
 		return c.logged(c.record(inv.WithTake(c.take), stdin, own))
 	case tooMany:
 		return c.logged(c.tooMany(inv, first.path))
+	case rerun:
+		rec := own
+		if rec == nil {
+			rec = first
+		}
+		var in io.Reader
+		if stdin != nil {
+			in = stdin
+		}
+		return c.logged(c.rerun(rec.path, in))
 	}
 	return c.logged(c.miss(lib, inv))
 }
@@ -530,6 +542,11 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
+	stopModel, err := c.routeModel(&opts)
+	if err != nil {
+		return answer{}.failed(err, "")
+	}
+	defer stopModel()
 	c.warnLive()
 	// The directory's first recording by the stand-in starts the index
 	// committed with the cassettes, which a fresh machine's first call reads

@@ -117,6 +117,11 @@ func (c *call) converse(cv conversing, cwd string) int {
 		return c.recordConversation(cv, inv, stdin, c.env.Stdout, c.env.Stderr)
 	case tooMany:
 		return c.logged(c.tooMany(inv, firstName))
+	case rerun:
+		if len(cands) == 0 {
+			break
+		}
+		return c.logged(c.rerun(cands[0].Name, stdin))
 	}
 	return c.logged(c.miss(lib, inv))
 }
@@ -289,6 +294,12 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 		Take: inv.Take, Files: &recorder.Files{Exclude: c.ownFiles()}, WorkDir: cwd,
 		AskVersion: all.Known(real), VersionCache: index.CacheDir(),
 		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
+	stopModel, err := c.routeModel(&opts)
+	if err != nil {
+		return c.fail(err, "")
+	}
+	defer stopModel()
+	opts.Agent = cv.profile.Name()
 	c.warnLive()
 	saved := runner.Saved{StartIndex: true, Name: func(tmp string) (string, error) {
 		rd, f, err := cassette.Open(tmp)

@@ -37,6 +37,9 @@ const (
 	miss
 	// tooMany fails the call: the test made it more times than recorded.
 	tooMany
+	// rerun runs the real agent against the model exchanges of the
+	// recording of the call's take (or the first's, as replay would pick).
+	rerun
 )
 
 func (a action) String() string {
@@ -63,6 +66,8 @@ func (a action) String() string {
 		return "miss"
 	case tooMany:
 		return "too many calls"
+	case rerun:
+		return "rerun the agent against the recorded model"
 	}
 	return "no action"
 }
@@ -130,6 +135,10 @@ func (s situation) decide() action {
 		return record
 	case s.diverged:
 		return miss
+	case mode == ModeRerun && (s.own || s.first && (s.legacy || s.take <= 1)):
+		// A new build of the agent, its model answered from the recording;
+		// it needs no network, so CI may run it.
+		return rerun
 	case s.waited && live && s.own && (mode == ModeOnce || s.fresh):
 		return replayRecorded
 	case s.waited && mode == ModeRecord:

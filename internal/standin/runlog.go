@@ -20,6 +20,7 @@ const (
 	Recorded    Outcome = "recorded"    // the real agent ran and its cassette was saved
 	Passthrough Outcome = "passthrough" // the real agent ran, nothing was saved
 	Failed      Outcome = "failed"      // the stand-in could not answer: see Call.Error
+	Rerun       Outcome = "rerun"       // the real agent ran against the recorded model, nothing was saved
 )
 
 // Call is one line of the run log: what one call of the stand-in (or one

@@ -142,6 +142,9 @@ const (
 	ModeRecord      Mode = "record"      // run the real agent and save, overwriting
 	ModeOnce        Mode = "once"        // replay a match, else record
 	ModePassthrough Mode = "passthrough" // run the real agent, save nothing
+	// ModeRerun runs the real agent (a new build) against the recording's
+	// model exchanges: no network, nothing saved; see docs/standin.md.
+	ModeRerun Mode = "rerun"
 )
 
 // ParseMode reads a mode name; "" is ModeReplay.
@@ -149,10 +152,10 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case "":
 		return ModeReplay, nil
-	case ModeReplay, ModeRecord, ModeOnce, ModePassthrough:
+	case ModeReplay, ModeRecord, ModeOnce, ModePassthrough, ModeRerun:
 		return m, nil
 	}
-	return "", fmt.Errorf("%s=%q: want replay, record, once or passthrough", EnvMode, s)
+	return "", fmt.Errorf("%s=%q: want replay, record, once, passthrough or rerun", EnvMode, s)
 }
 
 // Live reports whether the mode may run the real agent.

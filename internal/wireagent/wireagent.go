@@ -11,7 +11,9 @@
 // x-api-key), WIREAGENT_MODEL (default "claude-sim-1"), WIREAGENT_SYSTEM
 // (its system prompt: a "new build" says something else),
 // WIREAGENT_REMINDER (a reminder block it injects before the prompt),
-// WIREAGENT_COUNT=1 (a token-counting helper call first).
+// WIREAGENT_COUNT=1 (a token-counting helper call first), WIREAGENT_VERSION
+// (its build: shown in its init event, and the default system prompt
+// names it).
 package wireagent
 
 import (
@@ -55,14 +57,22 @@ func Run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if model == "" {
 		model = "claude-sim-1"
 	}
+	version := getenv("WIREAGENT_VERSION")
 	system := getenv("WIREAGENT_SYSTEM")
 	if system == "" {
 		system = "You are a simulated coding agent."
+		if version != "" {
+			system = "You are build " + version + " of a simulated coding agent."
+		}
 	}
 	cwd, _ := os.Getwd()
 	out := json.NewEncoder(stdout)
 	out.SetEscapeHTML(false)
-	out.Encode(map[string]any{"type": "system", "subtype": "init", "cwd": cwd, "model": model})
+	init := map[string]any{"type": "system", "subtype": "init", "cwd": cwd, "model": model}
+	if version != "" {
+		init["version"] = version
+	}
+	out.Encode(init)
 	var content []any
 	if r := getenv("WIREAGENT_REMINDER"); r != "" {
 		content = append(content, map[string]any{"type": "text", "text": "<system-reminder>" + r + "</system-reminder>"})
