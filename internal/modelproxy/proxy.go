@@ -218,7 +218,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.counts[m.tier]++
 	}
 	if sink != nil {
-		sink.ModelRequest(n, req.Method, req.URL.Path, req.URL.RawQuery, body)
+		sink.ModelRequest(n, req.Method, req.URL.Path, storedQuery(req.URL), body)
 	}
 	p.mu.Unlock()
 	if p.match != nil {
@@ -226,6 +226,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	p.forward(w, req, n, body, sink)
+}
+
+// keyParams are query parameters that carry a key (Gemini's ?key=): never
+// stored, whatever their value looks like.
+var keyParams = []string{"key", "api_key", "api-key", "access_token", "token"}
+
+// storedQuery is a request's query as stored: without its keys.
+func storedQuery(u *url.URL) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	q := u.Query()
+	dropped := false
+	for k := range q {
+		for _, kp := range keyParams {
+			if strings.EqualFold(k, kp) {
+				q.Del(k)
+				dropped = true
+			}
+		}
+	}
+	if !dropped {
+		return u.RawQuery
+	}
+	return q.Encode()
 }
 
 // hopHeaders are not forwarded either way.

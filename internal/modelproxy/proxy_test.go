@@ -82,7 +82,7 @@ func TestRecordStreamsAndStores(t *testing.T) {
 		t.Fatalf("proxy on %s, want 127.0.0.1", p.URL())
 	}
 	detach := p.Attach(s)
-	req, _ := http.NewRequest("POST", p.URL()+"/v1/messages?beta=true", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	req, _ := http.NewRequest("POST", p.URL()+"/v1/messages?beta=true&key="+key, strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
 	req.Header.Set("x-api-key", key)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Cookie", "c="+key)
