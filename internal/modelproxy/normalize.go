@@ -106,7 +106,9 @@ func (nz normalizer) value(v any, ids ordinals, conv bool) any {
 }
 
 // isInjected reports whether a block of content is text the agent
-// injected itself ({"type":"text","text":...} or a bare string).
+// injected itself ({"type":"text","text":...} or a bare string), or a
+// message all of whose content is (environment context sent as a message
+// of its own).
 func (nz normalizer) isInjected(e any) bool {
 	switch e := e.(type) {
 	case string:
@@ -114,6 +116,29 @@ func (nz normalizer) isInjected(e any) bool {
 	case map[string]any:
 		if t, ok := e["text"].(string); ok && len(e) <= 3 {
 			return nz.matchInjected(t)
+		}
+		if _, isMessage := e["role"]; !isMessage {
+			return false
+		}
+		var content any
+		for _, k := range []string{"content", "parts"} {
+			if c, ok := e[k]; ok {
+				content = c
+			}
+		}
+		switch c := content.(type) {
+		case string:
+			return nz.matchInjected(c)
+		case []any:
+			if len(c) == 0 {
+				return false
+			}
+			for _, b := range c {
+				if !nz.isInjected(b) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return false

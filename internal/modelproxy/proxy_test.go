@@ -222,6 +222,8 @@ func TestTiers(t *testing.T) {
 		{"same build, another place", []string{turn("sys", "claude-a", bash, "/live/w", prompt), turn("sys", "claude-a", bash, "/live/w", prompt, call, result)}, []Tier{Exact, Exact}},
 		{"new system prompt and tools", []string{turn("new sys", "claude-a", bash+`,{"name":"Read"}`, "/live/w", prompt), turn("new sys", "claude-a", bash, "/live/w", prompt, call, result)}, []Tier{Conversation, Conversation}},
 		{"an injected reminder", []string{turn("sys", "claude-a", bash, "/live/w", reminded)}, []Tier{Conversation}},
+		{"injected context as a message of its own", []string{turn("sys", "claude-a", bash, "/live/w",
+			`{"role":"user","content":"<system-reminder>cwd is $CWD</system-reminder>"}`, prompt)}, []Tier{Conversation}},
 		{"a new default model, a reworded first turn", []string{turn("sys", "claude-b", bash, "/live/w", prompt),
 			turn("sys", "claude-b", bash, "/live/w", `{"role":"user","content":"list the files"}`, call, result)}, []Tier{Conversation, Position}},
 		{"a changed tool result", []string{turn("sys", "claude-a", bash, "/live/w", prompt), turn("sys", "claude-a", bash, "/live/w", prompt, call, changed)}, []Tier{Exact, Miss}},
