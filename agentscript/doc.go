@@ -38,7 +38,7 @@
 //
 //	AGENTVCR_CASSETTES    the cassette directory, absolute
 //	AGENTVCR_MODE         from the test process: replay (default), record,
-//	                      once or passthrough
+//	                      once, passthrough or rerun
 //	AGENTVCR_REAL_AGENT   from the test process: the agent record mode runs
 //	AGENTVCR_CACHE        the stand-in's index cache, inside $WORK
 //	AGENTVCR_RUN_LOG      the script's run log, inside $WORK (below)

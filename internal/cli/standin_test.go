@@ -293,8 +293,8 @@ func TestStandinBadEnvironment(t *testing.T) {
 		env []string
 		msg string
 	}{
-		{[]string{"AGENTVCR_MODE=rewind"}, `AGENTVCR_MODE="rewind": want replay, record, once or passthrough`},
-		{[]string{"AGENTVCR_MODE=REPLAY"}, "want replay, record, once or passthrough"},
+		{[]string{"AGENTVCR_MODE=rewind"}, `AGENTVCR_MODE="rewind": want replay, record, once, passthrough or rerun`},
+		{[]string{"AGENTVCR_MODE=REPLAY"}, "want replay, record, once, passthrough or rerun"},
 		{[]string{standin.EnvCassettes + "="}, "$AGENTVCR_CASSETTES is not set"},
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=passthrough", "AGENTVCR_REAL_AGENT="}, "needs $AGENTVCR_REAL_AGENT"},
