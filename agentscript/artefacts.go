@@ -116,6 +116,7 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 		return
 	}
 	if t.Failed() || t.Skipped() || len(errs) > 0 {
+		h.noteUse()
 		if policy == Delete {
 			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", EnvUnreferenced)
 		}
@@ -127,6 +128,7 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 		t.Errorf("agentscript: %v", err)
 		return
 	case skipped != "":
+		h.noteUse()
 		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
 		if policy == Delete {
 			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", EnvUnreferenced, skipped)
@@ -164,7 +166,23 @@ func (h *harness) unreferenced() (check unused.Check, skipped string, err error)
 	}
 	wd, _ := os.Getwd()
 	return unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
-		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}, "", nil
+		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began,
+		CI: golden.InCI()}, "", nil
+}
+
+// noteUse adds what a filtered or failing run of the scripts used to the
+// ledgers of their directories (see package unused).
+func (h *harness) noteUse() {
+	tr := h.track
+	tr.mu.Lock()
+	used := merge(tr.cassettes, tr.goldens)
+	tr.mu.Unlock()
+	wd, _ := os.Getwd()
+	check := unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
+		Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began, CI: golden.InCI()}
+	if msg := unused.Note(check, wd); msg != "" {
+		fmt.Fprintln(os.Stderr, "agentscript: "+msg)
+	}
 }
 
 func merge(a, b map[string]bool) map[string]bool {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/unused"
@@ -30,6 +31,8 @@ func TestUnreferencedArtefacts(t *testing.T) {
 	mk("cassettes/notes.txt")
 	usedGolden := mk("golden/used.golden")
 	mk("golden/realworld/stale.golden")
+	mk("cassettes/" + unused.LedgerName) // committed: no other package uses them
+	mk("golden/" + unused.LedgerName)
 	h := newHarness(Config{
 		Dir: filepath.Join(root, "script"), Cassettes: filepath.Join(root, "cassettes"), Golden: filepath.Join(root, "golden"),
 	})
@@ -46,6 +49,7 @@ func TestUnreferencedArtefacts(t *testing.T) {
 		t.Fatalf("unreferenced: %q, %v", skipped, err)
 	}
 	check.Cache, check.Package = t.TempDir(), root
+	check.Since = time.Time{} // the files above are older than the run
 	res, err := unused.Settle(check)
 	if err != nil || len(res.Unknown) != 0 {
 		t.Fatalf("settle: %+v, %v", res, err)

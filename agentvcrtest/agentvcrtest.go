@@ -41,10 +41,11 @@
 // the cassettes no test replayed and the goldens no test compared: they fail
 // the run unless $AGENTVCR_UNREFERENCED is "warn" or "ignore", so that a
 // leftover is seen in `go test ./...`; "delete" removes them (a filtered or
-// failing run deletes nothing, and says so). A cassette directory several
-// packages share is judged across them: a file another package used in
-// its latest full run on this machine (a ledger in the machine's cache) is
-// not unused.
+// failing run deletes nothing, and says so). A directory several packages
+// use is judged with all of them: its .agentvcr-users, which go test keeps
+// and the user commits, names each package that uses it and the files it
+// used, so that no package fails on, and no run deletes, a file another
+// package uses, on a fresh machine too (see package unused).
 //
 // Fault breaks the replays of one test on purpose (a stream cut after N
 // events, another exit status, a hang), to test how code copes with an agent
@@ -120,12 +121,15 @@ func Main(m *testing.M) {
 	switch {
 	case code == 0 && fullRun():
 		code = reportUnreferenced()
-	case strings.EqualFold(os.Getenv(unused.EnvUnreferenced), string(unused.Delete)):
-		why := "the run did not pass"
-		if code == 0 {
-			why = "a run filtered by -run or -skip does not see every use"
+	default:
+		noteUse()
+		if strings.EqualFold(os.Getenv(unused.EnvUnreferenced), string(unused.Delete)) {
+			why := "the run did not pass"
+			if code == 0 {
+				why = "a run filtered by -run or -skip does not see every use"
+			}
+			fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", unused.EnvUnreferenced, why)
 		}
-		fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", unused.EnvUnreferenced, why)
 	}
 	os.Exit(code)
 }
@@ -408,6 +412,35 @@ func Normalize(got []byte, opts ...Option) []byte {
 	return normalize.New(nopts).Bytes(got, cassette.Stdout)
 }
 
+// useCheck is what the package's tests used, for the ledgers of the
+// directories they used (see package unused).
+func useCheck() (unused.Check, string) {
+	state.Lock()
+	defer state.Unlock()
+	var roots []unused.Root
+	for dir := range state.cassettes {
+		roots = append(roots, unused.Root{Dir: dir, Suffix: cassette.Ext})
+	}
+	for dir := range state.goldenDir {
+		roots = append(roots, unused.Root{Dir: dir, Suffix: golden.Suffix})
+	}
+	used := maps.Clone(state.played)
+	maps.Copy(used, state.goldens.Claimed())
+	wd, _ := os.Getwd()
+	return unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(),
+		Since: testrun.Current().Began, CI: golden.InCI()}, wd
+}
+
+// noteUse adds what a filtered or failing run used to the ledgers of the
+// directories it used, so that a call recorded in it is never taken for
+// unreferenced by another package.
+func noteUse() {
+	check, wd := useCheck()
+	if msg := unused.Note(check, wd); msg != "" {
+		fmt.Fprintln(os.Stderr, "agentvcrtest: "+msg)
+	}
+}
+
 // reportUnreferenced lists the cassettes no test replayed and the goldens no
 // test compared; it returns the exit code the policy asks for.
 func reportUnreferenced() int {
@@ -419,17 +452,7 @@ func reportUnreferenced() int {
 	if policy == unused.Ignore {
 		return 0
 	}
-	var roots []unused.Root
-	for dir := range state.cassettes {
-		roots = append(roots, unused.Root{Dir: dir, Suffix: cassette.Ext})
-	}
-	for dir := range state.goldenDir {
-		roots = append(roots, unused.Root{Dir: dir, Suffix: golden.Suffix})
-	}
-	used := maps.Clone(state.played)
-	maps.Copy(used, state.goldens.Claimed())
-	wd, _ := os.Getwd()
-	check := unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began}
+	check, wd := useCheck()
 	msg, left := unused.Conclude(check, policy == unused.Delete, unused.EnvUnreferenced+"="+string(policy), wd,
 		func(dir string) { index.Update(dir, false, nil) })
 	if msg != "" {

@@ -30,7 +30,7 @@ const (
 	Ignore Policy = "ignore"
 	// Delete removes the files, as insta's --unreferenced=delete does:
 	// after a full, green run only, and never a file another package
-	// using the directory used (see Ledger).
+	// using the directory used (see LedgerName).
 	Delete Policy = "delete"
 )
 

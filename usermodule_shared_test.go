@@ -1,0 +1,344 @@
+package agentvcr_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sharedModule is a user's module whose packages share cassette
+// directories in each layout a user picks: the root package's own
+// testdata used by a sibling through ../testdata (root, shared), a
+// package's own used by its sibling (a, b), and a top-level directory no
+// package owns (x, y).
+var sharedModule = map[string][]struct{ pkg, dir string }{
+	"testdata/cassettes":   {{".", "testdata/cassettes"}, {"shared", "../testdata/cassettes"}},
+	"a/testdata/cassettes": {{"a", "testdata/cassettes"}, {"b", "../a/testdata/cassettes"}},
+	"fixtures/cassettes":   {{"x", "../fixtures/cassettes"}, {"y", "../fixtures/cassettes"}},
+}
+
+func sharedPackages() (pkgs []struct{ pkg, dir string }) {
+	for _, users := range sharedModule {
+		pkgs = append(pkgs, users...)
+	}
+	return pkgs
+}
+
+// A cassette directory several packages use is judged with all of them: on
+// a fresh machine (a fresh cache) or not, in every layout, for go test ./...,
+// each package alone, -p 1, -count and CI=true, no package fails on a
+// cassette another uses; a leftover no package uses fails the run and
+// names the packages taken into account; AGENTVCR_UNREFERENCED=delete
+// deletes it only in a run in which every package that uses its directory
+// ran, and never another package's cassette.
+func TestUserModuleSharedCassettes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and tests a Go module of its own")
+	}
+	root, _ := os.Getwd()
+	work := t.TempDir()
+	agents := filepath.Join(work, "real")
+	mod := filepath.Join(work, "shared")
+	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
+	if out, err := gorun(root, nil, "build", "-o", filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/shared\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
+	}
+	for _, p := range sharedPackages() {
+		name := filepath.Base(p.pkg)
+		if p.pkg == "." {
+			name = "shared"
+		}
+		files[filepath.Join(p.pkg, "call_test.go")] = "package " + name + `
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+
+func TestCall(t *testing.T) {
+	agentvcrtest.StandIn(t, "` + p.dir + `")
+	if out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", "Reply with exactly: ` + p.pkg + `").Output(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+`
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
+	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	withAgent := "PATH=" + agents + string(os.PathListSeparator) + os.Getenv("PATH")
+	fresh := func() string { return "AGENTVCR_CACHE=" + t.TempDir() }
+
+	// Recorded one package at a time, as a user adds them: each package's
+	// first run adds it to the ledger of the directory.
+	for _, p := range sharedPackages() {
+		if out, err := gorun(mod, []string{withAgent, fresh(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+			"test", "-count=1", "./"+p.pkg); err != nil {
+			t.Fatalf("recording %s: %v\n%s", p.pkg, err, out)
+		}
+	}
+	cassettes := map[string][]string{}
+	for dir := range sharedModule {
+		cassettes[dir], _ = filepath.Glob(filepath.Join(mod, dir, "*.cassette"))
+		if len(cassettes[dir]) != 2 {
+			t.Fatalf("%s holds %q: want a cassette for each of its two packages", dir, cassettes[dir])
+		}
+		ledger, err := os.ReadFile(filepath.Join(mod, dir, ".agentvcr-users"))
+		if err != nil || strings.Count(string(ledger), "\npackage ") != 2 {
+			t.Fatalf("the ledger of %s: %v\n%s", dir, err, ledger)
+		}
+	}
+	// From a clone: old times, as a checkout leaves them before the run.
+	past := time.Now().Add(-time.Hour)
+	filepath.Walk(mod, func(path string, _ os.FileInfo, _ error) error { return os.Chtimes(path, past, past) })
+
+	type variant struct {
+		name string
+		env  []string
+		args []string
+	}
+	variants := []variant{
+		{"./...", nil, []string{"./..."}},
+		{"-p 1", nil, []string{"-p", "1", "./..."}},
+		{"-count=3", nil, []string{"-count=3", "./..."}},
+		{"CI=true", []string{"CI=true"}, []string{"./..."}},
+		{"CI=true -p 1", []string{"CI=true"}, []string{"-p", "1", "./..."}},
+	}
+	green, runs := 0, 0
+	for _, v := range variants {
+		for _, cache := range []string{fresh(), "AGENTVCR_CACHE=" + filepath.Join(work, "warm")} {
+			runs++
+			if out, err := gorun(mod, append([]string{cache}, v.env...), append([]string{"test", "-count=1"}, v.args...)...); err != nil {
+				t.Errorf("%s (%s): %v\n%s", v.name, cache, err, out)
+			} else {
+				green++
+			}
+		}
+	}
+	// Each package alone, on a fresh machine, under CI for one of each
+	// directory's two.
+	for i, p := range sharedPackages() {
+		env := []string{fresh()}
+		if i%2 == 1 {
+			env = append(env, "CI=true")
+		}
+		runs++
+		if out, err := gorun(mod, env, "test", "-count=1", "./"+p.pkg); err != nil {
+			t.Errorf("./%s alone %q: %v\n%s", p.pkg, env, err, out)
+		} else {
+			green++
+		}
+	}
+	t.Logf("%d layouts: %d of %d runs green (%d whole-module variants × fresh and warm cache, each package alone)", len(sharedModule), green, runs, len(variants))
+
+	// A leftover in each directory: found by ./... and by each package
+	// alone, naming the packages taken into account, never another's.
+	leftover := func(dir string) string { return filepath.Join(mod, dir, "leftover.cassette") }
+	for dir := range sharedModule {
+		data, _ := os.ReadFile(cassettes[dir][0])
+		os.WriteFile(leftover(dir), []byte(strings.Replace(string(data), "Reply with exactly", "Reply with just", 1)), 0o644)
+		os.Chtimes(leftover(dir), past, past)
+	}
+	out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./...")
+	if err == nil || strings.Count(out, "leftover.cassette") < 3 || !strings.Contains(out, "packages taken into account") {
+		t.Errorf("leftovers in ./...: %v\n%s", err, out)
+	}
+	for _, users := range sharedModule {
+		p := users[1] // the package that uses another's directory
+		out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./"+p.pkg)
+		if err == nil || !strings.Contains(out, "leftover.cassette") {
+			t.Errorf("the leftover, ./%s alone: %v\n%s", p.pkg, err, out)
+		}
+	}
+	for dir, list := range cassettes {
+		for _, c := range list {
+			if strings.Contains(out, filepath.Base(c)) {
+				t.Errorf("%s reported unused:\n%s", filepath.Join(dir, filepath.Base(c)), out)
+			}
+		}
+	}
+
+	// delete, one package alone: the other package of the directory did
+	// not run, so nothing of the directory goes.
+	deleteEnv := []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}
+	out, err = gorun(mod, deleteEnv, "test", "-count=1", "./shared")
+	if _, serr := os.Stat(leftover("testdata/cassettes")); err != nil || serr != nil {
+		t.Errorf("delete in ./shared alone: %v, %v\n%s", err, serr, out)
+	}
+	// delete in every variant of a whole run: only the leftovers go.
+	for _, args := range [][]string{{"./..."}, {"-p", "1", "./..."}} {
+		for dir := range sharedModule {
+			data, _ := os.ReadFile(cassettes[dir][0])
+			os.WriteFile(leftover(dir), []byte(strings.Replace(string(data), "Reply with exactly", "Reply with just", 1)), 0o644)
+			os.Chtimes(leftover(dir), past, past)
+		}
+		out, err = gorun(mod, []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}, append([]string{"test", "-count=1"}, args...)...)
+		if err != nil {
+			t.Errorf("delete %q: %v\n%s", args, err, out)
+		}
+		for dir, list := range cassettes {
+			if _, err := os.Stat(leftover(dir)); err == nil {
+				t.Errorf("delete %q: %s kept\n%s", args, leftover(dir), out)
+			}
+			for _, c := range list {
+				if _, err := os.Stat(c); err != nil {
+					t.Fatalf("delete %q deleted %s, which a package uses\n%s", args, c, out)
+				}
+			}
+		}
+		if out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./..."); err != nil {
+			t.Fatalf("after delete %q: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// Every path and command a failure prints works as printed from the
+// module root, for a package two directories down, whether the failing
+// run was started at the root or in the package, in a git work tree or
+// not: the pending golden, review --accept, the -update command, and the
+// command that records a missing call.
+func TestUserModuleHintsAsPrinted(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and tests a Go module of its own")
+	}
+	root, _ := os.Getwd()
+	work := t.TempDir()
+	bin, agents := filepath.Join(work, "bin"), filepath.Join(work, "real")
+	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=",
+		"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0")
+	for _, b := range [][2]string{{filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"}, {filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"}} {
+		if out, err := gorun(root, nil, "build", "-o", b[0], b[1]); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	shell := func(dir string, env []string, line string) (string, error) {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=",
+			"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0"), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	printed := func(out, pattern string) string {
+		t.Helper()
+		m := regexp.MustCompile(pattern).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no %q in:\n%s", pattern, out)
+		}
+		return m[1]
+	}
+	for _, c := range []struct {
+		git  bool
+		from string
+	}{{false, "."}, {true, "a/b"}} {
+		git, from := c.git, c.from
+		{
+			mod := filepath.Join(work, "hints", map[bool]string{false: "plain", true: "git"}[git], strings.ReplaceAll(from, "/", "-"))
+			files := map[string]string{
+				"go.mod":                       "module example.com/hints\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
+				"go.sum":                       string(sum),
+				"a/b/testdata/cassettes/.keep": "",
+				"a/b/b.go": `package b
+
+import "os/exec"
+
+func Ask(prompt string) ([]byte, error) {
+	return exec.Command("cursor-agent", "--print", "--output-format", "text", prompt).Output()
+}
+`,
+				"a/b/b_test.go": `package b
+
+import (
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+
+func TestAsk(t *testing.T) {
+	agentvcrtest.StandIn(t, "testdata/cassettes")
+	out, err := Ask("Reply with exactly: hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentvcrtest.Golden(t, "ask", out)
+}
+`,
+			}
+			for name, content := range files {
+				os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+				os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644)
+			}
+			if git {
+				if out, err := shell(mod, nil, "git init -q && git add -A && git -c user.name=u -c user.email=u@example.com commit -qm init"); err != nil {
+					t.Fatalf("git: %v\n%s", err, out)
+				}
+			}
+			if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+				t.Fatalf("go mod tidy: %v\n%s", err, out)
+			}
+			pkgDir := filepath.Join(mod, from)
+			target := "./a/b"
+			if from == "a/b" {
+				target = "."
+			}
+			// No cassette yet: the miss names the command that records it.
+			out, err := gorun(pkgDir, []string{path}, "test", "-count=1", target)
+			record := printed(out, `record it: (AGENTVCR_MODE=once \S+ go test -run '\S+' \S+)`)
+			if _, err := shell(mod, []string{withAgent}, record); err == nil {
+				t.Fatalf("the record command passed with no golden yet (from %s)", from)
+			}
+			if cassettes, _ := filepath.Glob(filepath.Join(mod, "a/b/testdata/cassettes/*.cassette")); len(cassettes) != 1 {
+				t.Fatalf("%s, run from the module root, recorded %q (from %s; the miss said:\n%s)", record, cassettes, from, out)
+			}
+			// The golden is new: pending, with the command that accepts it.
+			out, err = gorun(pkgDir, []string{path}, "test", "-count=1", target)
+			pending := printed(out, `the new output is in (\S+)`)
+			accept := printed(out, `to accept it: (agentvcr review --accept \S+)`)
+			if err == nil || pending != "a/b/testdata/golden/ask.golden.new" {
+				t.Fatalf("from %s, git %v: pending %q\n%s", from, git, pending, out)
+			}
+			if got, err := shell(mod, []string{path}, accept); err != nil {
+				t.Fatalf("%s from the module root: %v\n%s", accept, err, got)
+			}
+			if _, err := os.Stat(filepath.Join(mod, "a/b/testdata/golden/ask.golden")); err != nil {
+				t.Fatalf("%s accepted nothing", accept)
+			}
+			// A changed golden: the -update command, run from the root.
+			os.WriteFile(filepath.Join(mod, "a/b/testdata/golden/ask.golden"), []byte("stale\n"), 0o644)
+			out, _ = gorun(pkgDir, []string{path}, "test", "-count=1", target)
+			update := printed(out, `\(or: (go test -run '\S+' \S+ -update)\)`)
+			if got, err := shell(mod, []string{path}, update); err != nil {
+				t.Fatalf("%s from the module root: %v\n%s", update, err, got)
+			}
+			if got, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+				t.Fatalf("after %s: %v\n%s", update, err, got)
+			}
+		}
+	}
+}
