@@ -90,8 +90,10 @@ func WritePending(path string, content []byte) (string, error) {
 func RemovePending(path string) { os.Remove(path + ".new") }
 
 // HowToAccept ends a failure: how to take the new content as the golden,
-// to paste at the module root. pending is the pending file ("" when none
-// was written); run is a go test -run pattern for the test.
+// to paste at the module root. pending is the pending file as the test
+// binary names it (absolute, or relative to the package directory; "" when
+// none was written): shown here, so that it is never shortened twice; run
+// is a go test -run pattern for the test.
 func HowToAccept(pending, run string) string {
 	update := UpdateCommand(run)
 	if pending == "" {

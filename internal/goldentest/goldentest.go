@@ -162,7 +162,7 @@ func accept(res Result, run string) string {
 	if res.Pending == "" {
 		return golden.HowToAccept("", run)
 	}
-	return golden.HowToAccept(relPath(res.Pending), run)
+	return golden.HowToAccept(res.Pending, run) // shortened there, once
 }
 
 func orDefault(s, def string) string {
