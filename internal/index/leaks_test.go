@@ -160,3 +160,60 @@ func FuzzIndexFiles(f *testing.F) {
 		lib.Entries()
 	})
 }
+
+// Whatever is in the place of the committed index — a FIFO nobody writes,
+// a device, a directory, a link — a recording's Update neither hangs nor
+// touches it, and the index is kept in the cache.
+func TestUpdateBesideAnIndexThatIsNotAFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "device", "dir", "link"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Setenv("AGENTVCR_CACHE", t.TempDir())
+			dir := t.TempDir()
+			a := putTape(t, dir, "a.cassette", "", "--print", "a")
+			committed := filepath.Join(dir, index.CommittedName)
+			target := filepath.Join(t.TempDir(), "elsewhere")
+			os.WriteFile(target, []byte("not an index\n"), 0o644)
+			var err error
+			switch kind {
+			case "fifo":
+				err = syscall.Mkfifo(committed, 0o644)
+			case "device":
+				err = os.Symlink("/dev/zero", committed) // a link to a device: the device itself needs root
+				if syscall.Mknod(committed+".dev", syscall.S_IFCHR|0o644, 1<<8|5) == nil {
+					os.Remove(committed)
+					err = os.Rename(committed+".dev", committed)
+				}
+			case "dir":
+				err = os.Mkdir(committed, 0o755)
+			case "link":
+				err = os.Symlink(target, committed)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			before, _ := os.Lstat(committed)
+			for _, start := range []bool{false, true} {
+				vcrtest.NoHang(t, "Update", func() {
+					if err := index.Update(dir, start, nil); err != nil {
+						t.Errorf("Update(start %v): %v", start, err)
+					}
+				})
+			}
+			if after, err := os.Lstat(committed); err != nil || after.Mode() != before.Mode() {
+				t.Errorf("the %s was replaced: %v", kind, err)
+			}
+			if got, _ := os.ReadFile(target); string(got) != "not an index\n" {
+				t.Errorf("written through the link: %q", got)
+			}
+			vcrtest.NoHang(t, "OpenLibrary", func() {
+				lib, err := index.OpenLibrary(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e, ok := lib.Lookup(call("--print", "a")); !ok || e.File != a {
+					t.Errorf("Lookup: %v, %v", e.File, ok)
+				}
+			})
+		})
+	}
+}

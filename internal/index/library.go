@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -421,8 +422,12 @@ func Update(dir string, startCommitted bool, prune func(*Library) bool) error {
 	// writing), the indexes are still kept, as well as they can be
 	// without: an entry lost costs a rescan, never a wrong replay.
 	safefile.Flock(d)
-	_, err = os.Stat(filepath.Join(dir, CommittedName))
-	commit := err == nil || startCommitted
+	// Only a regular file is the committed index: a FIFO, a device, a
+	// directory or a link in its place is left alone (never opened, which
+	// for a FIFO would wait for a writer), and the index is kept in the
+	// cache only.
+	st, err := os.Lstat(filepath.Join(dir, CommittedName))
+	commit := (err == nil && st.Mode().IsRegular()) || (startCommitted && errors.Is(err, fs.ErrNotExist))
 	cache := cacheFile(dir)
 	_, _, _, cached := indexHead(cache)
 	if !commit && !cached && prune == nil {
@@ -514,7 +519,7 @@ func (l *Library) writeCommitted() error {
 // sameContent reports whether the regular file at path holds b, reading no
 // more than len(b)+1 bytes of it.
 func sameContent(path string, b []byte) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false, err
 	}
