@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envFakeAgent) != "" {
 		os.Exit(fakeAgent(os.Args[1:]))
 	}
+	if filepath.Base(os.Args[0]) == "cursor-agent" { // the test binary as the stand-in itself
+		os.Exit(standin.Main())
+	}
 	os.Exit(m.Run())
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
@@ -111,6 +113,83 @@ func AppendLog(path string, c Call) error {
 // (/dev/null.takes), and a symbolic link could point at any file.
 func CheckLog(path string) error {
 	if err := safefile.CheckRegular(path); err != nil {
+		return fmt.Errorf("$%s: %w", EnvRunLog, err)
+	}
+	return nil
+}
+
+// LogSink is what $AGENTVCR_RUN_LOG names.
+type LogSink int
+
+const (
+	// NoLog: nothing, or a place no log can go (a directory, a link to a
+	// file, a FIFO nobody reads).
+	NoLog LogSink = iota
+	// FileLog: a regular file, or none yet: a harness's log, with the
+	// take counters beside it.
+	FileLog
+	// StreamLog: a terminal, a pipe or a FIFO the user pointed the log at
+	// (/dev/stderr, /dev/fd/3, a named pipe): each call writes its line
+	// there, and counts no takes.
+	StreamLog
+)
+
+// SortLog says what the run log at path is; for NoLog, the error says why
+// no log can be written there. A stream is named on purpose by the user,
+// so a link to one (/dev/stderr) is followed; a link to anything else
+// never is.
+func SortLog(path string) (LogSink, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return FileLog, nil
+	}
+	if err != nil {
+		return NoLog, fmt.Errorf("$%s: %w", EnvRunLog, err)
+	}
+	if st.Mode().IsRegular() {
+		return FileLog, nil
+	}
+	if target, err := os.Stat(path); err == nil && isStream(target.Mode()) {
+		return StreamLog, nil
+	}
+	return NoLog, CheckLog(path)
+}
+
+func isStream(m fs.FileMode) bool { return m&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 }
+
+// WriteLog writes c to the run log at path, whatever it is (see SortLog):
+// appended to a file, or written to a stream without waiting for a reader
+// that is not there.
+func WriteLog(path string, c Call) error {
+	sink, err := SortLog(path)
+	switch sink {
+	case FileLog:
+		return AppendLog(path, c)
+	case StreamLog:
+		return writeStream(path, c)
+	}
+	return err
+}
+
+func writeStream(path string, c Call) error {
+	line, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	// O_NONBLOCK: a FIFO with no reader is an error (ENXIO) at once, not a
+	// wait; no O_CREATE: a stream is never made.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return fmt.Errorf("$%s: %s: nobody reads it", EnvRunLog, term.Visible(path))
+		}
+		return fmt.Errorf("$%s: %w", EnvRunLog, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !isStream(st.Mode()) {
+		return fmt.Errorf("$%s: %s: no longer a terminal or pipe", EnvRunLog, term.Visible(path))
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("$%s: %w", EnvRunLog, err)
 	}
 	return nil

@@ -130,7 +130,6 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/term"
 )
 
@@ -228,20 +227,33 @@ func Main() int {
 // exit 2 with one line on stderr naming the stand-in, which the run log
 // keeps too.
 func Run(env Env, args []string) int {
-	c := newCall(env, args)
-	if path := env.Getenv(EnvRunLog); path != "" {
-		// Refused before anything runs: a FIFO would hang the call once
-		// its output is out, /dev/null would take .takes beside it.
-		if err := CheckLog(path); err != nil {
-			fmt.Fprintf(env.Stderr, "%s: %s; point it at a file, or leave it unset\n", c.name, term.OneLine(err.Error()))
-			return exitcode.Failed
+	name := filepath.Base(args[0]) + " (agentvcr stand-in)"
+	runLog, sink := env.Getenv(EnvRunLog), NoLog
+	if runLog != "" {
+		// A diagnostic never breaks the call: a log that cannot be written
+		// is said once, and the call goes on without it. Only a file
+		// keeps take counters beside it (never /dev/null.takes).
+		var err error
+		if sink, err = SortLog(runLog); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: warning: %s; the call goes on without a run log (point it at a file, a terminal or a pipe that is read)\n",
+				name, term.OneLine(err.Error()))
+		}
+		if sink != FileLog {
+			getenv := env.Getenv
+			env.Getenv = func(k string) string {
+				if k == EnvRunLog {
+					return ""
+				}
+				return getenv(k)
+			}
 		}
 	}
+	c := newCall(env, args)
 	code := c.run()
 	c.log.Code = code
-	if path := env.Getenv(EnvRunLog); path != "" {
-		if err := AppendLog(path, c.log); err != nil {
-			fmt.Fprintf(env.Stderr, "%s: cannot write the run log: %v\n", c.name, err)
+	if sink != NoLog {
+		if err := WriteLog(runLog, c.log); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: warning: cannot write the run log: %s; the call goes on\n", c.name, term.OneLine(err.Error()))
 		}
 	}
 	if c.done != nil {
