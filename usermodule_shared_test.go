@@ -120,13 +120,16 @@ func TestCall(t *testing.T) {
 	variants := []variant{
 		{"./...", nil, []string{"./..."}},
 		{"-p 1", nil, []string{"-p", "1", "./..."}},
-		{"-count=3", nil, []string{"-count=3", "./..."}},
+		{"-count=2", nil, []string{"-count=2", "./..."}},
 		{"CI=true", []string{"CI=true"}, []string{"./..."}},
-		{"CI=true -p 1", []string{"CI=true"}, []string{"-p", "1", "./..."}},
 	}
 	green, runs := 0, 0
 	for _, v := range variants {
-		for _, cache := range []string{fresh(), "AGENTVCR_CACHE=" + filepath.Join(work, "warm")} {
+		caches := []string{fresh()}
+		if v.name == "./..." {
+			caches = append(caches, "AGENTVCR_CACHE="+filepath.Join(work, "warm"))
+		}
+		for _, cache := range caches {
 			runs++
 			if out, err := gorun(mod, append([]string{cache}, v.env...), append([]string{"test", "-count=1"}, v.args...)...); err != nil {
 				t.Errorf("%s (%s): %v\n%s", v.name, cache, err, out)
@@ -149,7 +152,7 @@ func TestCall(t *testing.T) {
 			green++
 		}
 	}
-	t.Logf("%d layouts: %d of %d runs green (%d whole-module variants × fresh and warm cache, each package alone)", len(sharedModule), green, runs, len(variants))
+	t.Logf("%d layouts: %d of %d runs green (%d whole-module variants on a fresh cache, ./... on a warm one, each package alone)", len(sharedModule), green, runs, len(variants))
 
 	// A leftover in each directory: found by ./... and by each package
 	// alone, naming the packages taken into account, never another's.
