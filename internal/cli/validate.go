@@ -232,6 +232,17 @@ func validateAgent(in *input, prof agent.Profile, f cassette.Format, skip, recor
 		defer stdin.Close()
 		return iv.ValidateInput(contract.Options{SkipComments: skip}, stdin, br, stderr, *exit)
 	}
+	if in.Cassette && in.Header.Conversation != "" {
+		// The client's side, for the framing's own protocol (control
+		// requests and their answers).
+		stdin, err := in.Open(cassette.Input)
+		if err != nil {
+			return contract.Report{}, err
+		}
+		defer stdin.Close()
+		conv := agent.Conversation{Framing: agent.Framing(in.Header.Conversation)}
+		return validate.RunConversation(prof, conv, contract.Options{SkipComments: skip}, stdin, br, stderr, *exit, f)
+	}
 	return validate.Run(prof, contract.Options{SkipComments: skip}, br, stderr, *exit, f)
 }
 

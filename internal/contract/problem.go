@@ -31,12 +31,16 @@ const (
 	RuleTextNoJSON  Rule = "text-no-json" // text format: no JSON events
 	RuleFailure     Rule = "failure"      // failure: non-zero exit, stderr message, no JSON result
 	RuleExit        Rule = "exit"         // the exit status is known
+	RuleControl     Rule = "control"      // a conversation's control requests are answered, once, by the other side
 )
 
 // Places a Problem can concern besides a stdout line.
 const (
 	WhereStderr = "stderr"
 	WhereExit   = "exit"
+	// WhereStdin is the start of Where for a line of what the client wrote
+	// in a conversation: "stdin:LINE".
+	WhereStdin = "stdin:"
 )
 
 // Problem is one broken promise.

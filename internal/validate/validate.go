@@ -81,9 +81,15 @@ type checker struct {
 	terminal  bool           // the last session ended
 	failed    bool           // ... with a failure
 	lastEvent int
+	// skip, when set, takes the messages outside the session's events (a
+	// conversation's control messages) and reports whether it took one.
+	skip func(n int, ev map[string]json.RawMessage) bool
 }
 
 func (c *checker) event(n int, ev map[string]json.RawMessage) {
+	if c.skip != nil && c.skip(n, ev) {
+		return
+	}
 	e := c.p.Parse(ev)
 	c.events++
 	c.lastEvent = n

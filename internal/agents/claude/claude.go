@@ -71,7 +71,9 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 		switch sub {
 		case "init", "session_start":
 			e.Init, e.Model = true, kit.Str(ev, "model")
-		case "hook_started", "hook_response", "status":
+		case "hook_started", "hook_response", "status", "session_state_changed":
+			// session_state_changed: the CLI tells an SDK host
+			// (sdk_host_only) it is running, before its init event.
 			e.PreInit = true
 		}
 	case "stream_event": // --include-partial-messages: the API's raw events
