@@ -2,7 +2,6 @@ package claude
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -66,7 +65,7 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 // (max_tokens 1) that some builds send before the first turn.
 func helper(method, path string, body []byte) bool {
 	switch {
-	case method != http.MethodPost:
+	case method != "POST":
 		return true
 	case strings.HasSuffix(path, "/count_tokens"), strings.Contains(path, "/api/"), strings.Contains(path, "/code/agent-proxy/"):
 		return true

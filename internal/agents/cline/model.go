@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -141,5 +140,5 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 
 // helper: anything but a POST of a turn.
 func helper(method, path string, body []byte) bool {
-	return method != http.MethodPost || !strings.HasSuffix(path, "/chat/completions") && !strings.HasSuffix(path, "/messages") && !strings.HasSuffix(path, "/responses")
+	return method != "POST" || !strings.HasSuffix(path, "/chat/completions") && !strings.HasSuffix(path, "/messages") && !strings.HasSuffix(path, "/responses")
 }

@@ -3,7 +3,6 @@ package codex
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,7 +98,7 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 // helper: anything but a POST of a turn (websocket attempts, model list
 // refreshes, compaction).
 func helper(method, path string, body []byte) bool {
-	return method != http.MethodPost || !strings.HasSuffix(path, "/responses") && !strings.HasSuffix(path, "/chat/completions")
+	return method != "POST" || !strings.HasSuffix(path, "/responses") && !strings.HasSuffix(path, "/chat/completions")
 }
 
 func hasWord(argv []string, w string) bool {

@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,5 +45,5 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 
 // helper: anything but a POST of a turn (model lists, probes).
 func helper(method, path string, body []byte) bool {
-	return method != http.MethodPost || !strings.HasSuffix(path, "/chat/completions") && !strings.HasSuffix(path, "/messages") && !strings.HasSuffix(path, "/responses")
+	return method != "POST" || !strings.HasSuffix(path, "/chat/completions") && !strings.HasSuffix(path, "/messages") && !strings.HasSuffix(path, "/responses")
 }

@@ -3,7 +3,6 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -63,7 +62,7 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 // loop checks); anything but a POST.
 func helper(method, path string, body []byte) bool {
 	switch {
-	case method != http.MethodPost, strings.HasSuffix(path, ":countTokens"):
+	case method != "POST", strings.HasSuffix(path, ":countTokens"):
 		return true
 	case strings.HasSuffix(path, ":generateContent"):
 		var req struct {

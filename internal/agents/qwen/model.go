@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"encoding/json"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -55,7 +54,7 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 // completions Qwen asks for JSON or a title with (next-speaker checks,
 // session titles), which are not turns of the conversation.
 func helper(method, path string, body []byte) bool {
-	if method != http.MethodPost || !strings.HasSuffix(path, "/chat/completions") {
+	if method != "POST" || !strings.HasSuffix(path, "/chat/completions") {
 		return true
 	}
 	req := kit.JSONPeek(body)
