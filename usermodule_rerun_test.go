@@ -50,6 +50,9 @@ func TestList(t *testing.T) {
 	agentvcrtest.StandIn(t, "testdata/cassettes")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# hello\n"), 0o644)
+	if extra := os.Getenv("EXTRA_FILE"); extra != "" {
+		os.WriteFile(filepath.Join(dir, extra), nil, 0o644)
+	}
 	cmd := exec.Command("claude", "-p", "list the files", "--output-format", "stream-json")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
@@ -109,5 +112,13 @@ func TestList(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(pending[0]); !strings.Contains(string(b), `"version":"2"`) {
 		t.Errorf("pending golden does not show the new build:\n%s", b)
+	}
+
+	// 4. A changed tool result (the workspace holds another file): a miss,
+	// named, and the call fails at once.
+	out, err = gorun(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + realAgent, "EXTRA_FILE=NOTES.md"}, "test", "-count=1", ".")
+	if err == nil || !strings.Contains(out, "rerun: model request 2 (POST /v1/messages model#1, request 2 of its lane) matches no recording") ||
+		!strings.Contains(out, `now "NOTES.md\nREADME.md\n"`) {
+		t.Fatalf("rerun, changed tool result: %v\n%s", err, out)
 	}
 }

@@ -68,6 +68,15 @@ func TestDecide(t *testing.T) {
 		{situation{mode: rec, take: 1, own: true, first: true, fresh: true, diverged: true}, rerecord},
 		{situation{mode: replay, take: 1, own: true, first: true, diverged: true}, miss},
 		{situation{mode: once, ci: true, take: 1, own: true, first: true, diverged: true}, miss},
+		// Rerun: the recording the call would replay answers the live
+		// agent's model, under CI too (no network, nothing saved).
+		{situation{mode: ModeRerun, take: 1, first: true, own: true}, rerun},
+		{situation{mode: ModeRerun, ci: true, take: 1, first: true, own: true}, rerun},
+		{situation{mode: ModeRerun, take: 2, own: true}, rerun},
+		{situation{mode: ModeRerun, take: 3, first: true, legacy: true}, rerun},
+		{situation{mode: ModeRerun, take: 2, first: true}, tooMany},
+		{situation{mode: ModeRerun, take: 1}, miss},
+		{situation{mode: ModeRerun, unlooked: true}, look},
 	} {
 		if got := tc.s.decide(); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.s, got, tc.want)
@@ -82,7 +91,7 @@ func TestDecide(t *testing.T) {
 func TestDecideEveryCombination(t *testing.T) {
 	bools := []bool{false, true}
 	n := 0
-	for _, mode := range []Mode{ModeReplay, ModeOnce, ModeRecord} {
+	for _, mode := range []Mode{ModeReplay, ModeOnce, ModeRecord, ModeRerun} {
 		for _, ci := range bools {
 			for _, take := range []int{1, 2, 3} {
 				for _, first := range bools {
@@ -157,6 +166,10 @@ func allowed(s situation, a action) error {
 	case tooMany:
 		if live || !s.first || s.own || s.legacy || s.take < 2 {
 			return fmt.Errorf("too many calls without an earlier take")
+		}
+	case rerun:
+		if s.mode != ModeRerun || !s.own && !(s.first && (s.legacy || s.take == 1)) {
+			return fmt.Errorf("reruns without the recording a replay would give, in mode %s", s.mode)
 		}
 	default:
 		return fmt.Errorf("no action")
