@@ -99,8 +99,28 @@ type anthropicRequest struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
-		Name string `json:"name"`
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
+}
+
+// anthropicScript is the script of a Messages request's last user
+// message that asks for one, and whether a tool result follows it.
+func anthropicScript(req anthropicRequest) (sc script, ok, hasResult bool, tools []toolDecl) {
+	for i := len(req.Messages) - 1; i >= 0 && !ok; i-- {
+		m := req.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		if strings.Contains(string(m.Content), `"tool_result"`) {
+			hasResult = true
+		}
+		sc, ok = parseScript(textOf(m.Content))
+	}
+	for _, t := range req.Tools {
+		tools = append(tools, toolDecl{t.Name, t.InputSchema})
+	}
+	return sc, ok, hasResult, tools
 }
 
 // anthropic answers a Messages request: a Bash tool call while no tool result
@@ -123,7 +143,13 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	msgID := fmt.Sprintf("msg_01FakeModel%012d", n)
 	var blocks []map[string]any
 	stop := "end_turn"
-	if offersBash && !hasResult {
+	if sc, scripted, after, tools := anthropicScript(req); scripted { // a scripted prompt, not the listing
+		blocks = []map[string]any{{"type": "text", "text": sc.reply()}}
+		if name, args, ok := sc.call(tools); ok && !after {
+			blocks = []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_01FakeTool%012d", n), "name": name, "input": args}}
+			stop = "tool_use"
+		}
+	} else if offersBash && !hasResult {
 		blocks = []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_01FakeTool%012d", n), "name": "Bash",
 			"input": map[string]any{"command": "ls", "description": "List the files"}}}
 		stop = "tool_use"

@@ -54,6 +54,30 @@ func TestAnthropicScript(t *testing.T) {
 	}
 }
 
+// A scripted prompt to Claude's Messages API: its Read tool with the
+// path, by the tool's schema, the reminders before the prompt ignored;
+// then "Done." once the result is back.
+func TestAnthropicScriptedPrompt(t *testing.T) {
+	srv := httptest.NewServer(&fakemodel.Server{})
+	defer srv.Close()
+	tools := `"tools":[{"name":"Bash","input_schema":{"properties":{"command":{"type":"string"}},"required":["command"]}},` +
+		`{"name":"Read","input_schema":{"properties":{"file_path":{"type":"string"},"limit":{"type":"integer"}},"required":["file_path"]}}]`
+	prompt := `{"role":"user","content":[{"type":"text","text":"<system-reminder>\nAttribution.\n</system-reminder>"},{"type":"text","text":"Read the file /w/notes.txt and tell me what it says."}]}`
+	first := post(t, srv.URL, `{"model":"m","stream":false,`+tools+`,"messages":[`+prompt+`]}`)
+	if !strings.Contains(first, `"name":"Read"`) || !strings.Contains(first, `"input":{"file_path":"/w/notes.txt"}`) {
+		t.Errorf("first answer: %s", first)
+	}
+	second := post(t, srv.URL, `{"model":"m","stream":false,`+tools+`,"messages":[`+prompt+`,{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},`+
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PINEAPPLE"}]}]}`)
+	if !strings.Contains(second, `"text":"Done."`) {
+		t.Errorf("second answer: %s", second)
+	}
+	hello := post(t, srv.URL, `{"model":"m","stream":false,`+tools+`,"messages":[{"role":"user","content":"Reply with exactly: hello"}]}`)
+	if !strings.Contains(hello, `"text":"hello"`) || strings.Contains(hello, "tool_use") {
+		t.Errorf("hello answer: %s", hello)
+	}
+}
+
 // The chat completions script: a listing tool the request offers, then the
 // answer once a tool message is in the conversation.
 func TestOpenAIChatScript(t *testing.T) {
