@@ -32,16 +32,16 @@ func loadModelSide(in *input, p agent.Profile) (*drift.ModelSide, error) {
 	}
 	defer f.Close()
 	rd.Model = true
+	side := &drift.ModelSide{Norm: normalize.ForHeader(in.Header)}
 	var helper func(method, path string, body []byte) bool
 	if p != nil {
 		if dir, err := os.MkdirTemp("", "agentvcr-route-*"); err == nil {
 			if r, err := agent.ModelRouteOf(p, in.Header.Argv, nil, "http://127.0.0.1:1", dir); err == nil {
-				helper = r.Helper
+				helper, side.Injected = r.Helper, r.Injected
 			}
 			os.RemoveAll(dir)
 		}
 	}
-	side := &drift.ModelSide{Norm: normalize.ForHeader(in.Header)}
 	var prev, body []byte
 	var cur *cassette.Exchange
 	var total int64

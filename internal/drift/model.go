@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +31,10 @@ type ModelSide struct {
 	// Norm scrubs what differs between two runs of one call (the working
 	// directory, home, dates) from the system prompt before it is compared.
 	Norm normalize.Options
+	// Injected match the blocks the agent writes itself (reminders,
+	// environment context, per-run headers; agent.ModelRoute): left out of
+	// the system prompt's lines.
+	Injected []*regexp.Regexp
 }
 
 // ModelDrift is what a newer build sends its model differently: the
@@ -79,7 +84,11 @@ func CompareModel(a, b ModelSide) ModelDrift {
 			req := ReadModelRequest(r.Path, r.Body)
 			if first {
 				first = false
-				text := normalize.String(req.System, s.Norm)
+				text := req.System
+				for _, re := range s.Injected {
+					text = re.ReplaceAllString(text, "")
+				}
+				text = normalize.String(text, s.Norm)
 				d.SystemChars[i] = len(req.System)
 				system[i] = promptLines(text)
 			}

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,6 +78,13 @@ func TestCompareModel(t *testing.T) {
 		if !strings.Contains(b.String(), line+"\n") {
 			t.Errorf("report lacks %q:\n%s", line, b.String())
 		}
+	}
+	// A block the agent injects itself, different every run, is no change.
+	billing := []*regexp.Regexp{regexp.MustCompile(`x-billing: \S+`)}
+	one := ModelSide{Injected: billing, Requests: []ModelRequest{{Method: "POST", Path: "/v1/messages", Body: []byte(`{"system":"x-billing: 1a\nYou are Claude."}`)}}}
+	two := ModelSide{Injected: billing, Requests: []ModelRequest{{Method: "POST", Path: "/v1/messages", Body: []byte(`{"system":"x-billing: 2b\nYou are Claude."}`)}}}
+	if d := CompareModel(one, two); d.Changed() {
+		t.Errorf("an injected block counted as a change: %+v", d)
 	}
 	if same := CompareModel(older, older); same.Changed() {
 		t.Errorf("a recording compared with itself changed: %+v", same)

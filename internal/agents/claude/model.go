@@ -51,12 +51,14 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 // the <system-reminder> blocks of the first user message (attribution,
 // CLAUDE.md, the date, the skills), the token budget left, and the
 // environment it sends as a system message (working directory, platform,
-// OS version).
+// OS version), and the billing header atop the system prompt, whose
+// cc_version suffix changes every run.
 var injected = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`),
 		regexp.MustCompile(`<total_tokens>[^<]*</total_tokens>`),
 		regexp.MustCompile(`(?s)\A\s*# Environment\nYou have been invoked in the following environment:.*`),
+		regexp.MustCompile(`x-anthropic-billing-header: [^\n]*`),
 	}
 })
 

@@ -55,6 +55,7 @@ func TestModelInjectedAndHelpers(t *testing.T) {
 	for _, block := range []string{
 		"<system-reminder>\nAttribution for git commits ...\n</system-reminder>",
 		"<total_tokens>14999863 tokens left</total_tokens>",
+		"x-anthropic-billing-header: cc_version=2.1.300.218; cc_entrypoint=sdk-cli;",
 		"# Environment\nYou have been invoked in the following environment: \n - Primary working directory: /w\n",
 	} {
 		if !matchesAll(r, block) {

@@ -50,11 +50,16 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 	}
 })
 
-// helper: anything but a POST of a chat completion, and the non-streamed
+// helper: anything but a POST of a chat completion, the non-streamed
 // completions Qwen asks for JSON or a title with (next-speaker checks,
-// session titles), which are not turns of the conversation.
+// session titles), and the managed-memory subagent newer builds run after
+// a turn (its own system prompt): none is a turn of the conversation.
 func helper(method, path string, body []byte) bool {
 	if method != "POST" || !strings.HasSuffix(path, "/chat/completions") {
+		return true
+	}
+	head := body[:min(len(body), 4096)]
+	if strings.Contains(string(head), "managed memory extraction subagent") {
 		return true
 	}
 	req := kit.JSONPeek(body)

@@ -55,6 +55,7 @@ func TestModelInjectedAndHelpers(t *testing.T) {
 		{`{"stream":true,"messages":[],"tools":[{"type":"function"}]}`, false},
 		{`{"stream":false,"messages":[],"response_format":{"type":"json_object"}}`, true},
 		{`{"messages":[]}`, true},
+		{`{"stream":true,"messages":[{"role":"system","content":"You are now acting as the managed memory extraction subagent for an AI coding assistant."}],"tools":[{"type":"function"}]}`, true},
 	} {
 		if got := r.Helper("POST", "/chat/completions", []byte(c.body)); got != c.want {
 			t.Errorf("Helper(%s) = %v", c.body, got)
