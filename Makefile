@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients acpclients
+.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients acpclients upgrades
 
 all: build
 
@@ -57,10 +57,16 @@ realagents:
 sdkclients:
 	@scripts/sdkclients.sh
 
+# An agent upgrade tested offline: older and newer npm builds of Claude Code, Codex,
+# Gemini CLI, Qwen Code and OpenCode; recorded with the older (its model's exchanges
+# included), rerun with both builds against the recorded answers, the fake model down.
+upgrades:
+	@scripts/upgrades.sh
+
 # The ACP agents and codex app-server from npm, driven by a Go ACP client through the
 # stand-in: recorded against the fake model, replayed offline in a fresh directory.
 acpclients:
 	@scripts/acpclients.sh
 
 clean:
-	rm -rf $(BIN) .demo .realagents .sdkclients .acpclients
+	rm -rf $(BIN) .demo .realagents .sdkclients .acpclients .upgrades
