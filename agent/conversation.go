@@ -79,3 +79,13 @@ func FlagValue(args []string, flags []string) (value string, i int, ok bool) {
 	}
 	return "", -1, false
 }
+
+// Bundling is implemented by profiles of agents whose SDK installs the
+// agent's own executable beside itself (npm's per-platform packages), so
+// that a project with only the SDK installed has the agent too.
+type Bundling interface {
+	// Bundled lists where the executable for goos and goarch may be,
+	// relative to a node_modules directory, slash-separated, first the
+	// likeliest.
+	Bundled(goos, goarch string) []string
+}

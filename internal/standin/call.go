@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/apply"
@@ -725,6 +727,9 @@ func (c *call) realAgent() (string, error) {
 			return path, nil
 		}
 	}
+	if path, ok := c.bundledAgent(real, wd); ok {
+		return path, nil
+	}
 	msg := fmt.Sprintf("$%s=%s: no %s in PATH", EnvRealAgent, real, real)
 	if len(skipped) > 0 {
 		msg += fmt.Sprintf(" but the stand-in itself (in %s)", strings.Join(skipped, ", "))
@@ -734,6 +739,38 @@ func (c *call) realAgent() (string, error) {
 		return "", fmt.Errorf("%s; %s is found only through the relative PATH entry %q, which is not searched: set %s=%s", msg, relative[0], filepath.Dir(relative[0]), EnvRealAgent, abs)
 	}
 	return "", errors.New(msg + "; install the agent or give its path")
+}
+
+// bundledAgent finds the agent named name where its SDK installed it
+// (see agent.Bundling): in a node_modules directory in or above the
+// directory the call runs in, or the cassette directory (the project's).
+func (c *call) bundledAgent(name, wd string) (string, bool) {
+	p, ok := agent.ForBinary(name)
+	if !ok {
+		return "", false
+	}
+	b, ok := p.(agent.Bundling)
+	if !ok {
+		return "", false
+	}
+	rels := b.Bundled(runtime.GOOS, runtime.GOARCH)
+	for _, start := range []string{wd, c.env.Getenv(EnvCassettes)} {
+		if start == "" || !filepath.IsAbs(start) {
+			continue
+		}
+		for dir := start; ; dir = filepath.Dir(dir) {
+			for _, rel := range rels {
+				path := filepath.Join(dir, "node_modules", filepath.FromSlash(rel))
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 && !IsStandin(path) {
+					return path, true
+				}
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return "", false
 }
 
 // realAgentName is what to set $AGENTVCR_REAL_AGENT to in a hint: the

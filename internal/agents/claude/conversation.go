@@ -20,3 +20,25 @@ func (Profile) PerRunFlags() []string { return []string{"--session-id", "--resum
 
 // WorkDirFlags: Claude Code works in its process's directory.
 func (Profile) WorkDirFlags() []string { return nil }
+
+// Bundled: the Claude Agent SDK for Node (0.3) installs Claude Code as
+// one optional package per platform, @anthropic-ai/claude-agent-sdk-OS-ARCH
+// (linux also -musl), holding the claude executable; there is no
+// node_modules/.bin/claude.
+func (Profile) Bundled(goos, goarch string) []string {
+	osName := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[goos]
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[goarch]
+	if osName == "" || arch == "" {
+		return nil
+	}
+	exe := "claude"
+	if goos == "windows" {
+		exe = "claude.exe"
+	}
+	pkg := "@anthropic-ai/claude-agent-sdk-" + osName + "-" + arch
+	paths := []string{pkg + "/" + exe}
+	if goos == "linux" {
+		paths = append(paths, pkg+"-musl/"+exe)
+	}
+	return paths
+}
