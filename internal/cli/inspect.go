@@ -113,6 +113,9 @@ func inspectCassette(in *input, s *summary) (*cassette.Reader, error) {
 	}
 	defer f.Close()
 	rd.Effects = true
+	if rd.Header().Conversation != "" {
+		s.conv, rd.Inputs = &conversationLog{}, true
+	}
 	if s.profile == nil {
 		if p, ok := agent.ForArgv(rd.Header().Argv); ok {
 			s.setProfile(p)
@@ -170,11 +173,12 @@ type summary struct {
 	byID          map[string]*toolCall
 	effects       []*effectSummary
 	profile       agent.Profile
-	agentSum      *agentSummary // for agents other than Cursor, whose events peekEvent reads
-	head          []byte        // the start of stdout, until the agent is known
-	errLine       []byte        // prefix of the stderr line being read
-	raw           bool          // raw output: stdout only, no clock
-	text          bool          // text output (--format text): no events read
+	agentSum      *agentSummary    // for agents other than Cursor, whose events peekEvent reads
+	head          []byte           // the start of stdout, until the agent is known
+	errLine       []byte           // prefix of the stderr line being read
+	raw           bool             // raw output: stdout only, no clock
+	text          bool             // text output (--format text): no events read
+	conv          *conversationLog // a conversation's messages, both sides
 }
 
 // maxAgentDoc bounds what inspect reads whole of another agent's events: a
@@ -479,6 +483,12 @@ func (s *summary) add(c cassette.Chunk) {
 		s.addStderr(c.Data)
 		return
 	}
+	if c.Stream == cassette.Input || c.Stream == cassette.InputClosed {
+		if s.conv != nil && c.Stream == cassette.Input {
+			s.conv.callerChunk(c.Data, c.Offset)
+		}
+		return
+	}
 	if c.Stream != cassette.Stdout {
 		return
 	}
@@ -543,6 +553,9 @@ func (s *summary) flushLine() {
 	}
 	s.lineOpen = false
 	s.lines++
+	if s.conv != nil {
+		s.conv.message(false, s.line, s.lineStart)
+	}
 	if s.profile == nil && s.lines <= 3 && !s.text {
 		if p, ok := agent.Sniff(s.line); ok {
 			s.setProfile(p)
@@ -652,6 +665,9 @@ func (s *summary) print(w io.Writer, in *input, rd *cassette.Reader) {
 		fmt.Fprintf(tw, "format\ttext (--format text: no events read)\n")
 	}
 	printEffects(tw, s.effects)
+	if s.conv != nil {
+		s.conv.print(tw)
+	}
 	if s.agentSum != nil {
 		s.agentSum.print(tw)
 	}
