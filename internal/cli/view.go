@@ -44,7 +44,7 @@ equal events folded, and the differences in exit status, shape and files.`,
 func runView(env *Env, args []string) int {
 	const name = "agentvcr view"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	outPath := fs.String("o", "", "write the page to PAGE.html, or to standard output for -; default: CASSETTE.html beside the cassette (A.vs.B.html beside A for two)")
+	outPath := fs.String("o", "", "write the page to PAGE.html, or to standard output for -; default: NAME.html in the current directory for NAME.cassette (A.vs.B.html for two), never in the cassette directory")
 	from := fs.Int("from", 1, "the first row of the timeline the page shows: a page holds 10 000 rows (or 48 MiB), and one that stops says which --from writes the next")
 	before := fs.String("before", "", "the agent's working directory as it was before the run (a fixture, a checkout): modified files found there as they were are shown as diffs; default: the recorded cwd, if it still exists")
 	pos, err := parseFlags(fs, args)
@@ -67,9 +67,12 @@ func runView(env *Env, args []string) int {
 	}
 	target := *outPath
 	if target == "" {
-		target = strings.TrimSuffix(pos[0], cassette.Ext) + ".html"
+		// In the current directory, not beside the cassette: a page in
+		// testdata/cassettes shows up as an untracked file in the
+		// repository's cassettes.
+		target = strings.TrimSuffix(filepath.Base(pos[0]), cassette.Ext) + ".html"
 		if len(pos) == 2 {
-			target = strings.TrimSuffix(pos[0], cassette.Ext) + ".vs." + strings.TrimSuffix(filepath.Base(pos[1]), cassette.Ext) + ".html"
+			target = strings.TrimSuffix(filepath.Base(pos[0]), cassette.Ext) + ".vs." + strings.TrimSuffix(filepath.Base(pos[1]), cassette.Ext) + ".html"
 		}
 	}
 	write := func(w io.Writer) error {
@@ -110,6 +113,9 @@ func runView(env *Env, args []string) int {
 	}
 	if err := f.Commit(); err != nil {
 		return fail(env, name, err)
+	}
+	if abs, err := filepath.Abs(target); err == nil {
+		target = abs // where the page is, wherever the command ran
 	}
 	fmt.Fprintf(env.Stderr, "%s: wrote %s\n", name, target)
 	return exitcode.OK

@@ -12,8 +12,10 @@ const viewB = "../../testdata/cassettes/stream-json-read-readme-md-then-write-a-
 
 func TestViewWritesThePage(t *testing.T) {
 	dir := t.TempDir()
-	a := filepath.Join(dir, "a.cassette")
-	b := filepath.Join(dir, "b.cassette")
+	tapes := filepath.Join(t.TempDir(), "testdata", "cassettes")
+	os.MkdirAll(tapes, 0o755)
+	a := filepath.Join(tapes, "a.cassette")
+	b := filepath.Join(tapes, "b.cassette")
 	for src, dst := range map[string]string{viewA: a, viewB: b} {
 		data, err := os.ReadFile(src)
 		if err != nil {
@@ -21,8 +23,13 @@ func TestViewWritesThePage(t *testing.T) {
 		}
 		os.WriteFile(dst, data, 0o644)
 	}
-	// Beside the cassette by default, said on stderr.
+	// In the current directory by default, never among the cassettes,
+	// said on stderr.
+	t.Chdir(dir)
 	r := run(t, nil, "view", a)
+	if ents, _ := os.ReadDir(tapes); len(ents) != 2 {
+		t.Errorf("the cassette directory holds %v", ents)
+	}
 	page, err := os.ReadFile(filepath.Join(dir, "a.html"))
 	if r.code != 0 || err != nil || r.stdout != "" || r.stderr != "agentvcr view: wrote "+filepath.Join(dir, "a.html")+"\n" {
 		t.Fatalf("view A: %+v, %v", r, err)
