@@ -75,13 +75,16 @@ func CompareModel(a, b ModelSide) ModelDrift {
 		helpers[i] = map[string]int{}
 		first := true
 		for _, r := range s.Requests {
+			req := ReadModelRequest(r.Path, r.Body)
+			if req.Model != "" { // helpers too: a router's model is the build's choice as well
+				models[i] = union(models[i], []string{req.Model})
+			}
 			if r.Helper {
 				d.Helpers[i]++
 				helpers[i][r.Method+" "+endpointOf(r.Path)]++
 				continue
 			}
 			d.Turns[i]++
-			req := ReadModelRequest(r.Path, r.Body)
 			if first {
 				first = false
 				text := req.System
@@ -93,9 +96,6 @@ func CompareModel(a, b ModelSide) ModelDrift {
 				system[i] = promptLines(text)
 			}
 			tools[i] = union(tools[i], req.Tools)
-			if req.Model != "" {
-				models[i] = union(models[i], []string{req.Model})
-			}
 		}
 		d.Tools[i] = len(tools[i])
 	}

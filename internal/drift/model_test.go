@@ -96,6 +96,12 @@ func TestCompareModelGeminiModelInPath(t *testing.T) {
 		return ModelSide{Requests: []ModelRequest{{Method: "POST", Path: "/v1beta/models/" + model + ":streamGenerateContent", Body: []byte(`{"contents":[]}`)}}}
 	}
 	d := CompareModel(side("gemini-2.5-pro"), side("gemini-2.5-flash"))
+	router := func(model string) ModelSide {
+		return ModelSide{Requests: []ModelRequest{{Method: "POST", Path: "/v1beta/models/" + model + ":generateContent", Helper: true, Body: []byte(`{}`)}}}
+	}
+	if r := CompareModel(router("gemini-3.1-flash-lite"), router("gemini-3.5-flash-lite")); len(r.ModelsAdded) != 1 || !r.Changed() {
+		t.Errorf("a helper's new model is not reported: %+v", r)
+	}
 	if !reflect.DeepEqual(d.ModelsRemoved, []string{"gemini-2.5-pro"}) || !reflect.DeepEqual(d.ModelsAdded, []string{"gemini-2.5-flash"}) {
 		t.Errorf("models: -%v +%v", d.ModelsRemoved, d.ModelsAdded)
 	}
