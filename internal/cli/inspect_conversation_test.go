@@ -108,3 +108,29 @@ func TestInspectShowsTheCallersSide(t *testing.T) {
 		t.Errorf("validate: %+v", v)
 	}
 }
+
+// view of an SDK conversation shows the caller's messages as rows of
+// their own, interleaved with the agent's where they happened.
+func TestViewShowsTheCallersSide(t *testing.T) {
+	tape := sdkCassette(t, "claude-allow")
+	r := run(t, nil, "view", "-o", "-", tape)
+	if r.code != 0 {
+		t.Fatalf("view: %+v", r)
+	}
+	page := r.stdout
+	at := func(s string) int {
+		t.Helper()
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("the page lacks %q", s)
+		}
+		return i
+	}
+	initialize := at(`class="ev caller"`)
+	prompt := at("List the files here")
+	asked := at("can_use_tool")
+	allowed := at("caller: control_response/success")
+	if !(initialize < prompt && prompt < asked && asked < allowed) || !strings.Contains(page[allowed:], "allow (answers ") {
+		t.Errorf("the caller's rows are not where they happened: %d %d %d %d", initialize, prompt, asked, allowed)
+	}
+}

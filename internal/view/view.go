@@ -48,6 +48,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
+	"github.com/agentvcr/agentvcr/internal/convmsg"
 )
 
 //go:embed assets/page.css
@@ -133,6 +134,7 @@ func Write(w io.Writer, rd *cassette.Reader, opts Options) (Result, error) {
 		opts.Name = "cassette"
 	}
 	rd.Effects = true
+	rd.Inputs = rd.Header().Conversation != "" // the caller's side, as rows of its own
 	p := newPage(newOut(w), rd.Header(), opts)
 	p.head(opts.Name, "")
 	p.invocation(rd.Header(), opts.Name)
@@ -156,6 +158,8 @@ func Write(w io.Writer, rd *cassette.Reader, opts Options) (Result, error) {
 			p.stderr(c)
 		case cassette.Files:
 			p.effect(c)
+		case cassette.Input:
+			p.input(c)
 		}
 		if p.o.err != nil {
 			return p.res, p.o.err
@@ -228,6 +232,11 @@ type page struct {
 	docOff    bool // the document passed maxDoc: read as text
 
 	stdoutANSI, stderrANSI ansi
+
+	in      []byte // the caller's message being read (a prefix)
+	inStart time.Duration
+	inLine  int
+	callerN int
 
 	open      map[string]openCall
 	untracked int
@@ -589,6 +598,46 @@ func (p *page) stderr(c cassette.Chunk) {
 		p.grp.tw.start(p.o, "txt mono", visibleText)
 	}
 	p.grp.tw.write(p.o, p.stderrANSI.strip(c.Data))
+}
+
+// input reads what the caller wrote in a conversation into messages,
+// each a row of the caller's, where it came among the agent's.
+func (p *page) input(c cassette.Chunk) {
+	data := c.Data
+	for len(data) > 0 {
+		if len(p.in) == 0 {
+			p.inStart, p.inLine = c.Offset, c.Line
+		}
+		i := bytes.IndexByte(data, '\n')
+		part := data
+		if i >= 0 {
+			part = data[:i]
+		}
+		if room := MaxEvent - len(p.in); room > 0 {
+			p.in = append(p.in, part[:min(room, len(part))]...)
+		}
+		if i < 0 {
+			return
+		}
+		if len(bytes.TrimSpace(p.in)) > 0 {
+			p.callerMessage(p.in)
+		}
+		p.in = p.in[:0]
+		data = data[i+1:]
+	}
+}
+
+func (p *page) callerMessage(msg []byte) {
+	p.callerN++
+	kind, about := convmsg.Describe(msg)
+	p.startRow("caller", "caller: "+kind, p.inStart, p.inLine, fmt.Sprintf("cassette line %d", p.inLine))
+	p.o.raw(`</div><div class="body">`)
+	if about != "" {
+		p.o.raw(`<div class="txt">`)
+		p.o.text(about)
+		p.o.raw(`</div>`)
+	}
+	p.grp.raw = append(p.grp.raw[:0], msg...)
 }
 
 // event shows one event.
