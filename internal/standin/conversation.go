@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/apply"
 	"github.com/agentvcr/agentvcr/internal/conversation"
+	"github.com/agentvcr/agentvcr/internal/convmsg"
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/redact"
 	"github.com/agentvcr/agentvcr/internal/relocate"
@@ -313,7 +316,12 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 		}
 		// The agent's name first: another agent's session with the same
 		// flags and messages must not take its place.
+		// Then what the call was, as a one-shot name says it: the first
+		// words of the caller's first prompt, when it sent one.
 		base := strings.TrimSuffix(filepath.Base(path), cassette.Ext)
+		if words := firstPromptSlug(tmp); words != "" {
+			base = words + "-" + inv.Key()
+		}
 		return filepath.Join(filepath.Dir(path), cv.profile.Name()+"-"+base+"-"+sum+cassette.Ext), nil
 	}}
 	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
@@ -362,3 +370,62 @@ func closeAll(files []*os.File) {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// firstPromptSlug is the first words of the first user message the caller
+// wrote in the conversation recorded at path, for its file name: lower
+// case, letters and digits, "-" between words; "" when there is none.
+func firstPromptSlug(path string) string {
+	rd, f, err := cassette.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	rd.Inputs = true
+	var line []byte
+	for {
+		c, err := rd.Next()
+		if err != nil {
+			return ""
+		}
+		if c.Stream != cassette.Input {
+			continue
+		}
+		for data := c.Data; len(data) > 0; {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				if len(line) < 1<<20 {
+					line = append(line, data...)
+				}
+				break
+			}
+			line = append(line, data[:i]...)
+			data = data[i+1:]
+			if kind, about := convmsg.Describe(line); kind == "user" {
+				if slug := wordsSlug(about, 6, 40); slug != "" {
+					return slug
+				}
+			}
+			line = line[:0]
+		}
+	}
+}
+
+// wordsSlug keeps the first n words of s, ASCII letters and digits, at
+// most max bytes.
+func wordsSlug(s string, n, max int) string {
+	var b strings.Builder
+	words := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r >= utf8.RuneSelf || !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		if words == n || b.Len()+len(w)+1 > max {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(w)
+		words++
+	}
+	return b.String()
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -278,8 +279,18 @@ func TestConversationClaudeSDK(t *testing.T) {
 	if code := rec.end(); code != 0 {
 		t.Fatalf("record: exit %d, stderr %s", code, rec.stderr)
 	}
-	if c := rec.calls()[0]; c.Outcome != standin.Recorded || filepath.Dir(c.Cassette) != dir {
+	c := rec.calls()[0]
+	if c.Outcome != standin.Recorded || filepath.Dir(c.Cassette) != dir {
 		t.Fatalf("recorded %+v", c)
+	}
+	// Named for what the call was: the agent and the first prompt's words.
+	if name := filepath.Base(c.Cassette); !regexp.MustCompile(`^claude-hello-with-a-tool-[0-9a-f]{16}-[0-9a-f]+\.cassette$`).MatchString(name) {
+		t.Errorf("cassette name %s", name)
+	}
+	// A cassette named as before (the flags' words) is found as well.
+	old := filepath.Join(dir, "claude-stream-json-stream-json-0123456789abcdef-01234567.cassette")
+	if err := os.Rename(c.Cassette, old); err != nil {
+		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(cwd, "answer.txt"))
 
