@@ -100,9 +100,10 @@ fresh() {
 		mkdir -p "$base/home/.gemini"
 		printf '%s\n' '{"security":{"auth":{"selectedType":"gemini-api-key"}},"selectedAuthType":"gemini-api-key","telemetry":{"enabled":false},"general":{"disableAutoUpdate":true}}' >"$base/home/.gemini/settings.json"
 		;;
-	codex) # the built-in provider, its base URL the fake model's
+	codex) # the built-in provider, its base URL the fake model's; a model
+		# Codex knows (with the built-in default it offers no tools)
 		mkdir -p "$base/home/.codex"
-		printf 'openai_base_url = "%s/v1"\n' "$url" >"$base/home/.codex/config.toml"
+		printf 'model = "gpt-5-codex"\nopenai_base_url = "%s/v1"\n' "$url" >"$base/home/.codex/config.toml"
 		;;
 	opencode) # a custom OpenAI-compatible provider, the fake model its base URL
 		mkdir -p "$base/home/.config/opencode"
@@ -287,13 +288,14 @@ func TestMain(m *testing.M) { agentvcrtest.Main(m) }
 
 func TestHello(t *testing.T) {
 	agentvcrtest.StandIn(t, "testdata/cassettes")
+	dir := agentvcrtest.Workspace(t, "")
 	cmd := exec.Command("claude", "-p", "Reply with exactly: hello", "--output-format", "stream-json", "--verbose")
-	cmd.Dir = agentvcrtest.Workspace(t, "")
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentvcrtest.Golden(t, "hello", out)
+	agentvcrtest.Golden(t, "hello", out, agentvcrtest.Cwd(dir))
 }
 GO
 	(cd "$mod" && go mod tidy >"$mod/tidy.log" 2>&1) || true
