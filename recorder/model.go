@@ -23,8 +23,8 @@ type Model struct {
 	Argv, Env []string
 	// Attach is called once the cassette is open, with the sink the proxy
 	// stores exchanges through; the detach function it returns is called
-	// when the agent has ended, and returns once the exchanges in flight
-	// are stored.
+	// when the agent and its output have ended: exchanges after it are not
+	// stored.
 	Attach func(ModelSink) (detach func())
 }
 

@@ -62,7 +62,6 @@ type Proxy struct {
 	sink     recorder.ModelSink
 	attached chan struct{}
 	once     sync.Once
-	inflight sync.WaitGroup
 	match    *matcher
 	counts   [tiers]int
 }
@@ -124,8 +123,9 @@ func (p *Proxy) SetRoute(r agent.ModelRoute) {
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
 // Attach gives the proxy the sink that stores exchanges (recorder.Model's
-// Attach); the function it returns waits for the exchanges in flight and
-// stops storing.
+// Attach); the function it returns stops storing: what a process the
+// agent left behind still asks after the agent ended is not part of the
+// recording (the recorder refuses it too once the run is over).
 func (p *Proxy) Attach(s recorder.ModelSink) (detach func()) {
 	p.mu.Lock()
 	p.sink = s
