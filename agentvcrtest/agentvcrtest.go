@@ -176,7 +176,7 @@ func StandIn(t testing.TB, dir string) {
 	}
 	bin := t.TempDir()
 	for _, name := range standin.Names() {
-		if err := os.Symlink(exe, filepath.Join(bin, name)); err != nil {
+		if _, err := standin.Link(exe, bin, name); err != nil {
 			t.Fatal(err)
 		}
 	}

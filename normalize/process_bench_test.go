@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -118,8 +117,8 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 			b.Fatalf("%s: %v: %s", name, err, stderr.Bytes())
 		}
 		took := time.Since(t0)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && name == bin {
-			peakRSS = max(peakRSS, int64(ru.Maxrss))
+		if name == bin {
+			peakRSS = max(peakRSS, maxRSSKiB(cmd.ProcessState))
 		}
 		if out.n < 30<<20 { // the normalised stream is a little shorter
 			b.Fatalf("%s wrote %d bytes", name, out.n)

@@ -104,10 +104,12 @@ func signalName(sig syscall.Signal) string {
 		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
 		syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGFPE: "SIGFPE",
 		syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE",
-		syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1",
-		syscall.SIGUSR2: "SIGUSR2", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGBUS: "SIGBUS",
 	}
 	if n, ok := names[sig]; ok {
+		return n
+	}
+	if n, ok := platformSignalNames[sig]; ok {
 		return n
 	}
 	return "SIG" + strings.ToUpper(sig.String())

@@ -436,7 +436,7 @@ func (r *run) wait(cmd *exec.Cmd) (state *os.ProcessState, timedOut bool) {
 
 // signalGroup signals the agent's whole process group: what it started too.
 func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
-	if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+	if err := killGroup(cmd.Process.Pid, sig); err != nil {
 		cmd.Process.Signal(sig)
 	}
 }
@@ -558,7 +558,7 @@ func (r *run) leftover(f *os.File, t *tee, buf []byte) {
 	for range 16 {
 		n := 0
 		rc.Read(func(fd uintptr) bool {
-			n, _ = syscall.Read(int(fd), buf) // the pipe is non-blocking: EAGAIN when empty
+			n = readNonblocking(fd, buf) // the pipe is non-blocking: EAGAIN when empty
 			return true
 		})
 		if n <= 0 {

@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/safefile"
@@ -370,9 +369,7 @@ func nodeOf(st fs.FileInfo) node {
 	default:
 		n.kind = isOther
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		n.uid = sys.Uid
-	}
+	n.uid = ownerOf(st)
 	return n
 }
 
@@ -738,7 +735,7 @@ func (a *applier) holds(rel string, want ...string) bool {
 // sha is the digest of the regular file rel (as redact passes it on, when
 // set), "" if it cannot be read.
 func (a *applier) sha(rel string, redact func(io.Writer) io.WriteCloser) string {
-	f, err := a.r.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := a.r.OpenFile(rel, os.O_RDONLY|safefile.NoFollowInRoot|safefile.NonBlock, 0)
 	if err != nil {
 		return ""
 	}
@@ -921,7 +918,7 @@ func (a *applier) stageOne(j *job) error {
 	if j.s.Op == cassette.OpSymlink {
 		return unwrapPath(a.r.Symlink(j.s.Target, j.staged))
 	}
-	f, err := a.r.OpenFile(j.staged, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := a.r.OpenFile(j.staged, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
 	if err != nil {
 		return unwrapPath(err)
 	}
@@ -957,12 +954,12 @@ func (a *applier) keep(j *job, i int) error {
 }
 
 func (a *applier) copyFile(from, to string, mode fs.FileMode) error {
-	src, err := a.r.OpenFile(from, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	src, err := a.r.OpenFile(from, os.O_RDONLY|safefile.NoFollowInRoot, 0)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := a.r.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+	dst, err := a.r.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, mode)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,10 @@ package cli_test
 
 import (
 	"bytes"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,7 +78,7 @@ func TestReviewListShowsEscapesInert(t *testing.T) {
 func TestReviewGoldenThatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f.golden.new"), []byte("new\n"), 0o644)
-	if err := syscall.Mkfifo(filepath.Join(dir, "f.golden"), 0o600); err != nil {
+	if err := vcrtest.Mkfifo(filepath.Join(dir, "f.golden"), 0o600); err != nil {
 		t.Skip(err)
 	}
 	done := make(chan result)

@@ -38,7 +38,7 @@ func TestRecorderKilledMidRun(t *testing.T) {
 	dir := t.TempDir()
 	gate := vcrtest.NewGate(t)
 	alive := filepath.Join(dir, "alive")
-	if err := syscall.Mkfifo(alive, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(alive, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	agent := vcrtest.Script(t, dir, "fake-agent", `

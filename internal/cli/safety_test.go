@@ -183,7 +183,7 @@ func TestStandinSkipsFIFOCassette(t *testing.T) {
 	if r := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "hi"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if err := syscall.Mkfifo(filepath.Join(k.tapes, "aaa-fifo.cassette"), 0o600); err != nil {
+	if err := vcrtest.Mkfifo(filepath.Join(k.tapes, "aaa-fifo.cassette"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

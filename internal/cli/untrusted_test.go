@@ -172,7 +172,7 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 func TestApplyReadsCassetteOnce(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "tape.cassette")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	good := craftedTape(t, cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", Note: "good\n"})

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,14 +81,6 @@ func firstEvent(run []byte) []byte {
 		}
 	}
 	return nil
-}
-
-// cpuTime is the processor time this process has used: on a shared machine
-// it measures the work done better than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU reports throughput per second of processor time, GC included.

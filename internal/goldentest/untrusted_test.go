@@ -2,10 +2,10 @@ package goldentest
 
 import (
 	"fmt"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -39,7 +39,7 @@ func TestGoldenThatIsNotAFile(t *testing.T) {
 		{"key", func(p string) error { return os.Symlink(secret, p) }, "is a symbolic link"},
 		{"environ", func(p string) error { return os.Symlink("/proc/self/environ", p) }, "is a symbolic link"},
 		{"zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "is a symbolic link"},
-		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "is not a regular file (a FIFO)"},
+		{"fifo", func(p string) error { return vcrtest.Mkfifo(p, 0o600) }, "is not a regular file (a FIFO)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

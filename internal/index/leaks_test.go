@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/index"
@@ -39,7 +38,7 @@ func TestCassettesThatAreNotCassettes(t *testing.T) {
 	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
 	os.Symlink(tokenFile, filepath.Join(dir, "aaa.cassette"))
 	os.WriteFile(filepath.Join(dir, "bbb.cassette"), []byte(token+"\n"), 0o644)
-	syscall.Mkfifo(filepath.Join(dir, "ccc.cassette"), 0o600)
+	vcrtest.Mkfifo(filepath.Join(dir, "ccc.cassette"), 0o600)
 	os.Symlink("a.cassette", filepath.Join(dir, "z.cassette"))
 	var lib *index.Library
 	vcrtest.NoHang(t, "OpenLibrary", func() {
@@ -77,8 +76,8 @@ func TestCacheThatIsNotAnIndex(t *testing.T) {
 		name  string
 		plant func(path string) error
 	}{
-		{"fifo index", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
-		{"fifo delta", func(p string) error { return syscall.Mkfifo(p+".delta", 0o600) }},
+		{"fifo index", func(p string) error { return vcrtest.Mkfifo(p, 0o600) }},
+		{"fifo delta", func(p string) error { return vcrtest.Mkfifo(p+".delta", 0o600) }},
 		{"delta to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p+".delta") }},
 		{"index to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
 		{"1 GiB index", func(p string) error {
@@ -176,10 +175,10 @@ func TestUpdateBesideAnIndexThatIsNotAFile(t *testing.T) {
 			var err error
 			switch kind {
 			case "fifo":
-				err = syscall.Mkfifo(committed, 0o644)
+				err = vcrtest.Mkfifo(committed, 0o644)
 			case "device":
 				err = os.Symlink("/dev/zero", committed) // a link to a device: the device itself needs root
-				if syscall.Mknod(committed+".dev", syscall.S_IFCHR|0o644, 1<<8|5) == nil {
+				if vcrtest.MakeZeroDevice(committed+".dev") == nil {
 					os.Remove(committed)
 					err = os.Rename(committed+".dev", committed)
 				}

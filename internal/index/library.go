@@ -28,7 +28,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode"
 
 	"github.com/agentvcr/agentvcr/agent"
@@ -519,7 +518,7 @@ func (l *Library) writeCommitted() error {
 // sameContent reports whether the regular file at path holds b, reading no
 // more than len(b)+1 bytes of it.
 func sameContent(path string, b []byte) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.NoFollow|safefile.NonBlock, 0)
 	if err != nil {
 		return false, err
 	}

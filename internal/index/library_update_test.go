@@ -2,12 +2,12 @@ package index_test
 
 import (
 	"fmt"
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +106,7 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 						os.WriteFile(filepath.Join(dir, name+".txt"), nil, 0o644)
 					case 2:
 						os.Remove(path)
-						syscall.Mkfifo(path, 0o644)
+						vcrtest.Mkfifo(path, 0o644)
 					}
 				default:
 					if fs := files(); rewrites && len(fs) > 0 {

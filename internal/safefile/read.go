@@ -33,11 +33,11 @@ var (
 // it is a regular file: a FIFO, device or socket is closed again unread.
 // The error names path and says what to do.
 func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|NoFollow|NonBlock|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	if err := checkRegular(path, f); err != nil {
+	if err := checkOpened(path, f); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -76,19 +76,17 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // and never a file with other hard links, which a write would change
 // wherever they are.
 func OpenWrite(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	f, err := os.OpenFile(path, flag|NoFollow|NonBlock|syscall.O_CLOEXEC, perm)
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	if err := checkRegular(path, f); err != nil {
+	if err := checkOpened(path, f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if st, err := f.Stat(); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-			f.Close()
-			return nil, fmt.Errorf("%s %w: remove it", term.Visible(path), ErrShared)
-		}
+	if links(f) > 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s %w: remove it", term.Visible(path), ErrShared)
 	}
 	return f, nil
 }
@@ -106,6 +104,16 @@ func CheckRegular(path string) error {
 		return err
 	}
 	return modeError(path, st.Mode())
+}
+
+// checkOpened says whether f, opened at path without following a link,
+// is a regular file, and on systems whose open cannot refuse a link
+// (see NoFollow), that path was no link when it was opened.
+func checkOpened(path string, f *os.File) error {
+	if err := checkRegular(path, f); err != nil {
+		return err
+	}
+	return checkNotLink(path, f)
 }
 
 func checkRegular(path string, f *os.File) error {
@@ -143,9 +151,9 @@ func kind(m fs.FileMode) string {
 
 func openError(path string, err error) error {
 	switch {
-	case errors.Is(err, syscall.ELOOP):
+	case isLinkError(err):
 		return fmt.Errorf("%s %w: replace it with a regular file", term.Visible(path), ErrLink)
-	case errors.Is(err, syscall.ENXIO): // a FIFO opened to write with no reader
+	case isNoReader(err): // a FIFO opened to write with no reader
 		return fmt.Errorf("%s %w (a FIFO): replace it with one", term.Visible(path), ErrNotRegular)
 	}
 	var pe *fs.PathError
@@ -178,7 +186,7 @@ func size(n int64) string {
 // one that leads out of it is refused. dir names the directory in errors.
 func OpenInRoot(root *os.Root, dir, name string) (*os.File, error) {
 	path := dir + string(os.PathSeparator) + name
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|NonBlock|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if st, lerr := root.Lstat(name); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
 			return nil, fmt.Errorf("%s is a symbolic link out of its directory, which agentvcr never reads through: %w", term.Visible(path), ErrLink)

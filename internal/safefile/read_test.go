@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
@@ -19,7 +18,7 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 	link := filepath.Join(dir, "answer.golden")
 	os.Symlink(secret, link)
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big")
@@ -72,7 +71,7 @@ func TestOpenWriteRefusesLinks(t *testing.T) {
 	if err := os.Link(target, hard); err != nil {
 		t.Skip("no hard links here:", err)
 	}
-	syscall.Mkfifo(fifo, 0o600)
+	vcrtest.Mkfifo(fifo, 0o600)
 	for path, want := range map[string]error{soft: safefile.ErrLink, hard: safefile.ErrShared, fifo: safefile.ErrNotRegular, "/dev/null": safefile.ErrNotRegular} {
 		vcrtest.NoHang(t, "OpenWrite "+path, func() {
 			f, err := safefile.OpenWrite(path, os.O_CREATE|os.O_RDWR, 0o644)
@@ -111,7 +110,7 @@ func TestOpenInDir(t *testing.T) {
 	os.WriteFile(secret, []byte("ghp_secret\n"), 0o600)
 	os.Symlink(secret, filepath.Join(dir, "out"))
 	os.Symlink("../"+filepath.Base(filepath.Dir(secret))+"/token", filepath.Join(dir, "up"))
-	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	vcrtest.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
 	for name, want := range map[string]error{"a": nil, "inside": nil, "out": safefile.ErrLink, "up": safefile.ErrLink, "fifo": safefile.ErrNotRegular} {
 		vcrtest.NoHang(t, name, func() {
 			f, err := safefile.OpenInDir(dir, name)

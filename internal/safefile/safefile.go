@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // File is a file being written in place of a path. Write to it, then Commit
@@ -147,8 +146,8 @@ func CreateLocked(path string) (*LockedFile, error) {
 		// there (a checked-out repository's) would have the writer
 		// create or lock a file anywhere, and spin, the link never being
 		// the file it opened.
-		hold, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
-		if errors.Is(err, syscall.ELOOP) {
+		hold, err := openShared(tmp, os.O_CREATE|os.O_RDWR, 0o644)
+		if isLinkError(err) {
 			return nil, fmt.Errorf("%s is a symbolic link, not a temporary file of agentvcr's: remove it", tmp)
 		}
 		if err != nil {
@@ -195,7 +194,7 @@ func CreateLocked(path string) (*LockedFile, error) {
 			}
 			continue
 		}
-		w, err := os.OpenFile(tmp, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		w, err := openShared(tmp, os.O_RDWR, 0)
 		if err == nil {
 			err = w.Chmod(0o644)
 		}
@@ -237,15 +236,4 @@ func keepAside(path string) error {
 		return err
 	}
 	return nil
-}
-
-// Flock takes an exclusive lock on the open file f (a directory too),
-// waiting for it; closing f's last descriptor releases it.
-func Flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }

@@ -267,7 +267,7 @@ func TestCreateLockedRefusesALink(t *testing.T) {
 		t.Errorf("the link's target %s was created", target)
 	}
 	os.Remove(filepath.Join(dir, ".x.cassette.tmp-lock"))
-	if err := syscall.Mkfifo(filepath.Join(dir, ".x.cassette.tmp-lock"), 0o600); err != nil {
+	if err := vcrtest.Mkfifo(filepath.Join(dir, ".x.cassette.tmp-lock"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if f, err := safefile.CreateLocked(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {

@@ -711,9 +711,8 @@ func (c *call) realAgent() (string, error) {
 		if dir == "" {
 			dir = "."
 		}
-		path := filepath.Join(dir, real)
-		st, err := os.Stat(path)
-		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		path, ok := findProgram(dir, real)
+		if !ok {
 			continue
 		}
 		switch {

@@ -82,7 +82,7 @@ func TestRunLogThatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	writeTake(t, dir, 1, []string{"--print", "ask"}, "the answer\n", 0)
 	fifo := filepath.Join(t.TempDir(), "runs.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
 	victim := filepath.Join(t.TempDir(), "victim")
@@ -152,7 +152,7 @@ func TestRunLogToAStream(t *testing.T) {
 	logged("/dev/fd/N", got)
 
 	fifo := filepath.Join(t.TempDir(), "log")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
 	reader, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)

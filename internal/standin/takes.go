@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/agentvcr/agentvcr/internal/safefile"
 	"github.com/agentvcr/agentvcr/internal/term"
@@ -118,9 +117,9 @@ func identify(path string) (logIdentity, bool) {
 	if err != nil || !st.Mode().IsRegular() {
 		return logIdentity{}, false
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	dev, ino, ok := fileID(path, st)
 	if !ok {
 		return logIdentity{}, false
 	}
-	return logIdentity{dev: uint64(sys.Dev), ino: sys.Ino, size: st.Size()}, true
+	return logIdentity{dev: dev, ino: ino, size: st.Size()}, true
 }

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -232,7 +231,7 @@ func recordUse(c Check, dir, pkg string, files []string) (u use, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return u, fmt.Errorf("the ledger of %s: %w", dir, err)
 	}
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|safefile.NoFollow, 0o644)
 	if err != nil {
 		return u, fmt.Errorf("the ledger of %s: %w", dir, err)
 	}
@@ -403,7 +402,7 @@ func unquoteName(s string) (string, error) {
 // a damaged one is an error naming the line.
 func readCommitted(path string) (l map[string][]string, existed bool, err error) {
 	l = map[string][]string{}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.NoFollow|safefile.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, false, nil
 	}
@@ -458,7 +457,7 @@ func readCommitted(path string) (l map[string][]string, existed bool, err error)
 // foreign one is empty.
 func readCacheLedger(path, dir string) cacheLedger {
 	empty := cacheLedger{Dir: dir, Packages: map[string]entry{}}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.NoFollow|safefile.NonBlock, 0)
 	if err != nil {
 		return empty
 	}

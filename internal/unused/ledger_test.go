@@ -1,11 +1,11 @@
 package unused
 
 import (
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -103,7 +103,7 @@ func TestUntrustedLedger(t *testing.T) {
 		t.Errorf("damaged: %v", err)
 	}
 	os.Remove(ledger)
-	if err := syscall.Mkfifo(ledger, 0o644); err != nil {
+	if err := vcrtest.Mkfifo(ledger, 0o644); err != nil {
 		t.Skip(err)
 	}
 	if _, err := Settle(c); err == nil || !strings.Contains(err.Error(), "not a regular file") {

@@ -99,24 +99,22 @@ func peakRSSProbe(out string) int {
 	if c.ProcessState == nil {
 		return 125
 	}
-	var kib int64
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		kib = ru.Maxrss
-	}
+	kib := peakRSSKiB(c.ProcessState)
 	os.WriteFile(out, []byte(strconv.FormatInt(kib, 10)), 0o644)
 	return ExitCode(c, err)
 }
 
-// Link makes a symbolic link named name in dir to the test binary and returns
-// its path: run under that name, the binary acts as main (see [RunMain]).
+// Link makes a symbolic link named name in dir to the test binary (on
+// Windows name.exe, a hard link) and returns its path: run under that name,
+// the binary acts as main (see [RunMain]).
 func Link(t testing.TB, dir, name string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, name)
-	if err := os.Symlink(exe, p); err != nil {
+	p, err := linkAs(exe, dir, name)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -204,7 +202,7 @@ func (n *Notices) Next() (string, error) { return n.r.ReadString('\n') }
 func openFIFO(t testing.TB, name string) (string, *os.File) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := Mkfifo(p, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(p, os.O_RDWR, 0)
@@ -318,7 +316,7 @@ func KillAtEnd(t testing.TB, pidFile string) {
 		}
 		for _, f := range strings.Fields(string(b)) {
 			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-				syscall.Kill(pid, syscall.SIGKILL)
+				killPID(pid)
 			}
 		}
 	})

@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 )
 
@@ -80,7 +79,7 @@ func trimTrailingSpaces(s string) string {
 // closed unread, as is anything but a regular file). A link is followed:
 // the global excludes file is often one, and rules are never printed.
 func (g *gitignore) readIgnoreFile(full, base string) {
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(full, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return
 	}

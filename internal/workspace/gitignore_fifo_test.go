@@ -1,9 +1,9 @@
 package workspace
 
 import (
+	"github.com/agentvcr/agentvcr/internal/vcrtest"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -13,7 +13,7 @@ import (
 func TestIgnoreFileThatIsAFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, ".gitignore")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
 	good := filepath.Join(dir, "exclude")

@@ -36,7 +36,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -301,9 +300,7 @@ func (s *Snapshot) walkDir(dir *os.Root, rel string, ign *gitignore, old map[str
 
 func statEntry(info fs.FileInfo) *entry {
 	e := &entry{mode: info.Mode(), size: info.Size(), mtime: info.ModTime()}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		e.ino, e.nlink = uint64(st.Ino), uint64(st.Nlink)
-	}
+	e.ino, e.nlink = inodeLinks(info)
 	return e
 }
 
@@ -368,7 +365,7 @@ var errSwapped = errors.New("file swapped while read")
 // and makes sure it opened the file info describes: a file swapped for a
 // link or another kind of file meanwhile is errSwapped, never read.
 func openRegular(dir *os.Root, name string, info fs.FileInfo) (*os.File, error) {
-	f, err := dir.OpenFile(name, os.O_RDONLY|nonblock|syscall.O_NOFOLLOW, 0)
+	f, err := dir.OpenFile(name, os.O_RDONLY|nonblock|noFollow, 0)
 	if err != nil {
 		if now, lerr := dir.Lstat(name); lerr != nil || !now.Mode().IsRegular() || !os.SameFile(now, info) {
 			return nil, errSwapped // a link now, or gone: described again
