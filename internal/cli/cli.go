@@ -81,11 +81,14 @@ func Run(env *Env, args []string) int {
 			fmt.Fprintln(env.Stdout, "usage: agentvcr help [COMMAND]\n\nlist the commands, or explain every flag of COMMAND (as agentvcr COMMAND --help does).")
 			return exitcode.OK
 		case "version":
-			fmt.Fprintln(env.Stdout, "usage: agentvcr version\n\nprint the version of this build: the module version, or (devel) and the commit for a build from a checkout.")
+			fmt.Fprintln(env.Stdout, "usage: agentvcr version\n\nprint the version of this build: a release's (stamped from git describe by make dist), the module version of a go install build, or (devel) and the commit for a build from a checkout.")
 			return exitcode.OK
 		}
 		return usageErr(env, "agentvcr help", fmt.Sprintf("unknown command %q; run \"agentvcr help\"", args[2]))
 	case "version", "-version", "--version":
+		if len(args) > 2 && (args[2] == "-h" || args[2] == "-help" || args[2] == "--help") {
+			return Run(env, []string{args[0], "help", "version"})
+		}
 		fmt.Fprintln(env.Stdout, "agentvcr", Version())
 		return exitcode.OK
 	}
@@ -96,9 +99,18 @@ func Run(env *Env, args []string) int {
 	return c.run(env, args[2:])
 }
 
-// Version is the module version this binary was built from ("v1.2.3", or
-// "(devel)" with the commit for a build from a checkout).
+// stamped is the version make dist builds a release with (from git
+// describe): -ldflags "-X github.com/agentvcr/agentvcr/internal/cli.stamped=v1.2.3".
+var stamped string
+
+// Version is the version of this build: the one make dist stamped into a
+// release binary, else the module version it was built from ("v1.2.3" for
+// go install ...@v1.2.3, or "(devel)" with the commit for a build from a
+// checkout).
 func Version() string {
+	if stamped != "" {
+		return stamped
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"
