@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients acpclients upgrades
+.PHONY: all build test race demo bench record update fuzz lint clean realagents sdkclients acpclients upgrades dist dist-check
 
 all: build
 
@@ -68,5 +68,17 @@ upgrades:
 acpclients:
 	@scripts/acpclients.sh
 
+# Release files in dist/: an archive per platform (linux, darwin, windows on
+# amd64 and arm64), checksums.txt, the npm packages and the Python wheels,
+# versioned from git describe (VERSION=v1.2.3 to choose).
+dist:
+	$(GO) run ./internal/dist -out dist $(if $(VERSION),-version $(VERSION))
+
+# Checks make dist's files as users get them: archives and checksums, npm
+# install (no Go on PATH) with the Claude Agent SDK recorded and replayed,
+# the wheel in a venv. Needs node, npm and python3-venv.
+dist-check:
+	@scripts/distcheck.sh
+
 clean:
-	rm -rf $(BIN) .demo .realagents .sdkclients .acpclients .upgrades
+	rm -rf $(BIN) dist .demo .realagents .sdkclients .acpclients .upgrades
