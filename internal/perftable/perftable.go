@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,13 +98,10 @@ type Row struct {
 }
 
 // A Line is what a metric must be: at least (AtLeast) or at most Value.
-// Flat instead asks that the metric grows by at most Value times from the
-// smallest to the largest run of the row's sub-benchmarks.
 type Line struct {
 	Metric  string
 	AtLeast bool
 	Value   float64
-	Flat    bool
 	Only    string // a regular expression: the line holds for these names only
 	Text    string
 }
@@ -150,12 +146,6 @@ func (row Row) Check(run *Run) ([]Result, Verdict) {
 	if len(vals) == 0 {
 		return rs, NotMeasured
 	}
-	if l.Flat {
-		if len(vals) < 2 || slices.Max(vals) <= l.Value*math.Max(slices.Min(vals), 1e-9) {
-			return rs, Met
-		}
-		return rs, Missed
-	}
 	for _, v := range vals {
 		if l.AtLeast && v < l.Value || !l.AtLeast && v > l.Value {
 			return rs, Missed
@@ -180,7 +170,9 @@ func Render(w io.Writer, run *Run, rows []Row) (missed int) {
 		var parts []string
 		for _, r := range rs {
 			shown[r.Name] = true
-			parts = append(parts, measured(r, row.Show, len(rs) > 1))
+			if m := measured(r, row.Show, len(rs) > 1); m != "" {
+				parts = append(parts, m)
+			}
 		}
 		m := strings.Join(parts, "; ")
 		if len(rs) == 0 {
@@ -230,7 +222,7 @@ func measured(r Result, show []string, named bool) string {
 		}
 	}
 	s := strings.Join(parts, ", ")
-	if named {
+	if named && s != "" {
 		if _, sub, ok := strings.Cut(r.Name, "/"); ok {
 			s = sub + ": " + s
 		}

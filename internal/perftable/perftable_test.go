@@ -38,7 +38,7 @@ func TestRenderSample(t *testing.T) {
 		// Sub-benchmarks, each named.
 		"events=10000: 8.60 `page-MiB`, 95 `ms/page`; events=1000000: 8.60 `page-MiB`, 2950 `ms/page` | ≤ 2 s at 10^6 events | MISSED |",
 		// The model proxy's benchmark has not run: not measured, not failed.
-		"| model proxy: what it adds before the first byte of a streamed answer, and what it holds | not measured | first byte added ≤ 1 ms | not measured |",
+		"| model proxy: what it adds before the first byte of a streamed answer | not measured | first byte added ≤ 1 ms | not measured |",
 		// A benchmark no row shows is listed still.
 		"| `BenchmarkRead` (github.com/agentvcr/agentvcr/cassette) | 5012 `MB/s`",
 	} {
