@@ -45,8 +45,10 @@ var (
 // ordinals in the order they first appear.
 var idKeys = []string{"id", "tool_use_id", "tool_call_id", "call_id"}
 
-// dropKeys vary from run to run without changing what is asked.
-var dropKeys = []string{"prompt_cache_key", "cache_control", "user_id", "safety_identifier"}
+// dropKeys vary from run to run without changing what is asked. Codex
+// 0.160 stamps each input message with the clock (create_time, in its
+// metadata passthrough) and sends per-install client metadata.
+var dropKeys = []string{"prompt_cache_key", "cache_control", "user_id", "safety_identifier", "create_time", "client_metadata"}
 
 type ordinals map[string]string
 

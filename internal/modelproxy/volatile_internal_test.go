@@ -1,0 +1,22 @@
+package modelproxy
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Codex 0.160 stamps every input message with the time it was made: two
+// runs of one prompt must still be the same request.
+func TestMessageClockIsNotTheRequest(t *testing.T) {
+	body := func(clock string) any {
+		var v any
+		json.Unmarshal([]byte(`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}],
+			"internal_chat_message_metadata_passthrough":{"create_time":`+clock+`}}],"client_metadata":{"installation_id":"`+clock+`"}}`), &v)
+		return v
+	}
+	nz := newNormalizer("/w", "/h", "/t", nil)
+	a, b := digest(nz.value(body("1795861478.0057654"), ordinals{}, false)), digest(nz.value(body("1795861653.6492314"), ordinals{}, false))
+	if a != b {
+		t.Error("the message's create_time made two runs' requests differ")
+	}
+}
