@@ -73,8 +73,15 @@ func runRerun(env *Env, args []string) int {
 	} else {
 		argv[0] = filepath.Base(argv[0])
 	}
-	if _, err := agent.ModelRouteOf(p, argv, nil, "http://127.0.0.1:1", os.TempDir()); errors.Is(err, agent.ErrModelNotRoutable) {
-		return fail(env, name, err)
+	// Asked with the run's own environment and a scratch directory of its
+	// own: a profile may read its agent's config (OpenCode's model, Cline's
+	// provider) and write a routed copy.
+	if probe, err := os.MkdirTemp("", "agentvcr-route-"); err == nil {
+		_, err = agent.ModelRouteOf(p, argv, os.Environ(), "http://127.0.0.1:1", probe)
+		os.RemoveAll(probe)
+		if errors.Is(err, agent.ErrModelNotRoutable) {
+			return fail(env, name, err)
+		}
 	}
 	if h.Model == "" {
 		return fail(env, name, fmt.Errorf("%s holds no model exchanges: record it with agentvcr record --model=on", path))

@@ -35,8 +35,15 @@ func (c *call) rerun(path string, stdin io.Reader) answer {
 	if p == nil {
 		p, _ = agent.ForArgv(argv)
 	}
-	if _, err := agent.ModelRouteOf(p, argv, nil, "http://127.0.0.1:1", os.TempDir()); errors.Is(err, agent.ErrModelNotRoutable) {
-		return a.failed(err, fmt.Sprintf("replay it instead (%s=replay)", EnvMode))
+	// Asked with the agent's own environment and a scratch directory of its
+	// own: a profile may read its agent's config (OpenCode's model, Cline's
+	// provider) and write a routed copy.
+	if probe, err := os.MkdirTemp("", "agentvcr-route-"); err == nil {
+		_, err = agent.ModelRouteOf(p, argv, c.agentEnv(), "http://127.0.0.1:1", probe)
+		os.RemoveAll(probe)
+		if errors.Is(err, agent.ErrModelNotRoutable) {
+			return a.failed(err, fmt.Sprintf("replay it instead (%s=replay)", EnvMode))
+		}
 	}
 	if h.Model == "" {
 		return a.failed(fmt.Errorf("%s holds no model exchanges to rerun the agent against", path),
