@@ -76,7 +76,15 @@ func (nz normalizer) value(v any, ids ordinals, conv bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
-		for k, e := range v {
+		// In key order: ids become ordinals in the order they are met, and
+		// a map's own order changes from run to run.
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			e := v[k]
 			switch {
 			case slices.Contains(dropKeys, k):
 				continue

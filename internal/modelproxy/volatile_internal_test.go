@@ -20,3 +20,17 @@ func TestMessageClockIsNotTheRequest(t *testing.T) {
 		t.Error("the message's create_time made two runs' requests differ")
 	}
 }
+
+// Two ids in one object (a Responses function_call's id and call_id) get
+// their ordinals in the same order every time, whatever a map's order.
+func TestOrdinalsInKeyOrder(t *testing.T) {
+	var v any
+	json.Unmarshal([]byte(`{"input":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"exec_command"},{"type":"function_call_output","call_id":"call_1"}]}`), &v)
+	nz := newNormalizer("/w", "/h", "/t", nil)
+	want := digest(nz.value(v, ordinals{}, false))
+	for range 50 {
+		if got := digest(nz.value(v, ordinals{}, false)); got != want {
+			t.Fatal("the same request normalised two ways")
+		}
+	}
+}
