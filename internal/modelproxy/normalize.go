@@ -39,6 +39,10 @@ var (
 	dateRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b`)
 	// Dates as agents write them in their environment context.
 	wordDateRe = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`)
+	// A shell tool's result header as Codex writes it: a fresh chunk id
+	// and the command's wall time every run.
+	chunkRe    = regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`)
+	wallTimeRe = regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`)
 )
 
 // idKeys hold ids the agent or the API makes per run; they become
@@ -67,6 +71,8 @@ func (nz normalizer) text(s string) string {
 	}
 	s = uuidRe.ReplaceAllString(s, "<UUID>")
 	s = dateRe.ReplaceAllString(s, "<DATE>")
+	s = chunkRe.ReplaceAllString(s, "Chunk ID: <ID>")
+	s = wallTimeRe.ReplaceAllString(s, "Wall time: <DURATION>")
 	return wordDateRe.ReplaceAllString(s, "<DATE>")
 }
 

@@ -34,3 +34,17 @@ func TestOrdinalsInKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// Codex's shell results carry a fresh chunk id and the wall time: the
+// same command's result, two runs, is the same result.
+func TestCodexShellHeaderIsNotTheResult(t *testing.T) {
+	nz := newNormalizer("/w", "/h", "/t", nil)
+	a := nz.text("Chunk ID: abb2b0\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nhi\n")
+	b := nz.text("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 0\nOutput:\nhi\n")
+	if a != b {
+		t.Errorf("%q != %q", a, b)
+	}
+	if c := nz.text("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 1\nOutput:\nhi\n"); c == a {
+		t.Error("a different exit code normalised away")
+	}
+}
