@@ -83,7 +83,7 @@ func (f Fields) Known(kind, name string) bool {
 // default normalisation for two runs of one prompt to compare equal: arrays
 // that are sets ("sort tools"), volatile fields the defaults do not know,
 // events printed in varying numbers ("drop $.type ..."). The rules are in
-// the language of normalize rules files; NormalizeOptions passes them on.
+// the language of normalize rules files; normalize.ForRun passes them on.
 type Normalizing interface {
 	NormalizeRules() *normalize.Rules
 }
@@ -92,7 +92,7 @@ type Normalizing interface {
 // value in pieces across events (text deltas, a tool call's input in
 // pieces): its "delta" rules (normalize rules language) say which events
 // are pieces of which stream and where the piece is, so that a path or an
-// id split across events is scrubbed whole. NormalizeOptions passes them on.
+// id split across events is scrubbed whole. normalize.ForRun passes them on.
 type Streaming interface {
 	DeltaRules() *normalize.Rules
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	_ "github.com/agentvcr/agentvcr/internal/agents/all"
-	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -105,7 +104,7 @@ func deltaOptions(t *testing.T, name string, r deltaRun) normalize.Options {
 	if !ok {
 		t.Fatalf("no profile %q", name)
 	}
-	opts := kit.NormalizeOptionsFor(p, cassette.Header{Cwd: r.cwd, Home: r.home, TempDir: r.tmp}, nil)
+	opts := normalize.ForRun(cassette.Header{Cwd: r.cwd, Home: r.home, TempDir: r.tmp}, p, nil)
 	opts.Format = cassette.StreamJSON
 	return opts
 }

@@ -19,15 +19,20 @@
 //   - Idempotent: normalising normalised output changes nothing.
 //   - Streaming in constant memory, whatever the length of a line.
 //
-// Non-goals: checking the output against the agent's contract (package
-// contract does), removing secrets (the recorder redacts them before anything
+// Non-goals: checking the output against the agent's contract ("agentvcr
+// validate" does), removing secrets (the recorder redacts them before anything
 // reaches disk), and making the model's own wording deterministic.
 //
 // # Use
 //
-// One Normalizer serves one recording; give it stdout first, then stderr:
+// One Normalizer serves one recording; give it stdout first, then stderr.
+// [ForRun] gives the options the harnesses' goldens use for a recording: its
+// directories, its format, and its agent's own rules from the agent's
+// profile (package agent):
 //
-//	n := normalize.New(normalize.ForHeader(rd.Header()))
+//	h := rd.Header()
+//	p, _ := agent.Identify(h.Argv, head) // head: the start of its stdout, or nil
+//	n := normalize.New(normalize.ForRun(h, p, head))
 //	err := n.Copy(os.Stdout, rd.StreamReader(cassette.Stdout), cassette.Stdout)
 //
 // Stdout is read as JSON for the json and stream-json formats and as text
@@ -35,7 +40,7 @@
 // "{" or "[" (a "#" comment, a warning) is scrubbed as text, and so is the
 // rest of a line where the JSON breaks: nothing is dropped. In stream-json a
 // newline ends any value left open, so one cut-short event cannot swallow
-// the next. With [Auto] the format is sniffed from the first lines.
+// the next. With cassette.Auto the format is sniffed from the first lines.
 //
 // # Placeholders
 //

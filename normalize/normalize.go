@@ -14,8 +14,8 @@ import (
 
 // Options configure a Normalizer. The zero value normalises output of unknown
 // format with the default profile, learning the cwd from the output itself.
-// agent.NormalizeOptions fills them in for a recording, from its header and
-// its agent's profile.
+// ForRun fills them in for a recorded run, from its header and its agent's
+// profile.
 type Options struct {
 	// Format is the format of the agent's stdout (Auto: sniffed); stderr is
 	// always text.
@@ -35,13 +35,6 @@ type Options struct {
 	// between runs: their elements are sorted in the output. A rules file
 	// adds more with "sort NAME". Default: none.
 	Sets []string
-}
-
-// ForHeader returns the options for a recording with header h: the
-// directories the agent saw. What its agent's profile knows (the format its
-// argv asks for, its own rules) agent.NormalizeOptions adds.
-func ForHeader(h cassette.Header) Options {
-	return Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}
 }
 
 // Normalizer scrubs the output of one recording. It holds the identity maps,

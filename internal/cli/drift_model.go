@@ -32,7 +32,7 @@ func loadModelSide(in *input, p agent.Profile) (*drift.ModelSide, error) {
 	}
 	defer f.Close()
 	rd.Model = true
-	side := &drift.ModelSide{Norm: normalize.ForHeader(in.Header)}
+	side := &drift.ModelSide{Norm: normalize.ForRun(in.Header, nil, nil)}
 	var helper func(method, path string, body []byte) bool
 	if p != nil {
 		if dir, err := os.MkdirTemp("", "agentvcr-route-*"); err == nil {

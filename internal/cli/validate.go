@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/internal/agents/cursor"
-	"github.com/agentvcr/agentvcr/internal/agents/kit"
 	"github.com/agentvcr/agentvcr/internal/exitcode"
 	"github.com/agentvcr/agentvcr/internal/term"
 	"github.com/agentvcr/agentvcr/internal/validate"
@@ -276,7 +275,7 @@ func normalizeOptions(in *input, prof agent.Profile) normalize.Options {
 		h = in.Header
 	}
 	head, _ := in.Head(cassette.SniffSize)
-	return kit.NormalizeOptionsFor(prof, h, head)
+	return normalize.ForRun(h, prof, head)
 }
 
 func agentNames() []string {

@@ -263,7 +263,7 @@ func TestForArgv(t *testing.T) {
 
 func norm(t *testing.T, b []byte, cwd, home string) string {
 	t.Helper()
-	opts := kit.NormalizeOptionsFor(acp.Profile{}, cassette.Header{Cwd: cwd, Home: home}, b)
+	opts := normalize.ForRun(cassette.Header{Cwd: cwd, Home: home}, acp.Profile{}, b)
 	var out bytes.Buffer
 	if err := normalize.New(opts).Copy(&out, bytes.NewReader(b), cassette.Stdout); err != nil {
 		t.Fatal(err)

@@ -50,36 +50,12 @@ func MustRules(agentName string, text string) *normalize.Rules {
 }
 
 // NormalizeOptions returns the options that normalise a recording with
-// header h: the directories it ran in (normalize.ForHeader), and from its
-// agent's profile the format its argv asks for and the profile's own rules.
-// The agent is known by the program argv runs, else by the look of head, the
-// beginning of its stdout (an agent run as "node .../cli.js"); when argv
-// says no format, the format is sniffed from head.
+// header h, as the public normalize.ForRun gives them for the profile of
+// its agent: known by the program argv runs, else by the look of head, the
+// beginning of its stdout (an agent run as "node .../cli.js").
 func NormalizeOptions(h cassette.Header, head []byte) normalize.Options {
 	p, _ := agent.Identify(h.Argv, head)
-	return NormalizeOptionsFor(p, h, head)
-}
-
-// NormalizeOptionsFor is NormalizeOptions for a run of the agent of profile
-// p (nil: none known).
-func NormalizeOptionsFor(p agent.Profile, h cassette.Header, head []byte) normalize.Options {
-	opts := normalize.ForHeader(h)
-	opts.Format = cassette.Auto
-	if p != nil {
-		if f, ok := p.Format(h.Argv); ok {
-			opts.Format = f
-		}
-	}
-	if opts.Format == cassette.Auto && head != nil {
-		opts.Format = cassette.SniffFormat(head)
-	}
-	if n, ok := p.(agent.Normalizing); ok {
-		opts.AgentRules = n.NormalizeRules()
-	}
-	if s, ok := p.(agent.Streaming); ok {
-		opts.AgentRules = normalize.JoinRules(opts.AgentRules, s.DeltaRules())
-	}
-	return opts
+	return normalize.ForRun(h, p, head)
 }
 
 // Head reads what every Claude- and Cursor-shaped event begins with: its
