@@ -80,11 +80,11 @@ func checkCommittedRealworld(t *testing.T) {
 
 func cassetteStdout(t *testing.T, path string) []byte {
 	t.Helper()
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	out, err := io.ReadAll(rd.StreamReader(cassette.Stdout))
 	if err != nil {
 		t.Fatal(err)

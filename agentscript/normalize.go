@@ -96,9 +96,9 @@ func (h *harness) writeResult(ts *testscript.TestScript, na normalizeArgs, out [
 func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs) {
 	path := ts.MkAbs(na.file)
 	h.track.useCassette(path)
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	ts.Check(err)
-	defer f.Close()
+	defer rd.Close()
 	stdout := bufio.NewReaderSize(rd.StreamReader(cassette.Stdout), 64<<10)
 	head, _ := stdout.Peek(stdout.Size())
 	opts := kit.NormalizeOptions(rd.Header(), head)
@@ -110,9 +110,9 @@ func (h *harness) normalizeCassette(ts *testscript.TestScript, na normalizeArgs)
 	var out bytes.Buffer
 	if na.stderr {
 		ts.Check(n.Copy(io.Discard, stdout, cassette.Stdout))
-		rd2, f2, err := cassette.Open(path)
+		rd2, err := cassette.Open(path)
 		ts.Check(err)
-		defer f2.Close()
+		defer rd2.Close()
 		ts.Check(n.Copy(&out, rd2.StreamReader(cassette.Stderr), cassette.Stderr))
 	} else {
 		ts.Check(n.Copy(&out, stdout, cassette.Stdout))

@@ -34,11 +34,11 @@ func runHeader(c standin.Call) (cassette.Header, bool, error) {
 	if c.Cassette == "" {
 		return cassette.Header{}, false, nil
 	}
-	rd, f, err := cassette.Open(c.Cassette)
+	rd, err := cassette.Open(c.Cassette)
 	if err != nil {
 		return cassette.Header{}, false, err
 	}
-	f.Close()
+	rd.Close()
 	return rd.Header(), true, nil
 }
 

@@ -208,12 +208,12 @@ func (in *validateInput) openCassette(path string) error {
 	}
 	in.code = code
 	for _, s := range []cassette.Stream{cassette.Stdout, cassette.Stderr} {
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			in.close()
 			return err
 		}
-		in.closers = append(in.closers, f)
+		in.closers = append(in.closers, rd)
 		if s == cassette.Stdout {
 			in.stdout = rd.StreamReader(s)
 			in.argv = rd.Header().Argv
@@ -226,11 +226,11 @@ func (in *validateInput) openCassette(path string) error {
 
 // cassetteExit reads the cassette through to its footer, one chunk at a time.
 func cassetteExit(path string) (int, error) {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer rd.Close()
 	for {
 		if _, err := rd.Next(); err == io.EOF {
 			break

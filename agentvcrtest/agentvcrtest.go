@@ -337,11 +337,11 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	if tape == "" {
 		t.Fatalf("agentvcrtest.GoldenFiles: no agent call was answered from a cassette yet (call StandIn, then the agent)")
 	}
-	rd, f, err := cassette.Open(tape)
+	rd, err := cassette.Open(tape)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	rd.Close()
 	nopts := kit.NormalizeOptions(rd.Header(), nil)
 	nopts.Format = cassette.Text
 	var o options
@@ -389,8 +389,8 @@ func Normalize(got []byte, opts ...Option) []byte {
 	if o.cwd == "" {
 		nopts.Cwd, _ = os.Getwd()
 		if call, ok := lastCall(); ok {
-			if rd, f, err := cassette.Open(call.Cassette); err == nil {
-				f.Close()
+			if rd, err := cassette.Open(call.Cassette); err == nil {
+				rd.Close()
 				h := kit.NormalizeOptions(rd.Header(), got)
 				nopts.Cwd, nopts.Home, nopts.TempDir, nopts.AgentRules = h.Cwd, h.Home, h.TempDir, h.AgentRules
 				// A relocated replay names the call's directories.

@@ -57,14 +57,14 @@ func BenchmarkRead(b *testing.B) {
 	path, n := bigCassette(b)
 	b.SetBytes(n)
 	for b.Loop() {
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := io.Copy(io.Discard, rd.StreamReader(cassette.Stdout)); err != nil {
 			b.Fatal(err)
 		}
-		f.Close()
+		rd.Close()
 	}
 }
 

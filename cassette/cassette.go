@@ -114,8 +114,8 @@ import (
 	"time"
 )
 
-// Magic is the first line of every cassette, without its version number.
-const Magic = "agentvcr cassette"
+// magic is the first line of every cassette, without its version number.
+const magic = "agentvcr cassette"
 
 // Version is the newest format version this package reads and writes. It
 // reads every version from MinVersion on: version 1 (output only) stays

@@ -435,19 +435,19 @@ func TestOpen(t *testing.T) {
 	if err := os.WriteFile(p, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rd, f, err := cassette.Open(p)
+	rd, err := cassette.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	if rd.Name() != p || rd.Header().Cwd != "/home/u/proj" {
 		t.Errorf("name %q, header %+v", rd.Name(), rd.Header())
 	}
-	if _, _, err := cassette.Open(filepath.Join(dir, "missing.cassette")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := cassette.Open(filepath.Join(dir, "missing.cassette")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	os.WriteFile(p, []byte("agentvcr cassette v7\n{}\n"), 0o644)
-	if _, _, err := cassette.Open(p); !errors.Is(err, cassette.ErrVersion) || !strings.HasPrefix(err.Error(), p+":1: ") {
+	if _, err := cassette.Open(p); !errors.Is(err, cassette.ErrVersion) || !strings.HasPrefix(err.Error(), p+":1: ") {
 		t.Errorf("v7 file: %v", err)
 	}
 }

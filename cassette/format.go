@@ -21,8 +21,8 @@ const (
 	Text       Format = "text"
 )
 
-// Formats lists the output formats (not Auto).
-var Formats = []Format{JSON, StreamJSON, Text}
+// formats lists the output formats (not Auto).
+var formats = []Format{JSON, StreamJSON, Text}
 
 // String is the format's name; Auto's is "auto".
 func (f Format) String() string {
@@ -37,7 +37,7 @@ func ParseFormat(s string) (Format, error) {
 	if s == "auto" {
 		return Auto, nil
 	}
-	for _, f := range Formats {
+	for _, f := range formats {
 		if s == string(f) {
 			return f, nil
 		}

@@ -102,7 +102,7 @@ func TestModelRefusedByOlderBuild(t *testing.T) {
 	}
 	var b bytes.Buffer
 	NewWriter(&b, Header{Argv: []string{"claude"}})
-	if !strings.HasPrefix(b.String(), Magic+" v2\n") {
+	if !strings.HasPrefix(b.String(), magic+" v2\n") {
 		t.Errorf("a cassette without model exchanges starts %q", b.String()[:22])
 	}
 	// Skipped unless asked for: output readers see only the output.

@@ -30,6 +30,7 @@ const (
 
 // Reader reads a cassette frame by frame.
 type Reader struct {
+	file *os.File // what Open opened, closed by Close
 	// Effects makes Next return the frames of file effects (Stream Files) too;
 	// otherwise they are skipped as they stream by.
 	Effects bool
@@ -72,14 +73,14 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 // tests ask for an older build's answer.
 func newReader(r io.Reader, name string, newest int) (*Reader, error) {
 	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece), newest: newest}
-	magic, err := rd.metaLine(maxFrameLine)
+	first, err := rd.metaLine(maxFrameLine)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, rd.errf(ErrTruncated, "empty file, want %q", Magic)
+			return nil, rd.errf(ErrTruncated, "empty file, want %q", magic)
 		}
 		return nil, err
 	}
-	if err := rd.checkMagic(magic); err != nil {
+	if err := rd.checkMagic(first); err != nil {
 		return nil, err
 	}
 	hdr, err := rd.metaLine(maxHeaderLine)
@@ -110,36 +111,47 @@ func newReader(r io.Reader, name string, newest int) (*Reader, error) {
 	return rd, nil
 }
 
-// Open opens the cassette file at path. Close the returned file when done.
-func Open(path string) (*Reader, *os.File, error) {
+// Open opens the cassette file at path and reads its header. Close the
+// Reader when done.
+func Open(path string) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s is a directory; want a cassette file", path)
+		return nil, fmt.Errorf("%s is a directory; want a cassette file", path)
 	}
 	rd, err := NewReader(f, path)
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return rd, f, nil
+	rd.file = f
+	return rd, nil
+}
+
+// Close closes the file Open opened; for a Reader of NewReader, it does
+// nothing (the caller closes what it gave).
+func (r *Reader) Close() error {
+	if r.file == nil {
+		return nil
+	}
+	return r.file.Close()
 }
 
 func (r *Reader) checkMagic(line []byte) error {
 	s := string(line)
-	rest, ok := strings.CutPrefix(s, Magic+" v")
+	rest, ok := strings.CutPrefix(s, magic+" v")
 	if !ok {
 		// Named, never quoted: a file that is not a cassette (a token file
 		// linked in, a key) must not reach a log.
-		return r.errf(ErrFormat, "not a cassette: its first line is not \"%s vN\" (N from %d to %d)", Magic, MinVersion, r.newest)
+		return r.errf(ErrFormat, "not a cassette: its first line is not \"%s vN\" (N from %d to %d)", magic, MinVersion, r.newest)
 	}
 	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)
 	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
-		return r.errf(ErrFormat, "bad version after %q, want v%d", Magic, r.newest)
+		return r.errf(ErrFormat, "bad version after %q, want v%d", magic, r.newest)
 	}
 	if v < MinVersion || v > r.newest {
 		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, r.newest)
@@ -410,8 +422,8 @@ func (r *Reader) parseFrame(line []byte) error {
 	if r.frame == ModelAnswer && n != 0 {
 		return r.errf(ErrFormat, "model answer frame holds %d bytes, want 0 (its body is in \"b\" frames)", n)
 	}
-	if n > MaxFrame {
-		return r.errf(ErrFormat, "frame of %d bytes, more than the %d a cassette may hold in one", n, int64(MaxFrame))
+	if n > maxFrame {
+		return r.errf(ErrFormat, "frame of %d bytes, more than the %d a cassette may hold in one", n, int64(maxFrame))
 	}
 	if r.effect != nil {
 		if r.effect.Size != n {
@@ -435,7 +447,7 @@ func (e *Exchange) check(s Stream) error {
 	}
 	switch s {
 	case ModelRequest:
-		if e.Method == "" || e.Path == "" || e.Prefix < 0 || e.Suffix < 0 || e.Prefix > MaxFrame || e.Suffix > MaxFrame {
+		if e.Method == "" || e.Path == "" || e.Prefix < 0 || e.Suffix < 0 || e.Prefix > maxFrame || e.Suffix > maxFrame {
 			return fmt.Errorf("request %d needs a method, a path and sizes of 0 or more", e.N)
 		}
 	case ModelAnswer:
@@ -446,9 +458,9 @@ func (e *Exchange) check(s Stream) error {
 	return nil
 }
 
-// MaxFrame is the largest frame a cassette may hold (1 TiB): a larger byte
+// maxFrame is the largest frame a cassette may hold (1 TiB): a larger byte
 // count is a corrupt or hostile file, not a recording.
-const MaxFrame = 1 << 40
+const maxFrame = 1 << 40
 
 // check refuses an effect that no recorder writes: an unknown operation,
 // content on an operation that has none, a mode or digest that is not one.

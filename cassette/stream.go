@@ -8,8 +8,8 @@ import (
 
 // Sniff reports whether the buffered input starts like a cassette, without consuming it.
 func Sniff(br *bufio.Reader) bool {
-	p, _ := br.Peek(len(Magic) + 1)
-	return bytes.Equal(p, []byte(Magic+" "))
+	p, _ := br.Peek(len(magic) + 1)
+	return bytes.Equal(p, []byte(magic+" "))
 }
 
 // StreamReader returns an io.Reader over the bytes of one stream of r, in order.

@@ -48,7 +48,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Model != "" {
 		version = ModelVersion
 	}
-	buf := fmt.Appendf(nil, "%s v%d\n", Magic, version)
+	buf := fmt.Appendf(nil, "%s v%d\n", magic, version)
 	buf = append(buf, hdr...)
 	if _, err := w.Write(buf); err != nil {
 		return nil, err

@@ -129,7 +129,7 @@
 // array on a delta rule's path stands for its first element (see Deltas
 // below). off names a default rule: uuid, ids, id-keys, duration-keys,
 // clock-keys, token-keys, durations, timestamps, dates, times, epoch-ms, cwd,
-// home, tmp, cwd-mangled, cwd-from-init (see [DefaultRules]).
+// home, tmp, cwd-mangled, cwd-from-init.
 //
 // # Deltas
 //

@@ -37,8 +37,8 @@ const (
 	ruleCwdFromInit  = "cwd-from-init" // learn the cwd from the first "cwd" member when none is given
 )
 
-// DefaultRules lists the names of the default rules.
-func DefaultRules() []string {
+// defaultRules lists the names of the default rules.
+func defaultRules() []string {
 	return []string{
 		ruleUUID, ruleIDs, ruleIDKeys, ruleDurationKeys, ruleClockKeys, ruleTokenKeys,
 		ruleDurations, ruleTimestamps, ruleDates, ruleTimes, ruleEpochMS,
@@ -157,21 +157,21 @@ func LoadRules(file string) (*Rules, error) {
 	return ParseRules(f, file)
 }
 
-// MaxRulesSize bounds a rules file (1 MiB): rules are a few lines, and a
+// maxRulesSize bounds a rules file (1 MiB): rules are a few lines, and a
 // file that is not one (/dev/zero, a log given by mistake) is refused
 // without being read whole.
-const MaxRulesSize = 1 << 20
+const maxRulesSize = 1 << 20
 
-// ParseRules reads rules from r, at most MaxRulesSize bytes; name is used in
+// ParseRules reads rules from r, at most maxRulesSize bytes; name is used in
 // error messages.
 func ParseRules(r io.Reader, name string) (*Rules, error) {
 	rules := &Rules{}
-	limited := &io.LimitedReader{R: r, N: MaxRulesSize + 1}
+	limited := &io.LimitedReader{R: r, N: maxRulesSize + 1}
 	br := bufio.NewReader(limited)
 	for lineno := 1; ; lineno++ {
 		line, err := br.ReadString('\n')
 		if limited.N == 0 {
-			return nil, fmt.Errorf("%s: %w: larger than %d bytes (1 MiB): not a rules file", name, ErrRules, MaxRulesSize)
+			return nil, fmt.Errorf("%s: %w: larger than %d bytes (1 MiB): not a rules file", name, ErrRules, maxRulesSize)
 		}
 		if len(line) > 0 {
 			if perr := rules.parseLine(strings.TrimSpace(line)); perr != nil {
@@ -200,8 +200,8 @@ func (r *Rules) parseLine(line string) error {
 		if len(fields) != 2 {
 			return errors.New(`want "off RULE"`)
 		}
-		if !slices.Contains(DefaultRules(), fields[1]) {
-			return fmt.Errorf("no default rule %q (rules: %s)", fields[1], strings.Join(DefaultRules(), ", "))
+		if !slices.Contains(defaultRules(), fields[1]) {
+			return fmt.Errorf("no default rule %q (rules: %s)", fields[1], strings.Join(defaultRules(), ", "))
 		}
 		if r.off == nil {
 			r.off = map[string]bool{}

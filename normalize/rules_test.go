@@ -95,14 +95,14 @@ func TestLoadRules(t *testing.T) {
 	}
 }
 
-// A rules file is read up to MaxRulesSize: /dev/zero and a file one byte
+// A rules file is read up to maxRulesSize: /dev/zero and a file one byte
 // too long are refused, one of exactly the size is read.
 func TestRulesSizeBound(t *testing.T) {
 	if _, err := LoadRules("/dev/zero"); !errors.Is(err, ErrRules) || !strings.Contains(err.Error(), "/dev/zero: bad normalize rules: larger than 1048576 bytes (1 MiB): not a rules file") {
 		t.Errorf("/dev/zero: %v", err)
 	}
 	line := "# " + strings.Repeat("x", 1021) + "\n" // 1024 bytes
-	exact := strings.Repeat(line, MaxRulesSize/len(line))
+	exact := strings.Repeat(line, maxRulesSize/len(line))
 	if _, err := ParseRules(strings.NewReader(exact), "exact"); err != nil {
 		t.Errorf("%d bytes: %v", len(exact), err)
 	}

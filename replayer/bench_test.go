@@ -20,13 +20,13 @@ func BenchmarkReplay(b *testing.B) {
 	defer devnull.Close()
 	b.SetBytes(n)
 	for b.Loop() {
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := replayer.Play(context.Background(), rd, replayer.Options{Stdout: devnull, Stderr: devnull}); err != nil {
 			b.Fatal(err)
 		}
-		f.Close()
+		rd.Close()
 	}
 }

@@ -27,11 +27,11 @@ import (
 // Effects reads the file effects of the cassette at path, without their
 // content.
 func Effects(path string) ([]cassette.Effect, error) {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer rd.Close()
 	rd.Effects = true
 	var out []cassette.Effect
 	for {
@@ -212,11 +212,11 @@ func Apply(root string, p *Plan, opts ApplyOptions) (*Result, error) {
 // ApplyFile reads the cassette at path once into a plan and applies it
 // under root (see Apply).
 func ApplyFile(root, path string, opts ApplyOptions) (*Result, error) {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return &Result{}, err
 	}
-	defer f.Close()
+	defer rd.Close()
 	p, err := ReadPlan(rd)
 	if err != nil {
 		return &Result{}, err

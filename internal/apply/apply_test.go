@@ -460,11 +460,11 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 	s := newSandbox(t)
 	path := filepath.Join(t.TempDir(), "run.cassette")
 	os.WriteFile(path, tape(t, cassette.Header{}, create("x.txt", "good\n")), 0o644)
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	p, err := apply.ReadPlan(rd)
 	if err != nil {
 		t.Fatal(err)
@@ -472,7 +472,12 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 	defer p.Close()
 	evil := tape(t, cassette.Header{}, create("x.txt", "evil\n"), create("pwned", "x"))
 	os.WriteFile(path, evil, 0o644)
-	f.WriteAt(evil, 0)
+	// The file the reader holds, rewritten in place under it.
+	if w, err := os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+		t.Fatal(err)
+	} else if _, err := w.WriteAt(evil, 0); err != nil || w.Close() != nil {
+		t.Fatal(err)
+	}
 	if _, err := apply.Apply(s.root, p, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -204,13 +204,13 @@ func readCassetteSet(dir string) (*cassetteSet, error) {
 			set.skipped = append(set.skipped, path+": not a regular file")
 			return nil
 		}
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			set.skipped = append(set.skipped, fmt.Sprintf("%s: not a cassette (%v)", path, unwrapCassetteErr(err)))
 			return nil
 		}
 		h := rd.Header()
-		f.Close()
+		rd.Close()
 		var args []string
 		if len(h.Argv) > 0 {
 			args = h.Argv[1:]

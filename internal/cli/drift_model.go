@@ -26,11 +26,11 @@ func loadModelSide(in *input, p agent.Profile) (*drift.ModelSide, error) {
 	if !in.Cassette || in.Header.Model == "" {
 		return nil, nil
 	}
-	rd, f, err := cassette.Open(in.file())
+	rd, err := cassette.Open(in.file())
 	if err != nil {
 		return nil, in.rename(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	rd.Model = true
 	side := &drift.ModelSide{Norm: normalize.ForRun(in.Header, nil, nil)}
 	var helper func(method, path string, body []byte) bool

@@ -85,12 +85,12 @@ func openInput(env *Env, arg string) (*input, error) {
 			return nil, err
 		}
 	}
-	rd, f, err := cassette.Open(in.file())
+	rd, err := cassette.Open(in.file())
 	if err != nil {
 		in.Close()
 		return nil, in.rename(err)
 	}
-	f.Close()
+	rd.Close()
 	in.Header = rd.Header()
 	return in, nil
 }
@@ -200,12 +200,12 @@ func (in *input) Open(which cassette.Stream) (*Stream, error) {
 		}
 		return &Stream{Reader: f, Footer: noFooter, close: f.Close}, nil
 	}
-	rd, f, err := cassette.Open(in.file())
+	rd, err := cassette.Open(in.file())
 	if err != nil {
 		return nil, in.rename(err)
 	}
 	rd.Inputs = which == cassette.Input // a conversation's stdin frames, asked for only
-	return &Stream{Reader: &renamingReader{in: in, r: rd.StreamReader(which)}, Footer: rd.Footer, close: f.Close}, nil
+	return &Stream{Reader: &renamingReader{in: in, r: rd.StreamReader(which)}, Footer: rd.Footer, close: rd.Close}, nil
 }
 
 type renamingReader struct {

@@ -107,11 +107,11 @@ func runInspect(env *Env, args []string) int {
 
 // inspectCassette reads every frame of a cassette, file changes too.
 func inspectCassette(in *input, s *summary) (*cassette.Reader, error) {
-	rd, f, err := cassette.Open(in.file())
+	rd, err := cassette.Open(in.file())
 	if err != nil {
 		return nil, in.rename(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	rd.Effects = true
 	if rd.Header().Conversation != "" {
 		s.conv, rd.Inputs = &conversationLog{}, true

@@ -87,11 +87,11 @@ func faultOptions(fs *flag.FlagSet) (replayer.Options, error) {
 
 // replayFile plays the cassette at path to env's streams and returns the exit status.
 func replayFile(env *Env, name, path string, opts replayer.Options, applyFiles, force, reloc bool) int {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return fail(env, name, err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	r := runner.Replay{Stdout: env.Stdout, Stderr: env.Stderr, Name: name, Options: opts, Apply: applyFiles, Force: force}
 	if applyFiles || reloc {
 		if r.Dir, err = os.Getwd(); err != nil {

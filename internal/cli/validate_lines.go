@@ -21,11 +21,11 @@ func cassetteLines(in *input, which cassette.Stream, want []int) (map[int]int, e
 	slices.Sort(want)
 	want = slices.Compact(want)
 	got := make(map[int]int, len(want))
-	rd, f, err := cassette.Open(in.file())
+	rd, err := cassette.Open(in.file())
 	if err != nil {
 		return nil, in.rename(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	newlines := 0          // of the stream so far
 	open := false          // the stream's current line has begun
 	fileLine, last := 0, 0 // where the chunk's data starts; the last line holding the stream

@@ -79,11 +79,11 @@ func runView(env *Env, args []string) int {
 		if len(pos) == 2 {
 			return viewDrift(env, w, pos[0], pos[1])
 		}
-		rd, f, err := cassette.Open(pos[0])
+		rd, err := cassette.Open(pos[0])
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer rd.Close()
 		res, err := view.Write(w, rd, view.Options{Name: pos[0], Before: *before, From: *from})
 		if err == nil && res.Cut != nil {
 			fmt.Fprintf(env.Stderr, "%s: note: %s (the page shows what came before)\n", name, oneLine(res.Cut.Error()))

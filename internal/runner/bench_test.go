@@ -49,13 +49,13 @@ func BenchmarkReplayApply(b *testing.B) {
 		n++
 		dir := filepath.Join(root, fmt.Sprint(n))
 		os.Mkdir(dir, 0o755)
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		r := runner.Replay{Stdout: io.Discard, Stderr: io.Discard, Name: "bench", Apply: true, Dir: dir}
 		code, applied, err := r.Play(path, rd)
-		f.Close()
+		rd.Close()
 		if err != nil || code != 0 || len(applied) != 2 {
 			b.Fatalf("exit %d, %d applied, %v", code, len(applied), err)
 		}

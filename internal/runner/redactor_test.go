@@ -45,11 +45,11 @@ func TestReplayRedactsFilesWithTheCallersRedactor(t *testing.T) {
 	replay := func(red *redact.Redactor) (string, []string, error) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "conf.txt"), []byte("key="+secret+"\n"), 0o644)
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer f.Close()
+		defer rd.Close()
 		r := runner.Replay{Stdout: io.Discard, Stderr: io.Discard, Name: "test", Apply: true, Dir: dir, Redactor: red}
 		_, applied, err := r.Play(path, rd)
 		data, _ := os.ReadFile(filepath.Join(dir, "conf.txt"))

@@ -442,14 +442,14 @@ func (c *call) miss(lib *index.Library, inv index.Invocation) (a answer) {
 	// damaged, or of a newer format. Recording it again is not the fix
 	// for the second.
 	if _, err := os.Stat(want); err == nil {
-		if _, f, err := cassette.Open(want); err != nil {
+		if rd, err := cassette.Open(want); err != nil {
 			if errors.Is(err, cassette.ErrVersion) {
 				return a.failed(err, "the cassette of this call was written by a newer agentvcr: upgrade agentvcr")
 			}
 			return a.failed(err, fmt.Sprintf("the cassette of this call is damaged: restore it (git checkout %s), or record it again with %s=record %s=%s",
 				want, EnvMode, EnvRealAgent, c.log.Agent))
 		} else {
-			f.Close()
+			rd.Close()
 		}
 	}
 	msg := fmt.Sprintf("no cassette in %s matches %s", c.dir, index.ShortArgs(inv.Args))

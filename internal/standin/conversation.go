@@ -305,11 +305,11 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	opts.Agent = cv.profile.Name()
 	c.warnLive()
 	saved := runner.Saved{StartIndex: true, Name: func(tmp string) (string, error) {
-		rd, f, err := cassette.Open(tmp)
+		rd, err := cassette.Open(tmp)
 		if err != nil {
 			return "", err
 		}
-		defer f.Close()
+		defer rd.Close()
 		sum, err := conversation.Digest(rd, cv.conv)
 		if err != nil {
 			return "", err
@@ -375,11 +375,11 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // wrote in the conversation recorded at path, for its file name: lower
 // case, letters and digits, "-" between words; "" when there is none.
 func firstPromptSlug(path string) string {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer rd.Close()
 	rd.Inputs = true
 	var line []byte
 	for {

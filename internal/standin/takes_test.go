@@ -140,11 +140,11 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 		t.Fatalf("cassettes %q", tapes)
 	}
 	for i, c := range logged {
-		rd, f, err := cassette.Open(c.Cassette)
+		rd, err := cassette.Open(c.Cassette)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Close()
+		rd.Close()
 		if rd.Header().Take != i+1 {
 			t.Errorf("%s: take %d, want %d", c.Cassette, rd.Header().Take, i+1)
 		}

@@ -262,11 +262,11 @@ type Tape struct {
 // Load reads the cassette at path, failing the test on any error.
 func Load(t testing.TB, path string) Tape {
 	t.Helper()
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	tp := Tape{Header: rd.Header()}
 	for {
 		c, err := rd.Next()

@@ -178,7 +178,7 @@ func TestTimeToInteractive(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []int{10000, 100000, 1000000} {
 		path := tinyRun(t, dir, n)
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestTimeToInteractive(t *testing.T) {
 			t.Fatal(err)
 		}
 		built := time.Since(start)
-		f.Close()
+		rd.Close()
 		out.Close()
 		st, _ := os.Stat(page)
 		start = time.Now()

@@ -222,11 +222,11 @@ func TestIncompleteAndCutRecordings(t *testing.T) {
 }
 
 func mustOpen(t testing.TB, path string) *cassette.Reader {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() { rd.Close() })
 	return rd
 }
 
@@ -331,14 +331,14 @@ func BenchmarkViewLargeRun(b *testing.B) {
 		}
 	}()
 	for b.Loop() {
-		rd, f, err := cassette.Open(path)
+		rd, err := cassette.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := view.Write(discard{}, rd, view.Options{}); err != nil {
 			b.Fatal(err)
 		}
-		f.Close()
+		rd.Close()
 	}
 	close(stop)
 	b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MiB")

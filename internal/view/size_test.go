@@ -138,7 +138,7 @@ func BenchmarkViewPageSize(b *testing.B) {
 			var size int
 			start := time.Now()
 			for b.Loop() {
-				rd, f, err := cassette.Open(path)
+				rd, err := cassette.Open(path)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func BenchmarkViewPageSize(b *testing.B) {
 				if _, err := view.Write(&cw, rd, view.Options{Name: path}); err != nil {
 					b.Fatal(err)
 				}
-				f.Close()
+				rd.Close()
 				size = int(cw)
 			}
 			b.ReportMetric(float64(size)/(1<<20), "page-MiB")

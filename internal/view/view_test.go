@@ -14,11 +14,11 @@ import (
 // render writes the page of the cassette at path.
 func render(t testing.TB, path string, opts view.Options) ([]byte, view.Result) {
 	t.Helper()
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer rd.Close()
 	var buf bytes.Buffer
 	res, err := view.Write(&buf, rd, opts)
 	if err != nil {

@@ -34,11 +34,11 @@ func NamedListing(path string, norm func([]byte) []byte) ([]byte, error) {
 }
 
 func listing(path string, norm func([]byte) []byte, named bool) ([]byte, error) {
-	rd, f, err := cassette.Open(path)
+	rd, err := cassette.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer rd.Close()
 	rd.Effects = true
 	var out bytes.Buffer
 	var e *cassette.Effect

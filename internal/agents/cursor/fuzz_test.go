@@ -18,7 +18,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("{\n\"type\":\"result\"\n", 0)
 	f.Add("Read file\n{\"a\":1}\n", 2)
 	f.Fuzz(func(t *testing.T, stdout string, exit int) {
-		for _, format := range cassette.Formats {
+		for _, format := range []cassette.Format{cassette.JSON, cassette.StreamJSON, cassette.Text} {
 			r, err := Validate(contract.Options{SkipComments: exit%2 == 0}, strings.NewReader(stdout), strings.NewReader("e"), exit, format)
 			if err != nil {
 				t.Fatal(err)
