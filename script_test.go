@@ -28,6 +28,6 @@ func TestMain(m *testing.M) {
 //	AGENTVCR_MODE=record go test -run TestScript     re-record (see scripts/record.sh)
 func TestScript(t *testing.T) {
 	agentscript.Run(t, agentscript.Config{
-		Unreferenced: agentscript.Fail,
+		Unreferenced: "fail",
 	})
 }

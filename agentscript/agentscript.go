@@ -15,25 +15,19 @@ import (
 	"github.com/agentvcr/agentvcr/internal/golden"
 	"github.com/agentvcr/agentvcr/internal/standin"
 	"github.com/agentvcr/agentvcr/internal/testrun"
-	"github.com/agentvcr/agentvcr/internal/unused"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
-// Default directories, relative to the package under test.
+// The default directories, relative to the package under test.
 const (
-	DefaultDir       = "testdata/script"
-	DefaultCassettes = "testdata/cassettes"
-	DefaultGolden    = "testdata/golden"
+	defaultDir       = "testdata/script"
+	defaultCassettes = "testdata/cassettes"
+	defaultGolden    = "testdata/golden"
 )
 
-// Environment variables the harness reads from the test process.
-const (
-	// EnvUnreferenced sets the Policy for unreferenced artefacts: fail, warn or ignore.
-	EnvUnreferenced = unused.EnvUnreferenced
-	// EnvPassEnv names, comma-separated, more variables handed to scripts in
-	// every mode (replay scripts are otherwise hermetic).
-	EnvPassEnv = "AGENTVCR_PASSENV"
-)
+// envPassEnv names, comma-separated, more variables handed to scripts in
+// every mode (replay scripts are otherwise hermetic).
+const envPassEnv = "AGENTVCR_PASSENV"
 
 // Config configures Params and Run. The zero value is usable: scripts in
 // testdata/script, cassettes in testdata/cassettes, goldens in testdata/golden.
@@ -44,10 +38,14 @@ type Config struct {
 	Cassettes string
 	// Golden is goldie's fixture directory: golden NAME is Golden/NAME.golden.
 	Golden string
-	// Unreferenced is what Run does about cassettes and goldens under Cassettes
-	// and Golden that no script used; "" reads $AGENTVCR_UNREFERENCED, then
-	// Fail, so that `go test ./...` shows them (set warn or ignore to opt out).
-	Unreferenced Policy
+	// Unreferenced is what Run does about the cassettes and goldens under
+	// Cassettes and Golden that no script used (unreferenced: dead weight at
+	// best, at worst a renamed golden whose old copy keeps being reviewed):
+	// "fail" fails the test listing them, "warn" lists them on stderr,
+	// "ignore" skips the check, "delete" removes them after a full, green
+	// run. $AGENTVCR_UNREFERENCED, the same words, overrides it, as it sets
+	// agentvcrtest's; "" is "fail", so that `go test ./...` shows them.
+	Unreferenced string
 	// Setup, when set, runs after the harness's own setup of each script.
 	Setup func(*testscript.Env) error
 	// Cmds adds script commands to the harness's own.
@@ -55,9 +53,10 @@ type Config struct {
 	// PassEnv names variables of the test process handed to every script,
 	// in addition to those in $AGENTVCR_PASSENV.
 	PassEnv []string
-	// Rules names a normalize rules file (see package normalize) applied on
-	// top of the default profile by the normalize and golden commands.
-	Rules string
+	// Rules are a project's normalisation rules (normalize.LoadRules),
+	// applied on top of the default ones and the agent's by the normalize
+	// and golden commands, as agentvcrtest.Rules applies them; nil for none.
+	Rules *normalize.Rules
 }
 
 // Commands returns the programs scripts can exec, for testscript.Main: the
@@ -83,7 +82,7 @@ func Params(cfg Config) testscript.Params {
 }
 
 // Run runs the scripts of cfg as subtests of t and then, when every script
-// ran and passed, reports the cassettes and goldens no script used (see Policy).
+// ran and passed, reports the cassettes and goldens no script used (see Config.Unreferenced).
 func Run(t *testing.T, cfg Config) {
 	t.Helper()
 	h := newHarness(cfg)
@@ -100,7 +99,6 @@ type harness struct {
 	cassettes string // absolute
 	golden    string // absolute
 	rules     *normalize.Rules
-	rulesErr  error
 	track     *tracker
 	// since is when the run began: in record mode a call recorded since,
 	// by another script, is not recorded again.
@@ -116,12 +114,10 @@ var testRunBegan = testrun.Current().Began
 
 func newHarness(cfg Config) *harness {
 	h := &harness{cfg: cfg, track: newTracker(), since: testRunBegan}
-	h.dir = orDefault(cfg.Dir, DefaultDir)
-	h.cassettes = mustAbs(orDefault(cfg.Cassettes, DefaultCassettes))
-	h.golden = mustAbs(orDefault(cfg.Golden, DefaultGolden))
-	if cfg.Rules != "" {
-		h.rules, h.rulesErr = normalize.LoadRules(cfg.Rules)
-	}
+	h.dir = orDefault(cfg.Dir, defaultDir)
+	h.cassettes = mustAbs(orDefault(cfg.Cassettes, defaultCassettes))
+	h.golden = mustAbs(orDefault(cfg.Golden, defaultGolden))
+	h.rules = cfg.Rules
 	return h
 }
 
@@ -164,9 +160,6 @@ func (h *harness) params() testscript.Params {
 // the test process, so that "AGENTVCR_MODE=record go test" re-records.
 func (h *harness) setup(e *testscript.Env) error {
 	h.track.scriptStarted()
-	if h.rulesErr != nil {
-		return h.rulesErr
-	}
 	state := filepath.Join(e.WorkDir, ".agentvcr")
 	if err := os.MkdirAll(state, 0o777); err != nil {
 		return err
@@ -224,7 +217,7 @@ type testNameKey struct{}
 
 func (h *harness) passEnv() []string {
 	names := append([]string(nil), h.cfg.PassEnv...)
-	for n := range strings.SplitSeq(os.Getenv(EnvPassEnv), ",") {
+	for n := range strings.SplitSeq(os.Getenv(envPassEnv), ",") {
 		if n = strings.TrimSpace(n); n != "" {
 			names = append(names, n)
 		}

@@ -17,20 +17,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/unused"
 )
 
-// Policy is what Run does about unreferenced artefacts: cassettes under
-// Config.Cassettes that no script replayed and goldens under Config.Golden
-// that no golden command compared. Such files are dead weight at best and
-// at worst a renamed golden whose old copy keeps being reviewed.
-type Policy = unused.Policy
-
-// The policies, as $AGENTVCR_UNREFERENCED names them (see unused.Policy).
-const (
-	Fail   = unused.Fail
-	Warn   = unused.Warn
-	Ignore = unused.Ignore
-	Delete = unused.Delete
-)
-
 // tracker collects what the scripts of one Run used.
 type tracker struct {
 	mu        sync.Mutex
@@ -103,22 +89,22 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	for _, e := range errs {
 		t.Errorf("agentscript: %s", e)
 	}
-	policy := h.cfg.Unreferenced
-	if env := os.Getenv(EnvUnreferenced); env != "" || policy == "" {
-		p, err := unused.ParsePolicy(env)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		policy = p
+	setting := h.cfg.Unreferenced
+	if env := os.Getenv(unused.EnvUnreferenced); env != "" {
+		setting = env
 	}
-	if policy == Ignore {
+	policy, err := unused.ParsePolicy(setting)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if policy == unused.Ignore {
 		return
 	}
 	if t.Failed() || t.Skipped() || len(errs) > 0 {
 		h.noteUse()
-		if policy == Delete {
-			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", EnvUnreferenced)
+		if policy == unused.Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", unused.EnvUnreferenced)
 		}
 		return
 	}
@@ -130,17 +116,17 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	case skipped != "":
 		h.noteUse()
 		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
-		if policy == Delete {
-			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", EnvUnreferenced, skipped)
+		if policy == unused.Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", unused.EnvUnreferenced, skipped)
 		}
 		return
 	}
 	wd, _ := os.Getwd()
-	msg, left := unused.Conclude(check, policy == Delete, EnvUnreferenced+"="+string(policy), wd, reindex)
+	msg, left := unused.Conclude(check, policy == unused.Delete, unused.EnvUnreferenced+"="+string(policy), wd, reindex)
 	if msg == "" {
 		return
 	}
-	if policy == Fail && len(left) > 0 {
+	if policy == unused.Fail && len(left) > 0 {
 		t.Error("agentscript: " + msg)
 		return
 	}

@@ -53,8 +53,8 @@
 // $AGENTVCR_PASSENV (comma-separated) or [Config.PassEnv] are passed in every
 // mode.
 //
-// A script breaks the agent on purpose with the stand-in's fault words (see
-// package standin), for the calls that follow:
+// A script breaks the agent on purpose with the stand-in's fault words
+// ("agentvcr standin --help" lists them), for the calls that follow:
 //
 //	env AGENTVCR_FAULT=stop-after-events=2,exit-code=1
 //	! exec cursor-agent --print --output-format stream-json 'Summarise README.md'
@@ -75,8 +75,7 @@
 // Scripts run in parallel, each with its own $AGENTVCR_CACHE, $TMPDIR and
 // $HOME; scripts that record the same call into one cassette directory
 // still run the agent once: at once, the others wait for its cassette and
-// replay it (the turn is taken in the cassette directory itself, see
-// package standin); later, in record mode too, a cassette recorded since
+// replay it (the turn is taken in the cassette directory itself); later, in record mode too, a cassette recorded since
 // the run began is replayed, not recorded again. Then
 //
 //	go test -run TestScript -update
@@ -94,8 +93,8 @@
 //	validate [--exit-code N] [--skip-comments] [--expect PROBLEMS] FORMAT [FILE]
 //
 // Check a run against the agent's output contract for FORMAT (json,
-// stream-json, text, or auto to take it from the run's argv; see package
-// contract) and fail listing every problem as "LINE: message" (LINE is a
+// stream-json, text, or auto to take it from the run's argv; the checks
+// are "agentvcr validate"'s) and fail listing every problem as "LINE: message" (LINE is a
 // stdout line, stderr or exit). Without FILE it checks the last agent run of
 // the script (below): its stdout, stderr and exit status. FILE may be a
 // cassette (its streams and exit status) or any other file, read as stdout
@@ -123,13 +122,12 @@
 // NAME, the file Config.Golden/NAME.golden (NAME may hold slashes), through
 // goldie: with go test's -update flag the snapshot is written instead. A
 // mismatch fails with a diff that names the golden file and each differing
-// line (the event diff of package contract); a changed JSON event shows its
+// line (the event diff of "agentvcr diff"); a changed JSON event shows its
 // changed fields, and a long line or value an excerpt around the change with
 // the change's byte position, never the whole line. The
 // golden itself is checked first: one that normalising would change, or
 // that holds the script's $WORK, the test machine's home directory or the
-// recorded directories, is reported as holding a volatile value (see
-// [ErrVolatile]); a FILE that still holds such a path after normalising is
+// recorded directories, is reported as holding a volatile value; a FILE that still holds such a path after normalising is
 // not written as a golden. A mismatch (or a missing golden) also leaves the
 // new content beside the golden as NAME.golden.new for "agentvcr review",
 // unless $CI is set; two scripts giving one NAME different content is an
@@ -140,7 +138,7 @@
 // Compare the file changes of the last agent run with the golden NAME: a
 // listing with one line per change (create, modify, delete, mkdir, rmdir,
 // symlink, chmod, skip; path, mode and a summary) and the normalised content
-// of text files below it (see workspace.Listing), so that an agent upgrade
+// of text files below it (the listing agentvcrtest.GoldenFiles compares), so that an agent upgrade
 // review shows that the new build edits go.mod too. (A file named "files" in
 // the work directory is compared as FILE instead.) After exec of the
 // stand-in, the work directory holds the files the agent wrote: the
@@ -159,12 +157,12 @@
 // # The last agent run
 //
 // testscript keeps the last exec's stdout and stderr but not its exit
-// status. The stand-in (package standin) and "agentvcr replay" log each
+// status. The stand-in and "agentvcr replay" log each
 // call in the script's run log ($AGENTVCR_RUN_LOG, a file under $WORK): the
 // arguments as they were matched (redacted), the invocation key, the mode,
 // the cassette replayed or recorded, the file changes applied, the exit
 // status, and the stand-in's own line when it failed. validate, normalize
-// and golden read the last entry through standin.ReadLog; Run learns from
+// and golden read its last entry; Run learns from
 // the log which cassettes the scripts used. A script that fails also shows
 // the line of every call the stand-in could not answer, for a program under
 // test that kept the stand-in's stderr to itself; a call the script made
@@ -194,8 +192,8 @@
 // When every script of the directory ran and passed, Run lists the cassettes
 // under Config.Cassettes and the goldens under Config.Golden that no script
 // used, in the manner of insta's unreferenced snapshots (the lister is the
-// one agentvcrtest uses too). By default ([Fail]) the test fails, so that
-// go test ./... shows them; with [Warn] (Config.Unreferenced, or
+// one agentvcrtest uses too). By default ("fail") the test fails, so that
+// go test ./... shows them; with "warn" ([Config].Unreferenced, or
 // AGENTVCR_UNREFERENCED=warn) the list is printed on the test binary's
-// stderr. The check is skipped after a partial run (-run) or a failure.
+// stderr; "ignore" skips the check and "delete" removes them. The check is skipped after a partial run (-run) or a failure.
 package agentscript

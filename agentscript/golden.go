@@ -21,9 +21,9 @@ import (
 
 const goldenUsage = "golden FILE|files NAME"
 
-// ErrVolatile is wrapped by the errors of a golden that holds, or would be
+// errVolatile is wrapped by the errors of a golden that holds, or would be
 // written with, a value that changes from run to run.
-var ErrVolatile = errors.New("volatile value in a golden snapshot")
+var errVolatile = errors.New("volatile value in a golden snapshot")
 
 // cmdGolden compares the normalised FILE with the golden snapshot NAME
 // through goldie; goldie's -update flag rewrites the snapshot instead.
@@ -195,7 +195,7 @@ func (h *harness) checkStoredGolden(ts *testscript.TestScript, path, file string
 	if d := golden.Diff("golden", "normalised golden", stored, again); d != "" {
 		return fmt.Errorf("golden %s: %w: normalising it changes it, so it holds values that vary between runs "+
 			"(a hand edit, or a golden written by an older normaliser):\n%s"+
-			"rewrite it with: %s", relPath(path), ErrVolatile, d, golden.UpdateCommand(testPattern(ts)))
+			"rewrite it with: %s", relPath(path), errVolatile, d, golden.UpdateCommand(testPattern(ts)))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/index"
 	"github.com/agentvcr/agentvcr/internal/simagent"
 	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/normalize"
 )
 
 func TestMain(m *testing.M) {
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 // TestScript runs the harness's own scripts, which record what they replay
 // from the simulated agent into $WORK.
 func TestScript(t *testing.T) {
-	agentscript.Run(t, agentscript.Config{Unreferenced: agentscript.Fail})
+	agentscript.Run(t, agentscript.Config{Unreferenced: "fail"})
 }
 
 // fakeT runs a script under testscript.RunT and keeps its log, so that tests
@@ -72,7 +73,7 @@ type fixture struct {
 	t         *testing.T
 	cassettes string
 	golden    string
-	rules     string // a normalize rules file, when set
+	rules     *normalize.Rules // a project's rules, when set
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -218,10 +219,11 @@ func TestRulesApplyToGoldens(t *testing.T) {
 	f.writeGolden("run", strings.ReplaceAll(streamGolden, "Hello from $CWD/notes.", "Built <BUILD> in $CWD/notes."))
 	withUpdate(t, false, func() {
 		f.mustFail(execStream+"golden stdout run\n", "Built #4711")
-		f.rules = filepath.Join(t.TempDir(), "rules")
-		if err := os.WriteFile(f.rules, []byte("regex `#[0-9]+` <BUILD>\n"), 0o644); err != nil {
+		rules, err := normalize.ParseRules(strings.NewReader("regex `#[0-9]+` <BUILD>\n"), "rules")
+		if err != nil {
 			t.Fatal(err)
 		}
+		f.rules = rules
 		f.mustPass(execStream + "golden stdout run\n")
 	})
 }
@@ -430,7 +432,7 @@ stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileNam
 }
 
 func TestPolicyFromEnvironment(t *testing.T) {
-	for in, want := range map[string]agentscript.Policy{"": agentscript.Fail, "warn": agentscript.Warn, "FAIL": agentscript.Fail, "ignore": agentscript.Ignore, "delete": agentscript.Delete} {
+	for in, want := range map[string]unused.Policy{"": unused.Fail, "warn": unused.Warn, "FAIL": unused.Fail, "ignore": unused.Ignore, "delete": unused.Delete} {
 		if got, err := unused.ParsePolicy(in); err != nil || got != want {
 			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
 		}

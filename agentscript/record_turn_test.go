@@ -37,7 +37,7 @@ stdout '^answer to --print the same call from two scripts$'
 				}
 			}
 			h := vcrtest.NewHeld(t)
-			cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(), Unreferenced: agentscript.Fail,
+			cfg := agentscript.Config{Dir: scripts, Cassettes: cassettes, Golden: t.TempDir(), Unreferenced: "fail",
 				Setup: func(e *testscript.Env) error {
 					e.Setenv(standin.EnvMode, string(mode))
 					e.Setenv(standin.EnvRealAgent, h.Agent)

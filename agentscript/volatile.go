@@ -56,7 +56,7 @@ func (s volatileScanner) check(name, what string, content []byte) error {
 	for _, r := range s.roots {
 		if off := golden.FindPath(content, []byte(r.value)); off >= 0 {
 			line := bytes.Count(content[:off], []byte{'\n'}) + 1
-			return fmt.Errorf("%w: %s:%d: the %s holds %s, %s", ErrVolatile, name, line, what, strconv.Quote(r.value), r.what)
+			return fmt.Errorf("%w: %s:%d: the %s holds %s, %s", errVolatile, name, line, what, strconv.Quote(r.value), r.what)
 		}
 	}
 	return nil

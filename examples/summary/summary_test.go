@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // cursor-agent is the stand-in replaying testdata/cassettes, and compares
 // its output with testdata/golden. No network, no agent installed.
 func TestScript(t *testing.T) {
-	agentscript.Run(t, agentscript.Config{Unreferenced: agentscript.Fail})
+	agentscript.Run(t, agentscript.Config{Unreferenced: "fail"})
 }
 
 func TestSummarizeLongLinesAndNoise(t *testing.T) {
