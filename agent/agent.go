@@ -216,15 +216,6 @@ func ForBinary(argv0 string) (Profile, bool) {
 	return nil, false
 }
 
-// Binaries lists every program name of every profile.
-func Binaries() []string {
-	var names []string
-	for _, p := range registry {
-		names = append(names, p.Binaries()...)
-	}
-	return names
-}
-
 // Sniff finds the profile whose output starts like head (stream-json lines,
 // or a json document); ok is false when none does.
 func Sniff(head []byte) (Profile, bool) {

@@ -199,7 +199,13 @@ const (
 
 // Names are the program names the stand-in answers to: every binary name of
 // every agent profile.
-func Names() []string { return agent.Binaries() }
+func Names() []string {
+	var names []string
+	for _, p := range agent.All() {
+		names = append(names, p.Binaries()...)
+	}
+	return names
+}
 
 // IsName reports whether a program invoked as argv0 is the stand-in.
 func IsName(argv0 string) bool {
