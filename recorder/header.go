@@ -13,9 +13,9 @@ import (
 // spoolStdinInterruptibly spools opts.Stdin, but gives up on a signal: a
 // signal meant for a recording that has not started must not reach the agent
 // later.
-func (r *run) spoolStdinInterruptibly() (*os.File, *cassette.Stdin, error) {
+func (r *run) spoolStdinInterruptibly() (*os.File, *cassette.Stdin, os.Signal, error) {
 	if r.opts.Stdin == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	type spooled struct {
 		f   *os.File
@@ -29,14 +29,14 @@ func (r *run) spoolStdinInterruptibly() (*os.File, *cassette.Stdin, error) {
 	}()
 	select {
 	case s := <-done:
-		return s.f, s.in, s.err
+		return s.f, s.in, nil, s.err
 	case sig := <-r.opts.Signals:
 		go func() { // close the spool file whenever the read ends
 			if s := <-done; s.f != nil {
 				s.f.Close()
 			}
 		}()
-		return nil, nil, &InterruptedError{Signal: sig}
+		return nil, nil, sig, nil
 	}
 }
 

@@ -193,15 +193,11 @@ var ErrStart = errors.New("cannot start agent")
 // agent ended by itself.
 var ErrAbandoned = errors.New("the caller ended the conversation with a signal before the agent ended")
 
-// ErrInterrupted wraps a signal that arrived before the agent started (while
-// piped stdin was still being read): the agent is not started.
+// ErrInterrupted is wrapped by the error of a signal that arrived before
+// the agent started (while piped stdin was still being read): the agent is
+// not started, and the Result's Footer names the signal (Signal, Signum,
+// and Code 128+N, as a shell reports a process it killed).
 var ErrInterrupted = errors.New("interrupted before the agent started")
-
-// InterruptedError is the error Record returns for ErrInterrupted.
-type InterruptedError struct{ Signal os.Signal }
-
-func (e *InterruptedError) Error() string { return fmt.Sprintf("%s: %v", ErrInterrupted, e.Signal) }
-func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 
 // Record runs the agent described by opts and writes its cassette to w.
 // The cassette is complete when Record returns with a nil error; if the process
@@ -244,7 +240,14 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	var hdrStdin *cassette.Stdin
 	var err error
 	if r.opts.Conversation == "" {
-		stdin, hdrStdin, err = r.spoolStdinInterruptibly()
+		var sig os.Signal
+		stdin, hdrStdin, sig, err = r.spoolStdinInterruptibly()
+		if sig != nil {
+			if n, ok := sig.(syscall.Signal); ok {
+				r.res.Footer = cassette.Footer{Code: 128 + int(n), Signal: signalName(n), Signum: int(n)}
+			}
+			return r.res, fmt.Errorf("%w: %v", ErrInterrupted, sig)
+		}
 		if err != nil {
 			return r.res, err
 		}

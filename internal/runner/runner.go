@@ -76,11 +76,10 @@ func RecordTo(warn io.Writer, name string, f *safefile.File, opts recorder.Optio
 		fmt.Fprintf(warn, "%s: warning: $%s is shorter than %d bytes: kept out of the header but not searched for in the output (pass it with --secret to redact it anyway)\n",
 			name, v, redact.MinEnvSecret)
 	}
-	var interrupted *recorder.InterruptedError
 	switch {
-	case errors.As(err, &interrupted):
-		if sig, isSig := interrupted.Signal.(syscall.Signal); isSig {
-			return res, 128 + int(sig), fmt.Errorf("%w; the agent was not started", err)
+	case errors.Is(err, recorder.ErrInterrupted):
+		if res.Footer.Signum != 0 {
+			return res, res.Footer.Code, fmt.Errorf("%w; the agent was not started", err)
 		}
 		return res, exitcode.Failed, fmt.Errorf("%w; the agent was not started", err)
 	case errors.Is(err, recorder.ErrStart):
