@@ -20,7 +20,7 @@
 //
 //	AGENTVCR_MODE=once AGENTVCR_REAL_AGENT=cursor-agent go test ./...
 //
-// The stand-in is package standin, run by the test binary under the agent's
+// The stand-in is the test binary itself, run under the agent's
 // name: each call appends a line to the test's run log, and when the test
 // ends, every call the stand-in could not answer fails it with the
 // stand-in's own line (no cassette, a missing directory, a damaged cassette
@@ -45,7 +45,7 @@
 // use is judged with all of them: its .agentvcr-users, which go test keeps
 // and the user commits, names each package that uses it and the files it
 // used, so that no package fails on, and no run deletes, a file another
-// package uses, on a fresh machine too (see package unused).
+// package uses, on a fresh machine too.
 //
 // Fault breaks the replays of one test on purpose (a stream cut after N
 // events, another exit status, a hang), to test how code copes with an agent
@@ -204,8 +204,8 @@ const noRaceExitSleep = "atexit_sleep_ms=0"
 
 // Fault breaks every replay of the stand-in for the rest of the test, to
 // test how the code copes with an agent that fails, without editing a
-// cassette: words are those of $AGENTVCR_FAULT (see standin.ParseFault),
-// comma-separated, named after the fault flags of "agentvcr replay":
+// cassette: words are those of $AGENTVCR_FAULT, comma-separated, named
+// after the fault flags of "agentvcr replay" (see "agentvcr replay --help"):
 //
 //	agentvcrtest.Fault(t, "stop-after-events=3,exit-code=1") // a stream that breaks off
 //	agentvcrtest.Fault(t, "stall")                           // an agent that hangs until killed

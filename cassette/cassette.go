@@ -35,7 +35,7 @@
 //	f 430 0 {"op":"delete","path":"old.md","before":"…"}
 //
 // The recorder compares snapshots of the tree taken before the agent starts
-// and after it ends (see package workspace), so every change is stamped with
+// and after it ends, so every change is stamped with
 // the end of the run: when each happened during the run is not known. A
 // [Reader] skips these frames unless its Effects field is set.
 //
@@ -118,19 +118,20 @@ import (
 const magic = "agentvcr cassette"
 
 // Version is the newest format version this package reads and writes. It
-// reads every version from MinVersion on: version 1 (output only) stays
+// reads every version from 1 on: version 1 (output only) stays
 // readable for ever. A cassette is written at the oldest version that holds
-// it: TakesVersion for a take after the first, else version 2.
+// it: 3 for a take after the first, 4 for a conversation, 5 for model
+// exchanges, else version 2.
 const (
 	Version    = 5
-	MinVersion = 1
-	// TakesVersion is the first version whose header may name a take after
+	minVersion = 1
+	// takesVersion is the first version whose header may name a take after
 	// the first.
-	TakesVersion = 3
-	// ConversationVersion is the first version that holds a conversation:
+	takesVersion = 3
+	// conversationVersion is the first version that holds a conversation:
 	// the caller's stdin as frames ("i", "c") and a header naming the
 	// conversation's framing.
-	ConversationVersion = 4
+	conversationVersion = 4
 	// ModelVersion is the first version that holds the model's exchanges:
 	// "q", "a" and "b" frames and a header naming the model's wire.
 	ModelVersion = 5

@@ -94,7 +94,7 @@ func TestModelRequestsGrowLinearly(t *testing.T) {
 // upgrade; a cassette without them stays version 2.
 func TestModelRefusedByOlderBuild(t *testing.T) {
 	data := writeModel(t, 2)
-	for newest := MinVersion; newest < ModelVersion; newest++ {
+	for newest := minVersion; newest < ModelVersion; newest++ {
 		_, err := newReader(bytes.NewReader(data), "m.cassette", newest)
 		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "upgrade agentvcr") {
 			t.Errorf("a build reading up to v%d: %v, want ErrVersion saying to upgrade", newest, err)

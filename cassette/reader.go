@@ -96,12 +96,12 @@ func newReader(r io.Reader, name string, newest int) (*Reader, error) {
 	switch take := rd.header.Take; {
 	case take < 0:
 		return nil, rd.errf(ErrFormat, "bad header: take %d, want 1 or more", take)
-	case take > 1 && rd.version < TakesVersion:
+	case take > 1 && rd.version < takesVersion:
 		// A build of that version would replay it for the call's first take.
-		return nil, rd.errf(ErrFormat, "bad header: take %d in a v%d cassette; takes after the first are v%d", take, rd.version, TakesVersion)
+		return nil, rd.errf(ErrFormat, "bad header: take %d in a v%d cassette; takes after the first are v%d", take, rd.version, takesVersion)
 	}
-	if c := rd.header.Conversation; c != "" && rd.version < ConversationVersion {
-		return nil, rd.errf(ErrFormat, "bad header: conversation %.20q in a v%d cassette; conversations are v%d", c, rd.version, ConversationVersion)
+	if c := rd.header.Conversation; c != "" && rd.version < conversationVersion {
+		return nil, rd.errf(ErrFormat, "bad header: conversation %.20q in a v%d cassette; conversations are v%d", c, rd.version, conversationVersion)
 	} else if c != "" && rd.header.Stdin != nil {
 		return nil, rd.errf(ErrFormat, "bad header: a conversation has its stdin as frames, not a digest")
 	}
@@ -146,15 +146,15 @@ func (r *Reader) checkMagic(line []byte) error {
 	if !ok {
 		// Named, never quoted: a file that is not a cassette (a token file
 		// linked in, a key) must not reach a log.
-		return r.errf(ErrFormat, "not a cassette: its first line is not \"%s vN\" (N from %d to %d)", magic, MinVersion, r.newest)
+		return r.errf(ErrFormat, "not a cassette: its first line is not \"%s vN\" (N from %d to %d)", magic, minVersion, r.newest)
 	}
 	// A version is written one way only: digits, no sign, no leading zero.
 	v, err := strconv.Atoi(rest)
 	if err != nil || rest == "" || rest[0] < '1' || rest[0] > '9' || strconv.Itoa(v) != rest {
 		return r.errf(ErrFormat, "bad version after %q, want v%d", magic, r.newest)
 	}
-	if v < MinVersion || v > r.newest {
-		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, MinVersion, r.newest)
+	if v < minVersion || v > r.newest {
+		return r.errf(ErrVersion, "file is v%d, this build reads v%d to v%d: upgrade agentvcr", v, minVersion, r.newest)
 	}
 	r.version = v
 	return nil

@@ -18,13 +18,13 @@ func TestConversationRefusedByOlderBuild(t *testing.T) {
 	}
 	w.WriteChunk(Input, time.Millisecond, []byte("{}\n"))
 	w.Close(Footer{})
-	for newest := MinVersion; newest < ConversationVersion; newest++ {
+	for newest := minVersion; newest < conversationVersion; newest++ {
 		_, err := newReader(bytes.NewReader(b.Bytes()), "c.cassette", newest)
 		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "upgrade agentvcr") {
 			t.Errorf("a build reading up to v%d: %v, want ErrVersion saying to upgrade", newest, err)
 		}
 	}
-	if _, err := newReader(bytes.NewReader(b.Bytes()), "c.cassette", ConversationVersion); err != nil {
+	if _, err := newReader(bytes.NewReader(b.Bytes()), "c.cassette", conversationVersion); err != nil {
 		t.Errorf("v4 build: %v", err)
 	}
 }

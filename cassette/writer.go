@@ -25,7 +25,7 @@ type Writer struct {
 // NewWriter writes the format line and h, and returns a Writer for the
 // frames. The format line says the oldest version that holds the recording:
 // ModelVersion when the model's exchanges are recorded (h.Model set),
-// ConversationVersion for a conversation (h.Conversation set), TakesVersion
+// conversationVersion for a conversation (h.Conversation set), takesVersion
 // for a take after the first (h.Take > 1), else version 2.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Take < 0 {
@@ -35,15 +35,15 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cassette header: %w", err)
 	}
-	version := TakesVersion - 1
+	version := takesVersion - 1
 	if h.Take > 1 {
-		version = TakesVersion
+		version = takesVersion
 	}
 	if h.Conversation != "" {
 		if h.Stdin != nil {
 			return nil, errors.New("cassette header: a conversation has its stdin as frames, not a digest")
 		}
-		version = ConversationVersion
+		version = conversationVersion
 	}
 	if h.Model != "" {
 		version = ModelVersion
