@@ -189,14 +189,14 @@ func fileHead(ts *testscript.TestScript, file string) []byte {
 		return nil
 	case "stdout":
 		out := ts.ReadFile(file)
-		return []byte(out[:min(len(out), cassette.SniffSize)])
+		return []byte(out[:min(len(out), sniffSize)])
 	}
 	f, err := os.Open(ts.MkAbs(file))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, cassette.SniffSize))
+	head, _ := io.ReadAll(io.LimitReader(f, sniffSize))
 	return head
 }
 
@@ -220,3 +220,7 @@ func (h *harness) normalizeLike(ts *testscript.TestScript, file string, content 
 	}
 	return normalize.New(opts).Bytes(content, streamOf(file)), nil
 }
+
+// sniffSize is how much of an output's beginning tells its agent and
+// format, as cassette.SniffOutput looks at.
+const sniffSize = 1 << 20

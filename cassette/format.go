@@ -45,13 +45,13 @@ func ParseFormat(s string) (Format, error) {
 	return Auto, fmt.Errorf("unknown output format %q (want json, stream-json, text or auto)", s)
 }
 
-// SniffSize is how much of an output's beginning [SniffOutput] looks at.
-const SniffSize = 1 << 20
+// sniffSize is how much of an output's beginning SniffOutput looks at.
+const sniffSize = 1 << 20
 
 // SniffOutput guesses the format of the output br holds from its beginning, as
 // [SniffFormat] does, without consuming it.
 func SniffOutput(br *bufio.Reader) Format {
-	p, _ := br.Peek(min(SniffSize, br.Size()))
+	p, _ := br.Peek(min(sniffSize, br.Size()))
 	return SniffFormat(p)
 }
 

@@ -58,7 +58,7 @@ func (r *run) header(env []string, stdin *cassette.Stdin) cassette.Header {
 	for _, a := range r.opts.Argv {
 		h.Argv = append(h.Argv, r.red.String(redact.FieldArgv, a))
 	}
-	allow := append(append([]string(nil), DefaultEnvAllow...), r.opts.EnvAllow...)
+	allow := append(append([]string(nil), defaultEnvAllow...), r.opts.EnvAllow...)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {

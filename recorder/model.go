@@ -12,8 +12,8 @@ import (
 const fieldModel = "model"
 
 // Model says how the agent's exchanges with its model reach the cassette:
-// a proxy the agent was pointed at (package modelproxy) stores each
-// exchange through the ModelSink it is given.
+// a proxy the agent was pointed at (the model proxy of a recording or a
+// rerun) stores each exchange through the ModelSink it is given.
 type Model struct {
 	// Wire is written in the header (cassette.Header.Model).
 	Wire string

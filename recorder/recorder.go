@@ -90,8 +90,10 @@ type Options struct {
 	// AllowShapes names token shapes not to redact, for a false positive
 	// ("agentvcr record --help" lists them: github, openai, jwt...).
 	AllowShapes []string
-	// EnvAllow adds names (or NAME* prefixes) to the environment variables kept in
-	// the header; see DefaultEnvAllow.
+	// EnvAllow adds names (or NAME* prefixes) to the environment variables
+	// kept in the header, besides CURSOR_*, NO_COLOR, FORCE_COLOR, TERM,
+	// LANG, LC_*, TZ and CI (the values of secret-looking ones are replaced
+	// by the placeholder all the same).
 	EnvAllow []string
 	// AskVersion runs "Argv[0] --version" (2 s at most, in a temporary
 	// directory, while the working directory is snapshotted) for the
@@ -162,8 +164,8 @@ type Files struct {
 	Exclude []string
 }
 
-// DefaultEnvAllow lists the environment variables kept in a cassette header.
-var DefaultEnvAllow = []string{"CURSOR_*", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_*", "TZ", "CI", "SIMAGENT_*"}
+// defaultEnvAllow lists the environment variables kept in a cassette header.
+var defaultEnvAllow = []string{"CURSOR_*", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_*", "TZ", "CI", "SIMAGENT_*"}
 
 // Result summarises a recording.
 type Result struct {

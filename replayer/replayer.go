@@ -13,7 +13,7 @@
 // died of signal N replays as exit status 128+N, which is what a shell reports.
 //
 // An incomplete cassette (the recorder was stopped before the agent ended) replays
-// its prefix; [Result.Incomplete] is then set and the exit status is [IncompleteCode].
+// its prefix; [Result.Incomplete] is then set and the exit status is 1.
 package replayer
 
 import (
@@ -26,13 +26,13 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// IncompleteCode is the exit status given to a replay of an incomplete cassette,
+// incompleteCode is the exit status given to a replay of an incomplete cassette,
 // which recorded none.
-const IncompleteCode = 1
+const incompleteCode = 1
 
-// BrokenPipeCode is the exit status when the consumer closed stdout or stderr
+// brokenPipeCode is the exit status when the consumer closed stdout or stderr
 // early: 128+SIGPIPE, as a Unix filter killed by SIGPIPE reports.
-const BrokenPipeCode = 128 + int(syscall.SIGPIPE)
+const brokenPipeCode = 128 + int(syscall.SIGPIPE)
 
 // Options says where the output goes and how. The zero value replays instantly
 // to nowhere.
@@ -70,11 +70,12 @@ type Fault struct {
 type Result struct {
 	// Code is the exit status to end with.
 	Code int
-	// Incomplete is set for a cassette without a footer.
+	// Incomplete is set for a cassette without a footer; Code is then 1.
 	Incomplete bool
 	// Stopped is set when a fault stopped the replay early.
 	Stopped bool
-	// BrokenPipe is set when the consumer stopped reading.
+	// BrokenPipe is set when the consumer stopped reading; Code is then
+	// 128+SIGPIPE, as a Unix filter killed by SIGPIPE reports.
 	BrokenPipe bool
 }
 
@@ -132,7 +133,7 @@ func (p *player) play(ctx context.Context) (Result, error) {
 		data, stop := p.cut(c)
 		if err := p.write(c.Stream, data); err != nil {
 			if isBrokenPipe(err) {
-				return Result{Code: BrokenPipeCode, BrokenPipe: true}, nil
+				return Result{Code: brokenPipeCode, BrokenPipe: true}, nil
 			}
 			return Result{}, err
 		}
@@ -145,7 +146,7 @@ func (p *player) play(ctx context.Context) (Result, error) {
 
 func (p *player) end() Result {
 	if _, ok := p.rd.Footer(); !ok {
-		return Result{Code: IncompleteCode, Incomplete: true}
+		return Result{Code: incompleteCode, Incomplete: true}
 	}
 	return Result{Code: p.code()}
 }
@@ -160,13 +161,13 @@ func (p *player) skipRest() {
 	}
 }
 
-// code is the recorded exit status, or IncompleteCode when none was recorded
+// code is the recorded exit status, or incompleteCode when none was recorded
 // (only known at the end; a stopped replay of an incomplete cassette says 1 too).
 func (p *player) code() int {
 	if f, ok := p.rd.Footer(); ok {
 		return f.Code
 	}
-	return IncompleteCode
+	return incompleteCode
 }
 
 // cut trims a chunk at the fault limits and says whether to stop after it.

@@ -274,7 +274,7 @@ func normalizeOptions(in *input, prof agent.Profile) normalize.Options {
 	if in.Cassette {
 		h = in.Header
 	}
-	head, _ := in.Head(cassette.SniffSize)
+	head, _ := in.Head(sniffSize)
 	return normalize.ForRun(h, prof, head)
 }
 
@@ -364,3 +364,7 @@ func writeValidateJSON(w *bufio.Writer, input string, exit int, r contract.Repor
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
+
+// sniffSize is how much of an output's beginning tells its agent and
+// format, as cassette.SniffOutput looks at.
+const sniffSize = 1 << 20
