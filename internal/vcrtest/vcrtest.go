@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/corpus"
 )
@@ -183,19 +184,34 @@ func (g *Gate) Open() {
 // child's open never blocks, and a line waits until it is read.
 type Notices struct {
 	Path string
+	f    *os.File
 	r    *bufio.Reader
 }
+
+// noticeWait bounds the wait for a notice: a child that died before it
+// wrote one must fail the test, not hang the run. A guard, not a measure.
+var noticeWait = 2 * time.Minute
 
 // NewNotices makes the pipe in a temporary directory; it is closed at the
 // end of the test (a Next under way then returns an error).
 func NewNotices(t testing.TB) *Notices {
 	t.Helper()
 	p, f := openFIFO(t, "notices")
-	return &Notices{Path: p, r: bufio.NewReader(f)}
+	return &Notices{Path: p, f: f, r: bufio.NewReader(f)}
 }
 
-// Next waits for the next line written to the pipe and returns it.
-func (n *Notices) Next() (string, error) { return n.r.ReadString('\n') }
+// Next waits for the next line written to the pipe and returns it; after
+// two minutes without one it returns an error saying so.
+func (n *Notices) Next() (string, error) {
+	if err := n.f.SetReadDeadline(time.Now().Add(noticeWait)); err != nil {
+		return "", err
+	}
+	line, err := n.r.ReadString('\n')
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return line, fmt.Errorf("no notice on %s within %v: the process that should write one may have died: %w", n.Path, noticeWait, err)
+	}
+	return line, err
+}
 
 // openFIFO makes a named pipe in a temporary directory and opens it for
 // reading and writing, until the end of the test.

@@ -1,0 +1,28 @@
+package vcrtest
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Next returns what a child wrote, and fails instead of hanging when
+// nothing comes.
+func TestNoticesNextHasADeadline(t *testing.T) {
+	n := NewNotices(t)
+	if err := os.WriteFile(n.Path, []byte("started\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := n.Next(); line != "started\n" || err != nil {
+		t.Fatalf("Next() = %q, %v; want the line written", line, err)
+	}
+	was := noticeWait
+	noticeWait = 10 * time.Millisecond
+	t.Cleanup(func() { noticeWait = was })
+	line, err := n.Next()
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "no notice on "+n.Path) {
+		t.Fatalf("Next() with nothing written = %q, %v; want a deadline error naming the pipe", line, err)
+	}
+}
