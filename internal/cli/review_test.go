@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"time"
 )
 
 // pendingTree makes a golden with a pending change and a pending new golden.
@@ -79,7 +80,9 @@ func TestReviewInteractive(t *testing.T) {
 	tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	tmux("pipe-pane", "-t", session, "-o", "cat > "+pane)
-	out, err := os.Open(pane)
+	// Read and write: the open does not wait for tmux's writer, which may
+	// never come; each wait below has a deadline instead.
+	out, err := os.OpenFile(pane, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +91,14 @@ func TestReviewInteractive(t *testing.T) {
 	screen := bufio.NewReader(out)
 	until := func(want string) string {
 		t.Helper()
+		if err := out.SetReadDeadline(time.Now().Add(2 * time.Minute)); err != nil {
+			t.Fatal(err)
+		}
 		var seen strings.Builder
 		for !strings.Contains(seen.String(), want) {
 			b, err := screen.ReadByte()
 			if err != nil {
-				t.Fatalf("pane closed before %q; saw:\n%s", want, seen.String())
+				t.Fatalf("no %q on the pane (%v); saw:\n%s", want, err, seen.String())
 			}
 			seen.WriteByte(b)
 		}
