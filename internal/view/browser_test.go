@@ -20,7 +20,7 @@ import (
 )
 
 // chromium finds a headless-capable Chromium, or skips the test saying so.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -33,7 +33,7 @@ func chromium(t *testing.T) string {
 
 // browser runs Chromium headless on a page; what is "--dump-dom" or
 // "--screenshot=FILE". It returns what Chromium printed on stdout.
-func browser(t *testing.T, bin, page, what string, size string) []byte {
+func browser(t testing.TB, bin, page, what string, size string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -161,56 +161,75 @@ func driftPage(t *testing.T, a, b string) []byte {
 	return stdout.Bytes()
 }
 
-// TestTimeToInteractive opens the pages of runs of 10^4, 10^5 and 10^6
-// tiny events in headless Chromium and logs each page's size, the time its
-// script reports it was done, and how long Chromium took to load it and
-// dump its document. It is a measurement, run by scripts/view-tti.sh
-// (AGENTVCR_TTI=1; AGENTVCR_TTI_ROWS=N sets the rows of a page, to measure
-// pages of another size), not part of the suite.
-func TestTimeToInteractive(t *testing.T) {
+// BenchmarkTimeToInteractive opens the pages of runs of 10^4, 10^5 and
+// 10^6 tiny events in headless Chromium and reports each page's size
+// (page-MiB), the time to write it (ms/page-built), the time its script
+// reports it was done (ms-to-interactive) and how long Chromium took to load
+// it and dump its document (ms-loaded). It is a measurement, run by
+// scripts/view-tti.sh (AGENTVCR_TTI=1; AGENTVCR_TTI_ROWS=N sets the rows of
+// a page, to measure pages of another size), not part of make bench: it
+// needs Chromium and minutes.
+func BenchmarkTimeToInteractive(b *testing.B) {
 	if os.Getenv("AGENTVCR_TTI") == "" {
-		t.Skip("a measurement: run scripts/view-tti.sh")
+		b.Skip("a measurement: run scripts/view-tti.sh")
 	}
-	bin := chromium(t)
+	bin := chromium(b)
 	if n, err := strconv.Atoi(os.Getenv("AGENTVCR_TTI_ROWS")); err == nil {
 		defer view.SetPageRows(n)()
 	}
-	dir := t.TempDir()
+	dir := b.TempDir()
 	for _, n := range []int{10000, 100000, 1000000} {
-		path := tinyRun(t, dir, n)
-		rd, err := cassette.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := filepath.Join(dir, fmt.Sprintf("tiny-%d.html", n))
-		out, err := os.Create(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		if _, err := view.Write(out, rd, view.Options{Name: filepath.Base(path)}); err != nil {
-			t.Fatal(err)
-		}
-		built := time.Since(start)
-		rd.Close()
-		out.Close()
-		st, _ := os.Stat(page)
-		start = time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(),
-			"--window-size=1280,1000", "--dump-dom", "file://"+page)
-		dom, err := cmd.Output()
-		cancel()
-		loaded := time.Since(start)
-		ready := "none (the script did not run to its end)"
-		if m := regexp.MustCompile(`data-ready-ms="(\d+)"`).FindSubmatch(dom); m != nil {
-			ready = string(m[1]) + " ms"
-		}
-		t.Logf("%7d events: page %s, built in %v; Chromium: script done at %s, loaded and dumped in %v (%v)",
-			n, byteSizeOf(int(st.Size())), built.Round(time.Millisecond), ready, loaded.Round(time.Millisecond), err)
-		if shots := os.Getenv("AGENTVCR_VIEW_OUT"); shots != "" {
-			browser(t, bin, page, "--screenshot="+filepath.Join(shots, fmt.Sprintf("tiny-%d.png", n)), "1280,1600")
-		}
-		os.Remove(path)
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			path := tinyRun(b, dir, n)
+			defer os.Remove(path)
+			page := filepath.Join(dir, fmt.Sprintf("tiny-%d.html", n))
+			var built, loaded time.Duration
+			var readyMS float64
+			var size int64
+			for range b.N {
+				rd, err := cassette.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := os.Create(page)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if _, err := view.Write(out, rd, view.Options{Name: filepath.Base(path)}); err != nil {
+					b.Fatal(err)
+				}
+				built += time.Since(start)
+				rd.Close()
+				if err := out.Close(); err != nil {
+					b.Fatal(err)
+				}
+				st, err := os.Stat(page)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = st.Size()
+				start = time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+b.TempDir(),
+					"--window-size=1280,1000", "--dump-dom", "file://"+page)
+				dom, err := cmd.Output()
+				cancel()
+				loaded += time.Since(start)
+				m := regexp.MustCompile(`data-ready-ms="(\d+)"`).FindSubmatch(dom)
+				if m == nil {
+					b.Fatalf("the page's script did not run to its end (%v)", err)
+				}
+				ms, _ := strconv.ParseFloat(string(m[1]), 64)
+				readyMS += ms
+			}
+			b.ReportMetric(float64(size)/(1<<20), "page-MiB")
+			b.ReportMetric(float64(built.Milliseconds())/float64(b.N), "ms/page-built")
+			b.ReportMetric(readyMS/float64(b.N), "ms-to-interactive")
+			b.ReportMetric(float64(loaded.Milliseconds())/float64(b.N), "ms-loaded")
+			if shots := os.Getenv("AGENTVCR_VIEW_OUT"); shots != "" {
+				browser(b, bin, page, "--screenshot="+filepath.Join(shots, fmt.Sprintf("tiny-%d.png", n)), "1280,1600")
+			}
+		})
 	}
 }
