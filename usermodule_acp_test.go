@@ -37,11 +37,11 @@ func TestACPWorkedExample(t *testing.T) {
 		t.Fatal("docs/acp.md has no Go block with TestWriteThroughTheEditor under \"## A worked example (Go)\"")
 	}
 	mod := filepath.Join(t.TempDir(), "editor")
-	tapes, _ := filepath.Glob(filepath.Join(root, "testdata", "acp-example", "cassettes", "*.cassette"))
-	if len(tapes) != 1 {
-		t.Fatalf("testdata/acp-example/cassettes: %q, want one cassette", tapes)
+	cassettes, _ := filepath.Glob(filepath.Join(root, "testdata", "acp-example", "cassettes", "*.cassette"))
+	if len(cassettes) != 1 {
+		t.Fatalf("testdata/acp-example/cassettes: %q, want one cassette", cassettes)
 	}
-	tape, err := os.ReadFile(tapes[0])
+	cas, err := os.ReadFile(cassettes[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestACPWorkedExample(t *testing.T) {
 		"go.sum":                       string(sum),
 		"editor_test.go":               code,
 		"testdata/golden/write.golden": "hello",
-		filepath.Join("testdata", "cassettes", filepath.Base(tapes[0])): string(tape),
+		filepath.Join("testdata", "cassettes", filepath.Base(cassettes[0])): string(cas),
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {

@@ -231,8 +231,8 @@ func TestExtra(t *testing.T) {
 	if err == nil || !strings.Contains(out, "AGENTVCR_RECORD_IN_CI=1") || agentRuns() != 2 {
 		t.Fatalf("CI: %v, the agent ran %d times in all\n%s", err, agentRuns(), out)
 	}
-	if tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(tapes) != 1 {
-		t.Errorf("CI wrote a cassette: %q", tapes)
+	if cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(cassettes) != 1 {
+		t.Errorf("CI wrote a cassette: %q", cassettes)
 	}
 
 	// 5. A leftover: recorded once, then no test makes the call. Each
@@ -242,9 +242,9 @@ func TestExtra(t *testing.T) {
 	if out, err := gorun([]string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1"}, "test", "-count=1", "-run", "^TestExtra$", "."); err != nil {
 		t.Fatalf("recording the extra call: %v\n%s", err, out)
 	}
-	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
-	if len(tapes) != 2 {
-		t.Fatalf("cassettes %q", tapes)
+	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	if len(cassettes) != 2 {
+		t.Fatalf("cassettes %q", cassettes)
 	}
 	out, err = gorun([]string{offline}, "test", "-count=1", "./...")
 	if err == nil || !strings.Contains(out, "extra-") || strings.Contains(out, "summarise-") || !strings.Contains(out, "AGENTVCR_UNREFERENCED=delete go test ./...") {

@@ -200,10 +200,10 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	if err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
 	}
-	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
 	takes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*-flaky-question-take2-*.cassette"))
-	if len(tapes) != 3 || len(takes) != 1 {
-		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", tapes)
+	if len(cassettes) != 3 || len(takes) != 1 {
+		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", cassettes)
 	}
 
 	// The README's examples, recorded as the README says: the goldens with
@@ -257,7 +257,7 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	}
 	before := filepath.Join(work, "before")
 	os.MkdirAll(before, 0o755)
-	for _, f := range tapes {
+	for _, f := range cassettes {
 		if !strings.Contains(f, "take2") {
 			data, _ := os.ReadFile(f)
 			os.WriteFile(filepath.Join(before, filepath.Base(f)), data, 0o644)

@@ -88,8 +88,8 @@ func TestUserModule(t *testing.T) {
 	if err == nil || !strings.Contains(out, "no golden testdata/golden/summarize.golden yet") {
 		t.Fatalf("recording run: %v\n%s", err, out)
 	}
-	if tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(tapes) != 1 {
-		t.Fatalf("cassettes %q: want one, for the one call both tests make", tapes)
+	if cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(cassettes) != 1 {
+		t.Fatalf("cassettes %q: want one, for the one call both tests make", cassettes)
 	}
 	if got := agentvcr("review", "--accept"); !strings.Contains(got, "accepted testdata/golden/summarize.golden") {
 		t.Fatalf("review: %s", got)
@@ -165,8 +165,8 @@ func TestUserModule(t *testing.T) {
 	}
 
 	// 8. A cassette no test uses fails go test ./..., named.
-	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
-	data, _ := os.ReadFile(tapes[0])
+	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	data, _ := os.ReadFile(cassettes[0])
 	data = []byte(strings.Replace(string(data), "Reply with exactly: hello", "Reply with exactly: bye", 1)) // another call
 	os.WriteFile(filepath.Join(mod, "testdata/cassettes/leftover.cassette"), data, 0o644)
 	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
@@ -221,8 +221,8 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, goru
 	if err == nil || !strings.Contains(out, "2 goldens pending") {
 		t.Fatalf("the recording round: %v\n%s", err, out)
 	}
-	if tapes, _ := filepath.Glob(filepath.Join(pkg, "testdata/cassettes/*.cassette")); len(tapes) != 2 {
-		t.Fatalf("cassettes %q: want both calls recorded in one round", tapes)
+	if cassettes, _ := filepath.Glob(filepath.Join(pkg, "testdata/cassettes/*.cassette")); len(cassettes) != 2 {
+		t.Fatalf("cassettes %q: want both calls recorded in one round", cassettes)
 	}
 	if got := agentvcr("review", "--accept", "cmd"); strings.Count(got, "accepted ") != 2 {
 		t.Fatalf("review: %s", got)
@@ -235,7 +235,7 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, goru
 // userModuleFailures: every way the stand-in can fail reaches go test as the
 // stand-in's own line (not a bare "exit status 2"), with what to do.
 func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path, withAgent string) {
-	tapes := filepath.Join(mod, "testdata/cassettes")
+	cassettes := filepath.Join(mod, "testdata/cassettes")
 	mustFail := func(what string, env []string, want []string, not ...string) {
 		t.Helper()
 		out, err := gorun(mod, append([]string{path}, env...), "test", "-count=1", "-run", "^TestSummarize$", ".")
@@ -256,32 +256,32 @@ func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, .
 	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
 		t.Fatalf("before the failures: %v\n%s", err, out)
 	}
-	files, _ := filepath.Glob(filepath.Join(tapes, "*.cassette"))
-	tape := files[0]
-	data, _ := os.ReadFile(tape)
+	files, _ := filepath.Glob(filepath.Join(cassettes, "*.cassette"))
+	cas := files[0]
+	data, _ := os.ReadFile(cas)
 
 	// A missing cassette directory.
-	os.Rename(tapes, tapes+".away")
-	mustFail("missing directory", nil, []string{"cursor-agent (agentvcr stand-in): $AGENTVCR_CASSETTES=" + tapes + ": no such file or directory",
+	os.Rename(cassettes, cassettes+".away")
+	mustFail("missing directory", nil, []string{"cursor-agent (agentvcr stand-in): $AGENTVCR_CASSETTES=" + cassettes + ": no such file or directory",
 		"point it at a directory of cassettes"})
-	os.Rename(tapes+".away", tapes)
+	os.Rename(cassettes+".away", cassettes)
 
 	// A truncated cassette: named, with how to get it back.
-	os.WriteFile(tape, data[:len(data)-20], 0o644)
-	mustFail("truncated", nil, []string{"(agentvcr stand-in): " + tape, "truncated cassette", "git checkout " + tape})
+	os.WriteFile(cas, data[:len(data)-20], 0o644)
+	mustFail("truncated", nil, []string{"(agentvcr stand-in): " + cas, "truncated cassette", "git checkout " + cas})
 
 	// A cassette of a newer format: upgrade, never "record it again".
-	os.WriteFile(tape, []byte(strings.Replace(string(data), "agentvcr cassette v2", "agentvcr cassette v9", 1)), 0o644)
-	mustFail("newer format", nil, []string{"(agentvcr stand-in): " + tape + ":1: ", "upgrade agentvcr"}, "record it")
-	os.WriteFile(tape, data, 0o644)
+	os.WriteFile(cas, []byte(strings.Replace(string(data), "agentvcr cassette v2", "agentvcr cassette v9", 1)), 0o644)
+	mustFail("newer format", nil, []string{"(agentvcr stand-in): " + cas + ":1: ", "upgrade agentvcr"}, "record it")
+	os.WriteFile(cas, data, 0o644)
 
 	// A read-only checkout, recording.
-	if err := readOnly(tapes); err != nil {
+	if err := readOnly(cassettes); err != nil {
 		t.Logf("read-only case skipped: %v", err)
 	} else {
 		mustFail("read-only", []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
-			[]string{"cursor-agent (agentvcr stand-in): cannot write the cassette " + tapes})
-		writable(tapes)
+			[]string{"cursor-agent (agentvcr stand-in): cannot write the cassette " + cassettes})
+		writable(cassettes)
 	}
 
 	// Under CI, -update writes nothing and says so.
@@ -319,7 +319,7 @@ func TestSummarizeReadme(t *testing.T) {
 	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
 	out, err = gorun(mod, []string{path}, "test", "-count=1", "-run", "^TestSummarizeReadme$", ".")
 	if err == nil || !strings.Contains(out, "(agentvcr stand-in): ") || !strings.Contains(out, "summary.txt") ||
-		!strings.Contains(out, "agentvcr replay --apply --force "+tapes) {
+		!strings.Contains(out, "agentvcr replay --apply --force "+cassettes) {
 		t.Errorf("conflict: %v\n%s", err, out)
 	}
 	if got, _ := os.ReadFile(filepath.Join(mod, "summary.txt")); string(got) != "my own notes\n" {

@@ -68,8 +68,8 @@ stdout '^answer to --print the same call from two scripts$'
 			if n := h.Runs(); n != 1 {
 				t.Errorf("the real agent ran %d times", n)
 			}
-			if tapes, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext)); len(tapes) != 1 {
-				t.Errorf("cassettes: %q", tapes)
+			if cassettes, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext)); len(cassettes) != 1 {
+				t.Errorf("cassettes: %q", cassettes)
 			}
 			if left, _ := filepath.Glob(filepath.Join(cassettes, ".*.tmp-*")); len(left) > 0 {
 				t.Errorf("left in the cassette directory: %q", left)

@@ -333,11 +333,11 @@ func Golden(t testing.TB, name string, got []byte, opts ...Option) {
 // re-creates the recorded changes in the working directory of the call.
 func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	t.Helper()
-	tape := lastCassette()
-	if tape == "" {
+	cas := lastCassette()
+	if cas == "" {
 		t.Fatalf("agentvcrtest.GoldenFiles: no agent call was answered from a cassette yet (call StandIn, then the agent)")
 	}
-	rd, err := cassette.Open(tape)
+	rd, err := cassette.Open(cas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func GoldenFiles(t testing.TB, name string, opts ...Option) {
 	}
 	nopts.Rules = o.rules
 	n := normalize.New(nopts)
-	listing, err := workspace.Listing(tape, func(b []byte) []byte { return n.Bytes(b, cassette.Stdout) })
+	listing, err := workspace.Listing(cas, func(b []byte) []byte { return n.Bytes(b, cassette.Stdout) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,9 @@ func TestTestBinariesRecordingOneCallRunTheAgentOnce(t *testing.T) {
 	if n := h.Runs(); n != 1 {
 		t.Errorf("the real agent ran %d times", n)
 	}
-	tapes, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext))
-	if len(tapes) != 1 {
-		t.Errorf("cassettes: %q", tapes)
+	found, _ := filepath.Glob(filepath.Join(cassettes, "*"+cassette.Ext))
+	if len(found) != 1 {
+		t.Errorf("cassettes: %q", found)
 	}
 	if left, _ := filepath.Glob(filepath.Join(cassettes, ".*.tmp-*")); len(left) > 0 {
 		t.Errorf("left in the cassette directory: %q", left)

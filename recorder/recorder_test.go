@@ -21,7 +21,7 @@ import (
 )
 
 // record runs opts into a cassette file in dir and loads it back.
-func record(t *testing.T, opts recorder.Options) (recorder.Result, vcrtest.Tape, []byte) {
+func record(t *testing.T, opts recorder.Options) (recorder.Result, vcrtest.Cassette, []byte) {
 	t.Helper()
 	if opts.Env == nil {
 		opts.Env = vcrtest.Env(t)

@@ -27,8 +27,8 @@ const (
 	e = cassette.Stderr
 )
 
-// tape writes a cassette of frames; a nil footer leaves it incomplete.
-func tape(t *testing.T, frames []frame, f *cassette.Footer) []byte {
+// cassette writes a cassette of frames; a nil footer leaves it incomplete.
+func newCassette(t *testing.T, frames []frame, f *cassette.Footer) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
@@ -83,7 +83,7 @@ func streamOf(frames []frame, s cassette.Stream) string {
 }
 
 func TestPlay(t *testing.T) {
-	file := tape(t, sample, &cassette.Footer{Code: 3})
+	file := newCassette(t, sample, &cassette.Footer{Code: 3})
 	var out, errb bytes.Buffer
 	res, err := replayer.Play(context.Background(), reader(t, file), replayer.Options{Stdout: &out, Stderr: &errb})
 	if err != nil {
@@ -99,7 +99,7 @@ func TestPlay(t *testing.T) {
 
 // With both streams going to one writer, the merged order is the recorded order.
 func TestPlayMergedOrder(t *testing.T) {
-	file := tape(t, sample, &cassette.Footer{})
+	file := newCassette(t, sample, &cassette.Footer{})
 	var both bytes.Buffer
 	var order []cassette.Stream
 	stdout := writeFunc(func(p []byte) { both.Write(p); order = append(order, o) })
@@ -121,7 +121,7 @@ type writeFunc func([]byte)
 func (f writeFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func TestPlaySignalDeath(t *testing.T) {
-	file := tape(t, sample[:1], &cassette.Footer{Code: 137, Signal: "SIGKILL", Signum: 9})
+	file := newCassette(t, sample[:1], &cassette.Footer{Code: 137, Signal: "SIGKILL", Signum: 9})
 	res, err := replayer.Play(context.Background(), reader(t, file), replayer.Options{})
 	if err != nil || res.Code != 137 {
 		t.Errorf("result %+v, %v; want code 137", res, err)
@@ -129,7 +129,7 @@ func TestPlaySignalDeath(t *testing.T) {
 }
 
 func TestPlayIncomplete(t *testing.T) {
-	file := tape(t, sample[:3], nil)
+	file := newCassette(t, sample[:3], nil)
 	var out bytes.Buffer
 	res, err := replayer.Play(context.Background(), reader(t, file), replayer.Options{Stdout: &out})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestPlayIncomplete(t *testing.T) {
 // A cassette cut inside a frame replays everything up to the cut, then fails
 // with the cassette's error.
 func TestPlayTruncated(t *testing.T) {
-	file := tape(t, sample, &cassette.Footer{})
+	file := newCassette(t, sample, &cassette.Footer{})
 	cut := bytes.Index(file, []byte(`{"type":"result"}`)) + 5
 	var out bytes.Buffer
 	_, err := replayer.Play(context.Background(), reader(t, file[:cut]), replayer.Options{Stdout: &out})
@@ -161,7 +161,7 @@ func TestPlayTruncated(t *testing.T) {
 func TestStopAfterBytes(t *testing.T) {
 	all := merged(sample)
 	for _, n := range []int64{1, 10, int64(len(sample[0].data)), int64(len(sample[0].data)) + 3, int64(len(all)) - 1, int64(len(all))} {
-		file := tape(t, sample, &cassette.Footer{Code: 5})
+		file := newCassette(t, sample, &cassette.Footer{Code: 5})
 		var both bytes.Buffer
 		opts := replayer.Options{Stdout: &both, Stderr: &both, Fault: replayer.Fault{StopAfterBytes: n}}
 		res, err := replayer.Play(context.Background(), reader(t, file), opts)
@@ -176,7 +176,7 @@ func TestStopAfterBytes(t *testing.T) {
 		}
 	}
 	// A limit beyond the output is no fault.
-	res, _ := replayer.Play(context.Background(), reader(t, tape(t, sample, &cassette.Footer{})),
+	res, _ := replayer.Play(context.Background(), reader(t, newCassette(t, sample, &cassette.Footer{})),
 		replayer.Options{Fault: replayer.Fault{StopAfterBytes: 1 << 20}})
 	if res.Stopped {
 		t.Errorf("limit beyond the output stopped the replay: %+v", res)
@@ -200,7 +200,7 @@ func TestStopAfterLines(t *testing.T) {
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
 		opts := replayer.Options{Stdout: &out, Stderr: &errb, Fault: replayer.Fault{StopAfterLines: tc.n}}
-		res, err := replayer.Play(context.Background(), reader(t, tape(t, sample, &cassette.Footer{})), opts)
+		res, err := replayer.Play(context.Background(), reader(t, newCassette(t, sample, &cassette.Footer{})), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestStopAfterLines(t *testing.T) {
 func TestStopAfterBytesAndLines(t *testing.T) {
 	var out bytes.Buffer
 	opts := replayer.Options{Stdout: &out, Fault: replayer.Fault{StopAfterLines: 1, StopAfterBytes: 5}}
-	res, err := replayer.Play(context.Background(), reader(t, tape(t, sample, &cassette.Footer{})), opts)
+	res, err := replayer.Play(context.Background(), reader(t, newCassette(t, sample, &cassette.Footer{})), opts)
 	if err != nil || out.String() != `{"typ` || !res.Stopped {
 		t.Errorf("got %q, %+v, %v", out.String(), res, err)
 	}
@@ -224,7 +224,7 @@ func TestStopAfterBytesAndLines(t *testing.T) {
 // Stopping an incomplete cassette early exits as its end would: incompleteCode.
 func TestStopIncomplete(t *testing.T) {
 	opts := replayer.Options{Fault: replayer.Fault{StopAfterBytes: 3}}
-	res, err := replayer.Play(context.Background(), reader(t, tape(t, sample, nil)), opts)
+	res, err := replayer.Play(context.Background(), reader(t, newCassette(t, sample, nil)), opts)
 	if err != nil || !res.Stopped || res.Code != 1 {
 		t.Errorf("result %+v, %v", res, err)
 	}
@@ -233,12 +233,12 @@ func TestStopIncomplete(t *testing.T) {
 func TestExitCodeOverride(t *testing.T) {
 	for _, code := range []int{0, 1, 42} {
 		opts := replayer.Options{Fault: replayer.Fault{ExitCode: &code}}
-		res, err := replayer.Play(context.Background(), reader(t, tape(t, sample, &cassette.Footer{Code: 7})), opts)
+		res, err := replayer.Play(context.Background(), reader(t, newCassette(t, sample, &cassette.Footer{Code: 7})), opts)
 		if err != nil || res.Code != code {
 			t.Errorf("override %d: %+v, %v", code, res, err)
 		}
 		opts.Fault.StopAfterLines = 1
-		res, err = replayer.Play(context.Background(), reader(t, tape(t, sample, nil)), opts)
+		res, err = replayer.Play(context.Background(), reader(t, newCassette(t, sample, nil)), opts)
 		if err != nil || res.Code != code || !res.Stopped {
 			t.Errorf("override %d after a stop: %+v, %v", code, res, err)
 		}
@@ -262,7 +262,7 @@ func TestStall(t *testing.T) {
 		}}
 		done := make(chan error, 1)
 		go func() {
-			_, err := replayer.Play(ctx, reader(t, tape(t, sample, &cassette.Footer{})), replayer.Options{Stdout: out, Fault: fault})
+			_, err := replayer.Play(ctx, reader(t, newCassette(t, sample, &cassette.Footer{})), replayer.Options{Stdout: out, Fault: fault})
 			done <- err
 		}()
 		<-seen
@@ -288,7 +288,7 @@ func TestPace(t *testing.T) {
 	}{{1, 80 * time.Millisecond}, {4, 20 * time.Millisecond}} {
 		var both bytes.Buffer
 		start := time.Now()
-		res, err := replayer.Play(context.Background(), reader(t, tape(t, frames, &cassette.Footer{Code: 2})),
+		res, err := replayer.Play(context.Background(), reader(t, newCassette(t, frames, &cassette.Footer{Code: 2})),
 			replayer.Options{Stdout: &both, Stderr: &both, Pace: tc.pace, MaxDelay: replayer.DefaultMaxDelay})
 		elapsed := time.Since(start)
 		if err != nil || res.Code != 2 || both.String() != "a\nb\nc\n" {
@@ -305,7 +305,7 @@ func TestPaceMaxDelay(t *testing.T) {
 	frames := []frame{{o, 0, "a\n"}, {o, time.Hour, "b\n"}, {o, 2 * time.Hour, "c\n"}, {o, 2*time.Hour + time.Millisecond, "d\n"}}
 	var out bytes.Buffer
 	start := time.Now()
-	_, err := replayer.Play(context.Background(), reader(t, tape(t, frames, &cassette.Footer{})),
+	_, err := replayer.Play(context.Background(), reader(t, newCassette(t, frames, &cassette.Footer{})),
 		replayer.Options{Stdout: &out, Pace: 1, MaxDelay: 10 * time.Millisecond})
 	elapsed := time.Since(start)
 	if err != nil || out.String() != "a\nb\nc\nd\n" {
@@ -323,7 +323,7 @@ func TestPaceCancel(t *testing.T) {
 	frames := []frame{{o, 0, "a\n"}, {o, time.Hour, "b\n"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &vcrtest.Tap{OnWrite: func([]byte) { cancel() }}
-	_, err := replayer.Play(ctx, reader(t, tape(t, frames, &cassette.Footer{})),
+	_, err := replayer.Play(ctx, reader(t, newCassette(t, frames, &cassette.Footer{})),
 		replayer.Options{Stdout: out, Pace: 1, MaxDelay: time.Hour})
 	if !errors.Is(err, context.Canceled) || string(out.Bytes()) != "a\n" {
 		t.Errorf("%q, %v", out.Bytes(), err)
@@ -345,7 +345,7 @@ func TestBrokenPipe(t *testing.T) {
 		pr.Close()
 		got <- b
 	}()
-	res, err := replayer.Play(context.Background(), reader(t, tape(t, big, &cassette.Footer{})), replayer.Options{Stdout: pw})
+	res, err := replayer.Play(context.Background(), reader(t, newCassette(t, big, &cassette.Footer{})), replayer.Options{Stdout: pw})
 	if err != nil {
 		t.Fatalf("error %v, want none", err)
 	}
@@ -358,7 +358,7 @@ func TestBrokenPipe(t *testing.T) {
 	// io.Pipe says it with io.ErrClosedPipe.
 	ipr, ipw := io.Pipe()
 	ipr.Close()
-	res, err = replayer.Play(context.Background(), reader(t, tape(t, big, &cassette.Footer{})), replayer.Options{Stderr: io.Discard, Stdout: ipw})
+	res, err = replayer.Play(context.Background(), reader(t, newCassette(t, big, &cassette.Footer{})), replayer.Options{Stderr: io.Discard, Stdout: ipw})
 	if err != nil || !res.BrokenPipe {
 		t.Errorf("io.Pipe: %+v, %v", res, err)
 	}
@@ -367,7 +367,7 @@ func TestBrokenPipe(t *testing.T) {
 // Any other write error is an error.
 func TestWriteError(t *testing.T) {
 	boom := syscall.ENOSPC
-	_, err := replayer.Play(context.Background(), reader(t, tape(t, sample, &cassette.Footer{})),
+	_, err := replayer.Play(context.Background(), reader(t, newCassette(t, sample, &cassette.Footer{})),
 		replayer.Options{Stdout: errWriter{boom}})
 	if !errors.Is(err, boom) {
 		t.Errorf("error %v, want %v", err, boom)

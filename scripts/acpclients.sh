@@ -34,9 +34,9 @@ go build -o "$dir/agentvcr" ./cmd/agentvcr
 go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
 go build -o "$dir/acpdrive" ./internal/acpclient/cmd/acpdrive
 real=$dir/node_modules/.bin
-tapes=$dir/cassettes
-rm -rf "$tapes" "$dir/runs"
-mkdir -p "$tapes" "$dir/bin"
+cassettes=$dir/cassettes
+rm -rf "$cassettes" "$dir/runs"
+mkdir -p "$cassettes" "$dir/bin"
 for b in gemini opencode qwen copilot auggie codex; do # the stand-in, under each agent's name
 	ln -sf "$dir/agentvcr" "$dir/bin/$b"
 done
@@ -69,7 +69,7 @@ session() {
 	[ "$mode" = replay ] && work=$run/a.longer/path/work # another directory, of another length
 	# One cassette directory per agent: its five sessions share their argv,
 	# and a replay narrows them message by message.
-	mkdir -p "$home/tmp" "$work" "$tapes/$agent"
+	mkdir -p "$home/tmp" "$work" "$cassettes/$agent"
 	case $agent in
 	gemini)
 		mkdir -p "$home/.gemini"
@@ -108,7 +108,7 @@ session() {
 	esac
 	(cd "$work" && env PATH="$dir/bin:$PATH" HOME="$home" TMPDIR="$home/tmp" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
 		XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state" NO_COLOR=1 \
-		AGENTVCR_MODE="$mode" AGENTVCR_CASSETTES="$tapes/$agent" AGENTVCR_REAL_AGENT="$real/${argv[0]}" "${envs[@]}" \
+		AGENTVCR_MODE="$mode" AGENTVCR_CASSETTES="$cassettes/$agent" AGENTVCR_REAL_AGENT="$real/${argv[0]}" "${envs[@]}" \
 		timeout 240 "$dir/acpdrive" -protocol $proto -scenario "$scenario" -dir "$work" -timeout 180s "${extra[@]}" -- "${argv[@]}" \
 		>"$dir/runs/$agent-$scenario.$mode" 2>"$dir/runs/$agent-$scenario.$mode.err") || true
 }

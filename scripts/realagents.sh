@@ -70,8 +70,8 @@ run() {
 
 # record AGENT FORMAT N: run N of AGENT in FORMAT, recorded.
 record() {
-	local agent=$1 format=$2 n=$3 tape=$dir/runs/$1-$2/run$3.cassette
-	local common=("$dir/agentvcr" record --quiet -o "$tape" --)
+	local agent=$1 format=$2 n=$3 cassette=$dir/runs/$1-$2/run$3.cassette
+	local common=("$dir/agentvcr" record --quiet -o "$cassette" --)
 	case $agent in
 	claude)
 		local extra=() f=$format

@@ -259,12 +259,12 @@ func TestStandInMiss(t *testing.T) {
 	if err := os.Symlink(exe, filepath.Join(bin, "copilot")); err != nil {
 		t.Fatal(err)
 	}
-	tapes, err := filepath.Abs("testdata/cassettes")
+	cassettes, err := filepath.Abs("testdata/cassettes")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("AGENTVCR_CASSETTES", tapes)
+	t.Setenv("AGENTVCR_CASSETTES", cassettes)
 	t.Setenv("AGENTVCR_MODE", "replay")
 	t.Setenv("AGENTVCR_RUN_LOG", filepath.Join(t.TempDir(), "runs.jsonl"))
 	dir := t.TempDir()

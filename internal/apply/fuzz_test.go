@@ -29,9 +29,9 @@ func FuzzApply(f *testing.F) {
 		{fx{Effect: cassette.Effect{Op: cassette.OpChmod, Path: "keep.txt", Mode: "0755", Before: sum("mine\n")}}},
 	}
 	for _, s := range seeds {
-		f.Add(tape(f, cassette.Header{}, s...))
+		f.Add(newCassette(f, cassette.Header{}, s...))
 	}
-	f.Add(tape(f, cassette.Header{Ignore: []string{"*.log"}}, create("x.log", "x")))
+	f.Add(newCassette(f, cassette.Header{Ignore: []string{"*.log"}}, create("x.log", "x")))
 	f.Add([]byte("agentvcr cassette v2\n{}\nf 0 3 {\"op\":\"delete\",\"path\":\"keep.txt\",\"size\":3}\nabc\nexit {}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd, err := cassette.NewReader(bytes.NewReader(data), "fuzz.cassette")
@@ -146,7 +146,7 @@ func FuzzApplyOps(f *testing.F) {
 				effects = append(effects, fx{Effect: cassette.Effect{Op: op, Path: p, Mode: "0755", Before: sum(before)}})
 			}
 		}
-		p, err := readPlan(t, tape(t, cassette.Header{}, effects...))
+		p, err := readPlan(t, newCassette(t, cassette.Header{}, effects...))
 		if err != nil {
 			t.Fatalf("the plan of a well-formed cassette: %v", err)
 		}

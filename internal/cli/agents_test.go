@@ -46,34 +46,34 @@ func TestAgentTranscripts(t *testing.T) {
 				if strings.HasSuffix(file, ".json") { // a json-format result
 					argv = []string{name, "-p", "hi", "--output-format", "json"}
 				}
-				tapes := t.TempDir()
-				tape := filepath.Join(tapes, "run.cassette")
+				cassettes := t.TempDir()
+				cas := filepath.Join(cassettes, "run.cassette")
 				fake := vcrtest.Script(t, t.TempDir(), name, `cat "$TRANSCRIPT"`)
-				cmd := vcrtest.Command(t, vcrtest.Env(t, "TRANSCRIPT="+file), append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", tape, "--", fake}, argv[1:]...)...)
+				cmd := vcrtest.Command(t, vcrtest.Env(t, "TRANSCRIPT="+file), append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", cas, "--", fake}, argv[1:]...)...)
 				if r := runCmd(t, cmd, nil); r.code != 0 {
 					t.Fatalf("record: %+v", r)
 				}
-				v := run(t, nil, "validate", tape)
+				v := run(t, nil, "validate", cas)
 				want := ar.known[filepath.Base(file)]
 				if want == "" && v.code != 0 || want != "" && (v.code != 1 || !strings.Contains(v.stdout, want)) {
 					t.Errorf("validate: %+v (want %q)", v, want)
 				}
 				// The normalised transcript, as a golden: what an agent upgrade
 				// review would compare.
-				norm := run(t, nil, "normalize", tape)
+				norm := run(t, nil, "normalize", cas)
 				if norm.code != 0 {
 					t.Fatalf("normalize: %+v", norm)
 				}
 				agentvcrtest.Golden(t, name+"/"+strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), []byte(norm.stdout),
 					agentvcrtest.GoldenDir(filepath.Join("testdata", "golden", "agents")))
-				i := run(t, nil, "inspect", tape)
+				i := run(t, nil, "inspect", cas)
 				if !strings.Contains(i.stdout, "agent ") || !strings.Contains(squash(i.stdout), "agent "+name) {
 					t.Errorf("inspect does not name the agent:\n%s", i.stdout)
 				}
 				// Replayed by the stand-in under the agent's name.
 				link := vcrtest.Link(t, t.TempDir(), name)
 				call := exec.Command(link, argv[1:]...)
-				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir())
+				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+cassettes, "AGENTVCR_CACHE="+t.TempDir())
 				r := runCmd(t, call, nil)
 				data, _ := os.ReadFile(file)
 				if r.code != 0 || r.stdout != string(data) {
@@ -147,25 +147,25 @@ func TestRealAgentRecordings(t *testing.T) {
 	} {
 		name := rec.name
 		t.Run(rec.file, func(t *testing.T) {
-			tape := filepath.Join("testdata", "realagents", rec.file+".cassette")
-			if r := run(t, nil, "validate", tape); r.code != 0 {
+			cas := filepath.Join("testdata", "realagents", rec.file+".cassette")
+			if r := run(t, nil, "validate", cas); r.code != 0 {
 				t.Errorf("validate: %+v", r)
 			}
-			i := run(t, nil, "inspect", tape)
+			i := run(t, nil, "inspect", cas)
 			for _, want := range []string{"agent " + name, rec.calls, "result success"} {
 				if !strings.Contains(squash(i.stdout), want) {
 					t.Errorf("inspect lacks %q:\n%s", want, i.stdout)
 				}
 			}
-			data, _ := os.ReadFile(tape)
+			data, _ := os.ReadFile(cas)
 			if strings.Contains(string(data), "offline-0000") {
 				t.Error("the dummy key is in the cassette")
 			}
-			rd := vcrtest.Load(t, tape)
+			rd := vcrtest.Load(t, cas)
 			link := vcrtest.Link(t, t.TempDir(), name)
 			call := exec.Command(link, rd.Header.Argv[1:]...)
 			call.Dir = t.TempDir()
-			abs, _ := filepath.Abs(filepath.Dir(tape))
+			abs, _ := filepath.Abs(filepath.Dir(cas))
 			// Byte for byte: the recorded directories as they are, not
 			// relocated to this call's.
 			call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+abs, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_RELOCATE=off")
@@ -184,11 +184,11 @@ func TestRealAgentJSONFormats(t *testing.T) {
 		"gemini": {"agent gemini", "events 1", "result success"},
 		"qwen":   {"agent qwen", "tool calls 1", "result success"},
 	} {
-		tape := filepath.Join("testdata", "realagents", name+"-json.cassette")
-		if r := run(t, nil, "validate", tape); r.code != 0 {
+		cas := filepath.Join("testdata", "realagents", name+"-json.cassette")
+		if r := run(t, nil, "validate", cas); r.code != 0 {
 			t.Errorf("%s validate: %+v", name, r)
 		}
-		i := run(t, nil, "inspect", tape)
+		i := run(t, nil, "inspect", cas)
 		for _, w := range want {
 			if !strings.Contains(squash(i.stdout), w) {
 				t.Errorf("%s inspect lacks %q:\n%s", name, w, i.stdout)

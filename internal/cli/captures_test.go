@@ -112,20 +112,20 @@ func TestAgentCaptures2026(t *testing.T) {
 	for dir, name := range captureDirs {
 		for _, c := range readCaptures(t, filepath.Join(root, dir)) {
 			t.Run(dir+"/"+c.stem, func(t *testing.T) {
-				tapes := t.TempDir()
-				tape := filepath.Join(tapes, "run.cassette")
+				cassettes := t.TempDir()
+				cas := filepath.Join(cassettes, "run.cassette")
 				fake := vcrtest.Script(t, t.TempDir(), c.argv[0], `cat "$OUT"; cat "$ERR" >&2; exit `+strconv.Itoa(c.rc))
 				cmd := vcrtest.Command(t, vcrtest.Env(t, "OUT="+c.stdout, "ERR="+c.stderr),
-					append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", tape, "--", fake}, c.argv[1:]...)...)
+					append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", cas, "--", fake}, c.argv[1:]...)...)
 				if r := runCmd(t, cmd, nil); r.code != c.rc {
 					t.Fatalf("record: %+v", r)
 				}
-				for _, args := range [][]string{{"validate", "--agent", name, tape}, {"validate", tape}} {
+				for _, args := range [][]string{{"validate", "--agent", name, cas}, {"validate", cas}} {
 					if v := run(t, nil, args...); v.code != 0 {
 						t.Errorf("%s: %+v", strings.Join(args[:len(args)-1], " "), v)
 					}
 				}
-				norm := run(t, nil, append(append([]string{"normalize"}, c.dirs...), tape)...)
+				norm := run(t, nil, append(append([]string{"normalize"}, c.dirs...), cas)...)
 				if norm.code != 0 {
 					t.Fatalf("normalize: %+v", norm)
 				}
@@ -137,7 +137,7 @@ func TestAgentCaptures2026(t *testing.T) {
 				if again := run(t, strings.NewReader(norm.stdout), append(append([]string{"normalize", "--agent", name, "--format", format}, c.dirs...), "-")...); again.stdout != norm.stdout {
 					t.Errorf("normalising the normalised output changes it: %+v", again)
 				}
-				i := run(t, nil, "inspect", tape)
+				i := run(t, nil, "inspect", cas)
 				if !strings.Contains(squash(i.stdout), "agent "+name) {
 					t.Errorf("inspect does not name the agent:\n%s", i.stdout)
 				}
@@ -153,7 +153,7 @@ func TestAgentCaptures2026(t *testing.T) {
 				}
 				link := vcrtest.Link(t, t.TempDir(), c.argv[0])
 				call := exec.Command(link, c.argv[1:]...)
-				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_RELOCATE=off") // byte for byte
+				call.Env = vcrtest.Env(t, standin.EnvCassettes+"="+cassettes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_RELOCATE=off") // byte for byte
 				r := runCmd(t, call, nil)
 				stdout, _ := os.ReadFile(c.stdout)
 				stderr, _ := os.ReadFile(c.stderr)

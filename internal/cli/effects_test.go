@@ -56,14 +56,14 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.src")
 	effectsTree(t, work, big)
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", effectsAgent)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
+	cas := filepath.Join(t.TempDir(), "run.cassette")
 	cmd := vcrtest.Command(t, vcrtest.Env(t, "BIG="+big, "OUTSIDE="+outside, "MY_SECRET_TOKEN=s3cr3t-value-42"),
-		"agentvcr", "record", "--quiet", "--ignore", "*.log", "-o", tape, "--", agent)
+		"agentvcr", "record", "--quiet", "--ignore", "*.log", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "done\n" {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, err := apply.Effects(tape)
+	effects, err := apply.Effects(cas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("effects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	data, _ := os.ReadFile(tape)
+	data, _ := os.ReadFile(cas)
 	if bytes.Contains(data, []byte("s3cr3t-value-42")) {
 		t.Error("the secret in a written file reached the cassette")
 	}
@@ -86,7 +86,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	}
 
 	// inspect lists the changes.
-	i := subprocess(t, vcrtest.Env(t), nil, "inspect", tape)
+	i := subprocess(t, vcrtest.Env(t), nil, "inspect", cas)
 	for _, line := range []string{"files       14 changes", "create   created.txt  2 lines",
 		"create   unterminated.txt  1 line", "modify   edited.txt  +2 -1 lines",
 		"delete   gone.txt", "create   big.bin  19.1 MiB, binary", "symlink  link-to-created -> created.txt"} {
@@ -101,14 +101,14 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	effectsTree(t, again, filepath.Join(t.TempDir(), "unused"))
 	plain := exec.Command(os.Args[0])
 	_ = plain
-	r := subprocessIn(t, again, "replay", tape)
+	r := subprocessIn(t, again, "replay", cas)
 	if r.code != 0 {
 		t.Fatalf("replay: %+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(again, "created.txt")); err == nil {
 		t.Fatal("plain replay wrote files")
 	}
-	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 || r.stdout != "done\n" {
+	if r := subprocessIn(t, again, "replay", "--apply", cas); r.code != 0 || r.stdout != "done\n" {
 		t.Fatalf("replay --apply: %+v", r)
 	}
 	for _, f := range []string{"created.txt", "edited.txt", "big.bin", "newdir/deeper/file.txt", "tool.sh"} {
@@ -141,7 +141,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 		t.Error("a write outside the working directory was recorded")
 	}
 	// Applied twice: everything is already as recorded, no conflict.
-	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 {
+	if r := subprocessIn(t, again, "replay", "--apply", cas); r.code != 0 {
 		t.Errorf("second apply: %+v", r)
 	}
 }
@@ -152,14 +152,14 @@ func TestApplyConflicts(t *testing.T) {
 	work := t.TempDir()
 	effectsTree(t, work, filepath.Join(t.TempDir(), "big"))
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo edit >> edited.txt; echo ok`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
 	runCmd(t, cmd, nil)
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "created.txt"), []byte("someone else's\n"), 0o644)
 	os.WriteFile(filepath.Join(other, "edited.txt"), []byte("not what the agent saw\n"), 0o644)
-	r := subprocessIn(t, other, "replay", "--apply", tape)
+	r := subprocessIn(t, other, "replay", "--apply", cas)
 	oneLine(t, "conflict", r.stderr)
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "created.txt: exists, with other content") ||
 		!strings.Contains(r.stderr, "edited.txt: has other content than the agent saw") || !strings.Contains(r.stderr, "nothing was written") {
@@ -168,7 +168,7 @@ func TestApplyConflicts(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(other, "created.txt")); string(got) != "someone else's\n" {
 		t.Errorf("a file was written: %q", got)
 	}
-	if r := subprocessIn(t, other, "replay", "--apply", "--force", tape); r.code != 0 {
+	if r := subprocessIn(t, other, "replay", "--apply", "--force", cas); r.code != 0 {
 		t.Errorf("--force: %+v", r)
 	}
 	if got, _ := os.ReadFile(filepath.Join(other, "created.txt")); string(got) != "new\n" {
@@ -210,9 +210,9 @@ func TestApplyRefusesEscapes(t *testing.T) {
 				w.WriteEffect(0, tc.e, strings.NewReader("evil\n"), 5)
 			}
 			w.Close(cassette.Footer{})
-			tape := filepath.Join(t.TempDir(), "evil.cassette")
-			os.WriteFile(tape, buf.Bytes(), 0o644)
-			r := subprocessIn(t, dir, "replay", "--apply", tape)
+			cas := filepath.Join(t.TempDir(), "evil.cassette")
+			os.WriteFile(cas, buf.Bytes(), 0o644)
+			r := subprocessIn(t, dir, "replay", "--apply", cas)
 			oneLine(t, tc.name, r.stderr)
 			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "nothing was written") || r.stdout != "" {
 				t.Errorf("%+v", r)
@@ -255,13 +255,13 @@ func TestDiffEffects(t *testing.T) {
 	record := func(body string) string {
 		work := t.TempDir()
 		agent := vcrtest.Script(t, t.TempDir(), "fake-agent", body)
-		tape := filepath.Join(t.TempDir(), "run.cassette")
-		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+		cas := filepath.Join(t.TempDir(), "run.cassette")
+		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 		cmd.Dir = work
 		if r := runCmd(t, cmd, nil); r.code != 0 {
 			t.Fatalf("%+v", r)
 		}
-		return tape
+		return cas
 	}
 	a := record(`printf 'module x\n\ngo 1.25\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
 	b := record(`printf 'module x\n\ngo 1.25\n' > go.mod; echo "built in $PWD" > notes.txt; echo ok`)
@@ -291,31 +291,31 @@ func TestRecordTooManyFiles(t *testing.T) {
 	}
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo ok`)
 	record := func(maxFiles string) (string, result) {
-		tape := filepath.Join(t.TempDir(), "run.cassette")
-		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-files", maxFiles, "-o", tape, "--", agent)
+		cas := filepath.Join(t.TempDir(), "run.cassette")
+		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-files", maxFiles, "-o", cas, "--", agent)
 		cmd.Dir = work
 		r := runCmd(t, cmd, nil)
 		os.Remove(filepath.Join(work, "created.txt"))
-		return tape, r
+		return cas, r
 	}
-	tape, r := record("6") // f0-f4 and .gitignore: deps/ is ignored
-	if effects, err := apply.Effects(tape); r.code != 0 || err != nil || len(effects) != 1 || effects[0].Path != "created.txt" {
+	cas, r := record("6") // f0-f4 and .gitignore: deps/ is ignored
+	if effects, err := apply.Effects(cas); r.code != 0 || err != nil || len(effects) != 1 || effects[0].Path != "created.txt" {
 		t.Errorf("6 files to record, --max-files 6: %+v, effects %v, %v", r, effects, err)
 	}
-	tape, r = record("3")
+	cas, r = record("3")
 	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "too many files to snapshot: more than 3") {
 		t.Errorf("%+v", r)
 	}
-	if effects, err := apply.Effects(tape); err != nil || len(effects) != 0 {
+	if effects, err := apply.Effects(cas); err != nil || len(effects) != 0 {
 		t.Errorf("effects %v, %v", effects, err)
 	}
-	if h := vcrtest.Load(t, tape).Header; !strings.Contains(h.FilesNotRecorded, "more than 3 files to record") {
+	if h := vcrtest.Load(t, cas).Header; !strings.Contains(h.FilesNotRecorded, "more than 3 files to record") {
 		t.Errorf("header files_not_recorded %q", h.FilesNotRecorded)
 	}
-	if r := run(t, nil, "inspect", tape); r.code != 0 || !strings.Contains(r.stdout, "NOT RECORDED: too many files to snapshot: more than 3") {
+	if r := run(t, nil, "inspect", cas); r.code != 0 || !strings.Contains(r.stdout, "NOT RECORDED: too many files to snapshot: more than 3") {
 		t.Errorf("inspect does not say the file changes were not recorded: %+v", r)
 	}
-	r = subprocessIn(t, t.TempDir(), "replay", "--apply", tape)
+	r = subprocessIn(t, t.TempDir(), "replay", "--apply", cas)
 	oneLine(t, "replay --apply", r.stderr)
 	if r.code != 0 || r.stdout != "ok\n" || !strings.Contains(r.stderr, "file changes were not recorded (too many files to snapshot") {
 		t.Errorf("replay --apply does not say the file changes were not recorded: %+v", r)
@@ -327,19 +327,19 @@ func TestRecordTooManyFiles(t *testing.T) {
 func TestRecordSkipsLargeFiles(t *testing.T) {
 	work := t.TempDir()
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `head -c 100 /dev/zero > big.bin; echo small > small.txt; echo ok`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-file-size", "10", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "--max-file-size", "10", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	effects, _ := apply.Effects(tape)
+	effects, _ := apply.Effects(cas)
 	if len(effects) != 2 || effects[0].Op != cassette.OpSkip || effects[0].Path != "big.bin" ||
 		!strings.Contains(effects[0].Note, "100 bytes, larger than the 10-byte limit") || effects[1].Path != "small.txt" {
 		t.Fatalf("effects %+v", effects)
 	}
 	again := t.TempDir()
-	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 {
+	if r := subprocessIn(t, again, "replay", "--apply", cas); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(again, "big.bin")); err == nil {
@@ -356,10 +356,10 @@ func TestApplyImpossibleChangeWritesNothing(t *testing.T) {
 	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c", Mode: "0644", SHA256: sha("file\n")}, strings.NewReader("file\n"), 5)
 	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c/d.txt", Mode: "0644", SHA256: sha("x\n")}, strings.NewReader("x\n"), 2)
 	w.Close(cassette.Footer{})
-	tape := filepath.Join(t.TempDir(), "half.cassette")
-	os.WriteFile(tape, buf.Bytes(), 0o644)
+	cas := filepath.Join(t.TempDir(), "half.cassette")
+	os.WriteFile(cas, buf.Bytes(), 0o644)
 	dir := t.TempDir()
-	r := subprocessIn(t, dir, "replay", "--apply", tape)
+	r := subprocessIn(t, dir, "replay", "--apply", cas)
 	oneLine(t, "impossible", r.stderr)
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "c/d.txt: c is not a directory once the cassette is applied; nothing was written") {
 		t.Errorf("%+v", r)
@@ -389,20 +389,20 @@ func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
 	work := t.TempDir()
 	tree(work)
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo "MORE=1" >> config.env; rm old.env; chmod 755 tool.sh; echo ok`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	data, _ := os.ReadFile(tape)
+	data, _ := os.ReadFile(cas)
 	redacted := func(s string) string { return strings.ReplaceAll(s, token, redact.Placeholder) }
 	for _, raw := range []string{config, "KEY=" + token + "\n", "#!/bin/sh\n# " + token + "\n", config + "MORE=1\n"} {
 		if bytes.Contains(data, []byte(sha(raw))) {
 			t.Errorf("the cassette holds the digest of %q, which holds the secret", raw)
 		}
 	}
-	effects, err := apply.Effects(tape)
+	effects, err := apply.Effects(cas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestEffectDigestsAreOfRedactedContent(t *testing.T) {
 	}
 	again := t.TempDir()
 	tree(again)
-	if r := subprocessIn(t, again, "replay", "--apply", tape); r.code != 0 || r.stdout != "ok\n" {
+	if r := subprocessIn(t, again, "replay", "--apply", cas); r.code != 0 || r.stdout != "ok\n" {
 		t.Fatalf("replay --apply onto the tree as the agent found it: %+v", r)
 	}
 	if got, _ := os.ReadFile(filepath.Join(again, "config.env")); string(got) != redacted(config)+"MORE=1\n" {
@@ -436,13 +436,13 @@ func TestInspectSaysARewriteKeptTheContent(t *testing.T) {
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "out.txt"), []byte("same\n"), 0o644)
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo same > out.tmp && mv out.tmp out.txt; echo ok`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	if r := run(t, nil, "inspect", tape); r.code != 0 || !strings.Contains(squash(r.stdout), "create out.txt 1 line, rewritten with the same content") {
+	if r := run(t, nil, "inspect", cas); r.code != 0 || !strings.Contains(squash(r.stdout), "create out.txt 1 line, rewritten with the same content") {
 		t.Errorf("inspect of a same-bytes rewrite:\n%s", r.stdout)
 	}
 }

@@ -38,8 +38,8 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		vcrtest.Git(t, work, "add", ".")
 		vcrtest.Git(t, work, "commit", "-qm", "init")
 		agent := vcrtest.Script(t, t.TempDir(), "fake-agent", buildAgent)
-		tape := filepath.Join(t.TempDir(), "run.cassette")
-		args := []string{"agentvcr", "record", "--quiet", "-o", tape}
+		cas := filepath.Join(t.TempDir(), "run.cassette")
+		args := []string{"agentvcr", "record", "--quiet", "-o", cas}
 		if noGitignore {
 			args = append(args, "--no-gitignore")
 		}
@@ -48,7 +48,7 @@ func TestRecordSeesWhatGitSees(t *testing.T) {
 		if r := runCmd(t, cmd, nil); r.code != 0 || r.stdout != "built\n" {
 			t.Fatalf("record: %+v", r)
 		}
-		effects, err := apply.Effects(tape)
+		effects, err := apply.Effects(cas)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,24 +80,24 @@ func TestRewriteWithSameBytesReplays(t *testing.T) {
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "report.txt"), []byte("all good\n"), 0o644)
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `printf 'all good\n' > report.tmp && mv report.tmp report.txt && echo wrote`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, _ := apply.Effects(tape)
+	effects, _ := apply.Effects(cas)
 	if len(effects) != 1 || effects[0].Path != "report.txt" || effects[0].Op != "create" {
 		t.Fatalf("effects %+v, want one create of report.txt", effects)
 	}
 	empty := t.TempDir()
-	if r := subprocessIn(t, empty, "replay", "--apply", tape); r.code != 0 || r.stdout != "wrote\n" {
+	if r := subprocessIn(t, empty, "replay", "--apply", cas); r.code != 0 || r.stdout != "wrote\n" {
 		t.Fatalf("apply where missing: %+v", r)
 	}
 	if got, _ := os.ReadFile(filepath.Join(empty, "report.txt")); string(got) != "all good\n" {
 		t.Errorf("report.txt where it was missing: %q", got)
 	}
-	if r := subprocessIn(t, empty, "replay", "--apply", tape); r.code != 0 || r.stderr != "" {
+	if r := subprocessIn(t, empty, "replay", "--apply", cas); r.code != 0 || r.stderr != "" {
 		t.Errorf("apply where it is as recorded: %+v", r)
 	}
 }

@@ -71,8 +71,8 @@ func sdkCassette(t *testing.T, name string) string {
 // initialize request, the prompt, the permission answer) in order with
 // the agent's, each with its kind and an excerpt.
 func TestInspectShowsTheCallersSide(t *testing.T) {
-	tape := sdkCassette(t, "claude-allow")
-	r := run(t, nil, "inspect", tape)
+	cas := sdkCassette(t, "claude-allow")
+	r := run(t, nil, "inspect", cas)
 	if r.code != 0 {
 		t.Fatalf("inspect: %+v", r)
 	}
@@ -104,7 +104,7 @@ func TestInspectShowsTheCallersSide(t *testing.T) {
 		t.Errorf("no conversation section:\n%s", r.stdout)
 	}
 	// validate keeps working on it.
-	if v := run(t, nil, "validate", tape); v.code != 0 {
+	if v := run(t, nil, "validate", cas); v.code != 0 {
 		t.Errorf("validate: %+v", v)
 	}
 }
@@ -112,8 +112,8 @@ func TestInspectShowsTheCallersSide(t *testing.T) {
 // view of an SDK conversation shows the caller's messages as rows of
 // their own, interleaved with the agent's where they happened.
 func TestViewShowsTheCallersSide(t *testing.T) {
-	tape := sdkCassette(t, "claude-allow")
-	r := run(t, nil, "view", "-o", "-", tape)
+	cas := sdkCassette(t, "claude-allow")
+	r := run(t, nil, "view", "-o", "-", cas)
 	if r.code != 0 {
 		t.Fatalf("view: %+v", r)
 	}

@@ -115,9 +115,9 @@ func TestInspectRawOnStdin(t *testing.T) {
 		t.Errorf("a control character of the output reaches the terminal:\n%q", piped.stdout)
 	}
 
-	tape := writeCassette(t, dir, "run.cassette", agentRun{argv: []string{"claude", "-p", "hi", "--output-format", "stream-json", "--verbose"}, stdout: rawClaude})
-	data, _ := os.ReadFile(tape)
-	for _, r := range []result{run(t, nil, "inspect", tape), run(t, strings.NewReader(string(data)), "inspect", "-")} {
+	cas := writeCassette(t, dir, "run.cassette", agentRun{argv: []string{"claude", "-p", "hi", "--output-format", "stream-json", "--verbose"}, stdout: rawClaude})
+	data, _ := os.ReadFile(cas)
+	for _, r := range []result{run(t, nil, "inspect", cas), run(t, strings.NewReader(string(data)), "inspect", "-")} {
 		got := squash(r.stdout)
 		if r.code != 0 || !strings.Contains(got, "(complete) argv") || !strings.Contains(got, "exit 0 after") {
 			t.Errorf("cassette: exit %d: %s%s", r.code, r.stdout, r.stderr)

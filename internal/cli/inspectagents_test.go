@@ -41,8 +41,8 @@ func TestInspectAgentFixes(t *testing.T) {
 `}, []string{"agent opencode", "read 407ms call_1", "result success", "usage input=3"}, []string{"never completed", "output="}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tape := writeCassette(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".cassette", tc.run)
-			r := run(t, nil, "inspect", tape)
+			cas := writeCassette(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".cassette", tc.run)
+			r := run(t, nil, "inspect", cas)
 			got := squash(r.stdout)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {

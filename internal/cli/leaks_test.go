@@ -98,7 +98,7 @@ func TestReviewGoldenThatIsNotAFile(t *testing.T) {
 // cassette at all is named, never quoted.
 func TestErrorLinesRedactQuotedLines(t *testing.T) {
 	tok := "ghp_0123456789abcdefghijABCDEFGHIJ0123"
-	good := craftedTape(t)
+	good := craftedCassette(t)
 	head := strings.SplitAfterN(string(good), "\n", 3)
 	dir := t.TempDir()
 	frame := filepath.Join(dir, "frame.cassette")
@@ -139,11 +139,11 @@ func TestReportsShowEscapesInert(t *testing.T) {
 
 // view --from takes a row number of one cassette's timeline.
 func TestViewFromUsage(t *testing.T) {
-	tape := filepath.Join(t.TempDir(), "a.cassette")
-	os.WriteFile(tape, craftedTape(t), 0o644)
+	cas := filepath.Join(t.TempDir(), "a.cassette")
+	os.WriteFile(cas, craftedCassette(t), 0o644)
 	for _, args := range [][]string{
-		{"view", "--from", "0", "-o", "-", tape},
-		{"view", "--from", "2", "-o", "-", tape, tape},
+		{"view", "--from", "0", "-o", "-", cas},
+		{"view", "--from", "2", "-o", "-", cas, cas},
 	} {
 		r := run(t, nil, args...)
 		oneLine(t, "view", r.stderr)
@@ -151,7 +151,7 @@ func TestViewFromUsage(t *testing.T) {
 			t.Errorf("%q: %+v", args, r)
 		}
 	}
-	r := run(t, nil, "view", "--from", "2", "-o", "-", tape)
+	r := run(t, nil, "view", "--from", "2", "-o", "-", cas)
 	if r.code != 0 || !strings.Contains(r.stdout, "Rows 1–1 are on the pages before this one") {
 		t.Errorf("--from 2: code %d, %s", r.code, r.stderr)
 	}

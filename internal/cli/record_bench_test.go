@@ -42,7 +42,7 @@ func benchRecord(b *testing.B, dir string, args ...string) {
 		b.Skip("git is not installed")
 	}
 	bin := buildAgentvcr(b)
-	tape := filepath.Join(b.TempDir(), "run.cassette")
+	cas := filepath.Join(b.TempDir(), "run.cassette")
 	run := func(name string, args ...string) time.Duration {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
@@ -53,7 +53,7 @@ func benchRecord(b *testing.B, dir string, args ...string) {
 		}
 		return time.Since(t0)
 	}
-	record := append([]string{"record", "--quiet", "-o", tape, "--"}, args...)
+	record := append([]string{"record", "--quiet", "-o", cas, "--"}, args...)
 	for range 3 { // warm the page cache and git's index
 		run(bin, record...)
 		run("git", "status", "--porcelain")

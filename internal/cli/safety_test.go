@@ -129,10 +129,10 @@ func TestParallelOnceRunsAgentOnce(t *testing.T) {
 	if n := k.runs(); n != 1 {
 		t.Errorf("the real agent ran %d times", n)
 	}
-	if files := k.tapeFiles(); len(files) != 1 {
+	if files := k.cassetteFiles(); len(files) != 1 {
 		t.Errorf("cassettes: %q", files)
 	}
-	noTemporaries(t, k.tapes)
+	noTemporaries(t, k.cassettes)
 }
 
 // Record mode must not overwrite another invocation's cassette because the
@@ -142,8 +142,8 @@ func TestRecordModeVerifiesIndexedCassette(t *testing.T) {
 	if r := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "one"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	named := filepath.Join(k.tapes, "hello.cassette")
-	if err := os.Rename(k.tapeFiles()[0], named); err != nil {
+	named := filepath.Join(k.cassettes, "hello.cassette")
+	if err := os.Rename(k.cassetteFiles()[0], named); err != nil {
 		t.Fatal(err)
 	}
 	if r := k.call("", "", nil, "--print", "one"); r.code != 0 { // indexes hello.cassette as "one"
@@ -155,7 +155,7 @@ func TestRecordModeVerifiesIndexedCassette(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	var two string
-	for _, f := range k.tapeFiles() {
+	for _, f := range k.cassetteFiles() {
 		if f != named {
 			two = f
 		}
@@ -165,7 +165,7 @@ func TestRecordModeVerifiesIndexedCassette(t *testing.T) {
 	if err := os.WriteFile(named, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.Chtimes(k.tapes, time.Now(), time.Now().Add(-time.Hour))
+	os.Chtimes(k.cassettes, time.Now(), time.Now().Add(-time.Hour))
 	if r := k.call("", "", []string{"AGENTVCR_MODE=record"}, "--print", "one"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
@@ -183,7 +183,7 @@ func TestStandinSkipsFIFOCassette(t *testing.T) {
 	if r := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "hi"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if err := vcrtest.Mkfifo(filepath.Join(k.tapes, "aaa-fifo.cassette"), 0o600); err != nil {
+	if err := vcrtest.Mkfifo(filepath.Join(k.cassettes, "aaa-fifo.cassette"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -349,7 +349,7 @@ func TestStandinMatchesRedactedCall(t *testing.T) {
 	if first.code != 0 || second.code != 0 || second.stdout != redacted || k.runs() != 1 {
 		t.Errorf("first %+v\nsecond %+v\nruns %d", first, second, k.runs())
 	}
-	data, _ := os.ReadFile(k.tapeFiles()[0])
+	data, _ := os.ReadFile(k.cassetteFiles()[0])
 	if bytes.Contains(data, []byte("sk-cursor-0123456789abcdef")) || bytes.Contains(data, []byte("Zz9Zz9")) {
 		t.Errorf("secret in the cassette:\n%s", data)
 	}

@@ -18,14 +18,14 @@ type standinBench struct {
 	b          *testing.B
 	bin, agent string
 	hello      string
-	tapes      string
+	cassettes  string
 	env        []string
 }
 
 func newStandinBench(b *testing.B, n int) *standinBench {
 	dir := b.TempDir()
 	s := &standinBench{b: b, bin: filepath.Join(dir, "agentvcr"), agent: filepath.Join(dir, "cursor-agent"),
-		hello: filepath.Join(dir, "hello", "hello"), tapes: filepath.Join(dir, "cassettes")}
+		hello: filepath.Join(dir, "hello", "hello"), cassettes: filepath.Join(dir, "cassettes")}
 	if out, err := exec.Command("go", "build", "-o", s.bin, "github.com/agentvcr/agentvcr/cmd/agentvcr").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -41,12 +41,12 @@ func newStandinBench(b *testing.B, n int) *standinBench {
 	if err := os.Symlink(s.bin, s.agent); err != nil {
 		b.Fatal(err)
 	}
-	os.Mkdir(s.tapes, 0o755)
+	os.Mkdir(s.cassettes, 0o755)
 	for i := range n {
 		s.put(fmt.Sprintf("prompt number %d", i))
 	}
 	cache := filepath.Join(dir, "cache")
-	s.env = append(os.Environ(), "AGENTVCR_CASSETTES="+s.tapes, "AGENTVCR_CACHE="+cache)
+	s.env = append(os.Environ(), "AGENTVCR_CASSETTES="+s.cassettes, "AGENTVCR_CACHE="+cache)
 	b.Setenv("AGENTVCR_CACHE", cache)
 	s.call() // builds the index
 	return s
@@ -55,7 +55,7 @@ func newStandinBench(b *testing.B, n int) *standinBench {
 // put writes a cassette of the prompt, as another program (git, cp) would.
 func (s *standinBench) put(prompt string) {
 	args := []string{"--print", "--output-format", "json", prompt}
-	writeTape(s.b, filepath.Join(s.tapes, index.NewInvocation(args, "/w", "/h", "").FileName()), args)
+	writeBenchCassette(s.b, filepath.Join(s.cassettes, index.NewInvocation(args, "/w", "/h", "").FileName()), args)
 }
 
 // run runs a program and returns how long it took.
@@ -74,7 +74,7 @@ func (s *standinBench) call() time.Duration {
 	return s.run(s.agent, "--print", "--output-format", "json", "prompt number 1234")
 }
 
-func writeTape(b *testing.B, path string, args []string) {
+func writeBenchCassette(b *testing.B, path string, args []string) {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -124,7 +124,7 @@ func BenchmarkStandinAfterChange(b *testing.B) {
 			s.put(fmt.Sprintf("new prompt %d", runs))
 			hello += s.run(s.hello)
 			outside += s.call()
-			s.run(s.bin, "record", "--quiet", "--no-files", "-o", filepath.Join(s.tapes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
+			s.run(s.bin, "record", "--quiet", "--no-files", "-o", filepath.Join(s.cassettes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
 			recorded += s.call()
 		}
 	}
@@ -142,12 +142,12 @@ func BenchmarkStandinAfterChange(b *testing.B) {
 // compared with starting a Go hello-world (target: <= 20x).
 func BenchmarkStandinColdCache(b *testing.B) {
 	s := newStandinBench(b, 20000)
-	if err := index.WriteCommitted(s.tapes); err != nil {
+	if err := index.WriteCommitted(s.cassettes); err != nil {
 		b.Fatal(err)
 	}
 	env := s.env
 	defer func() { s.env = env }()
-	committed := filepath.Join(s.tapes, index.CommittedName)
+	committed := filepath.Join(s.cassettes, index.CommittedName)
 	var cold, unindexed, hello time.Duration
 	runs, bare := 0, 0
 	for b.Loop() {
@@ -194,7 +194,7 @@ func BenchmarkStandinRecordMiss(b *testing.B) {
 		for range 5 {
 			runs++
 			miss += timed(s.agent, env, "--print", "--output-format", "json", fmt.Sprintf("a prompt never recorded %d", runs))
-			record += timed(s.bin, s.env, "record", "--quiet", "-o", filepath.Join(s.tapes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
+			record += timed(s.bin, s.env, "record", "--quiet", "-o", filepath.Join(s.cassettes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
 		}
 	}
 	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(runs) / 1000 }

@@ -48,16 +48,16 @@ func TestStandinRecordersAtOnceKeepEveryIndexEntry(t *testing.T) {
 				t.Fatalf("round %d, call %d: %+v", round, i, r)
 			}
 		}
-		committed, err := os.ReadFile(filepath.Join(k.tapes, index.CommittedName))
+		committed, err := os.ReadFile(filepath.Join(k.cassettes, index.CommittedName))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tape := range k.tapeFiles() {
-			if !strings.Contains(string(committed), "\t"+filepath.Base(tape)+"\t") {
-				t.Fatalf("round %d: the committed index does not list %s:\n%s", round, filepath.Base(tape), committed)
+		for _, cas := range k.cassetteFiles() {
+			if !strings.Contains(string(committed), "\t"+filepath.Base(cas)+"\t") {
+				t.Fatalf("round %d: the committed index does not list %s:\n%s", round, filepath.Base(cas), committed)
 			}
 		}
-		if got := len(k.tapeFiles()); got != 1+n*(round+1) {
+		if got := len(k.cassetteFiles()); got != 1+n*(round+1) {
 			t.Fatalf("round %d: %d cassettes", round, got)
 		}
 	}

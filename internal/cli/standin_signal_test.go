@@ -42,9 +42,9 @@ func holdUntilSignalled(path string) {
 	signal.Stop(caught)
 }
 
-// applyingTape writes, for the call args, a cassette that prints a line and
+// applyingCassette writes, for the call args, a cassette that prints a line and
 // creates made.txt, and returns its path.
-func applyingTape(t *testing.T, dir string, args []string) string {
+func applyingCassette(t *testing.T, dir string, args []string) string {
 	t.Helper()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"}
 	var buf bytes.Buffer
@@ -110,7 +110,7 @@ func TestStandinSignalWhileApplying(t *testing.T) {
 	args := []string{"--print", "make a file"}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		k := newStandin(t)
-		tape := applyingTape(t, k.tapes, args)
+		cas := applyingCassette(t, k.cassettes, args)
 		work, runLog := t.TempDir(), filepath.Join(t.TempDir(), "runs.jsonl")
 		cmd := k.command(work, []string{standin.EnvRunLog + "=" + runLog}, args...)
 		stdout, stderr := signalWhileApplying(t, cmd, sig)
@@ -137,7 +137,7 @@ func TestStandinSignalWhileApplying(t *testing.T) {
 
 		// replay --apply, interrupted the same way, ends the same way.
 		replayWork := t.TempDir()
-		replay := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+		replay := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
 		replay.Dir = replayWork
 		_, stderr = signalWhileApplying(t, replay, sig)
 		if code := replay.ProcessState.ExitCode(); code != want {

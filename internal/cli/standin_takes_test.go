@@ -16,8 +16,8 @@ import (
 	"github.com/agentvcr/agentvcr/internal/standin"
 )
 
-// writeTakeTape writes take n of the call args into dir, answering out.
-func writeTakeTape(t *testing.T, dir string, take int, args []string, out string) {
+// writeTakeCassette writes take n of the call args into dir, answering out.
+func writeTakeCassette(t *testing.T, dir string, take int, args []string, out string) {
 	t.Helper()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h", Take: take}
 	var buf bytes.Buffer
@@ -39,13 +39,13 @@ func writeTakeTape(t *testing.T, dir string, take int, args []string, out string
 // calls of another invocation go on beside them with takes of their own.
 func TestStandinTakesAcrossProcesses(t *testing.T) {
 	k := newStandin(t)
-	os.MkdirAll(k.tapes, 0o755)
+	os.MkdirAll(k.cassettes, 0o755)
 	const n = 5
 	fan, other := []string{"--print", "fan out"}, []string{"--print", "other"}
 	var want []string
 	for i := 1; i <= n; i++ {
-		writeTakeTape(t, k.tapes, i, fan, fmt.Sprintf("fan take %d\n", i))
-		writeTakeTape(t, k.tapes, i, other, fmt.Sprintf("other take %d\n", i))
+		writeTakeCassette(t, k.cassettes, i, fan, fmt.Sprintf("fan take %d\n", i))
+		writeTakeCassette(t, k.cassettes, i, other, fmt.Sprintf("other take %d\n", i))
 		want = append(want, fmt.Sprintf("fan take %d\n", i), fmt.Sprintf("other take %d\n", i))
 	}
 	runLog := filepath.Join(t.TempDir(), "runs.jsonl")

@@ -19,28 +19,28 @@ import (
 // cassette directory, with a fake "real" agent that counts its runs, echoes its
 // arguments and stdin, and exits with $AGENT_EXIT.
 type standinKit struct {
-	t     *testing.T
-	agent string // the cursor-agent link
-	tapes string // $AGENTVCR_CASSETTES
-	real  string // $AGENTVCR_REAL_AGENT
-	count string // the real agent's run counter
-	cache string
-	home  string
+	t         *testing.T
+	agent     string // the cursor-agent link
+	cassettes string // $AGENTVCR_CASSETTES
+	real      string // $AGENTVCR_REAL_AGENT
+	count     string // the real agent's run counter
+	cache     string
+	home      string
 }
 
 func newStandin(t *testing.T) *standinKit {
 	dir := t.TempDir()
 	k := &standinKit{
-		t:     t,
-		agent: vcrtest.Link(t, t.TempDir(), "cursor-agent"),
-		tapes: filepath.Join(dir, "cassettes"),
-		count: filepath.Join(dir, "count"),
-		cache: t.TempDir(),
-		home:  t.TempDir(),
+		t:         t,
+		agent:     vcrtest.Link(t, t.TempDir(), "cursor-agent"),
+		cassettes: filepath.Join(dir, "cassettes"),
+		count:     filepath.Join(dir, "count"),
+		cache:     t.TempDir(),
+		home:      t.TempDir(),
 	}
 	// Made here: a recording that makes it says so on stderr, which the
 	// tests comparing a replay with its recording do not want.
-	if err := os.MkdirAll(k.tapes, 0o755); err != nil {
+	if err := os.MkdirAll(k.cassettes, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	k.real = vcrtest.Script(t, dir, "real-agent", `
@@ -79,7 +79,7 @@ func (k *standinKit) command(dir string, env []string, args ...string) *exec.Cmd
 	if dir == "" {
 		dir = k.t.TempDir()
 	}
-	base := vcrtest.Env(k.t, "HOME="+k.home, standin.EnvCassettes+"="+k.tapes, "AGENTVCR_CACHE="+k.cache,
+	base := vcrtest.Env(k.t, "HOME="+k.home, standin.EnvCassettes+"="+k.cassettes, "AGENTVCR_CACHE="+k.cache,
 		"AGENTVCR_REAL_AGENT="+k.real, "COUNT="+k.count)
 	cmd := exec.Command(k.agent, args...)
 	cmd.Env = append(base, env...)
@@ -87,8 +87,8 @@ func (k *standinKit) command(dir string, env []string, args ...string) *exec.Cmd
 	return cmd
 }
 
-func (k *standinKit) tapeFiles() []string {
-	files, _ := filepath.Glob(filepath.Join(k.tapes, "*"+cassette.Ext))
+func (k *standinKit) cassetteFiles() []string {
+	files, _ := filepath.Glob(filepath.Join(k.cassettes, "*"+cassette.Ext))
 	return files
 }
 
@@ -101,7 +101,7 @@ func TestStandinRecordThenReplay(t *testing.T) {
 	if rec.code != 0 || rec.stdout != want || rec.stderr != "stderr of run 1\n" {
 		t.Fatalf("record: %+v", rec)
 	}
-	files := k.tapeFiles()
+	files := k.cassetteFiles()
 	name := index.Invocation{Args: jsonArgs}.FileName()
 	if len(files) != 1 || filepath.Base(files[0]) != name {
 		t.Fatalf("cassettes %q, want one named %s", files, name)
@@ -168,7 +168,7 @@ func TestStandinMatchesPipedStdin(t *testing.T) {
 	if rec.code != 0 || !strings.Contains(rec.stdout, "+added\n") {
 		t.Fatalf("record: %+v", rec)
 	}
-	tp := vcrtest.Load(t, k.tapeFiles()[0])
+	tp := vcrtest.Load(t, k.cassetteFiles()[0])
 	if tp.Header.Stdin == nil || tp.Header.Stdin.Size != int64(len("explain this diff\n+added\n")) {
 		t.Errorf("header stdin %+v", tp.Header.Stdin)
 	}
@@ -202,7 +202,7 @@ func TestStandinMiss(t *testing.T) {
 	oneLine(t, "miss", miss.stderr)
 	for _, part := range []string{
 		"cursor-agent (agentvcr stand-in): ",
-		"no cassette in " + k.tapes + ` matches ["--print" "--output-format" "json" "Say hello!"]`,
+		"no cassette in " + k.cassettes + ` matches ["--print" "--output-format" "json" "Say hello!"]`,
 		"closest is " + index.Invocation{Args: jsonArgs}.FileName(),
 		`argument 4 is "Say hello!", recorded "Say hello"`,
 		"AGENTVCR_MODE=once",
@@ -213,11 +213,11 @@ func TestStandinMiss(t *testing.T) {
 	}
 	// An empty directory, and a directory with a broken cassette, say so.
 	empty := newStandin(t)
-	os.MkdirAll(empty.tapes, 0o755)
+	os.MkdirAll(empty.cassettes, 0o755)
 	if r := empty.call("", "", nil, "-p", "x"); r.code != 2 || !strings.Contains(r.stderr, "no readable cassette") {
 		t.Errorf("empty directory: %+v", r)
 	}
-	os.WriteFile(filepath.Join(empty.tapes, "broken.cassette"), []byte("agentvcr cassette v1\n{"), 0o644)
+	os.WriteFile(filepath.Join(empty.cassettes, "broken.cassette"), []byte("agentvcr cassette v1\n{"), 0o644)
 	r := empty.call("", "", nil, "-p", "x")
 	if r.code != 2 || !strings.Contains(r.stderr, "1 unreadable") || !strings.Contains(r.stderr, "broken.cassette:2:") {
 		t.Errorf("broken cassette: %+v", r)
@@ -233,7 +233,7 @@ func TestStandinRerecordOverwrites(t *testing.T) {
 	if !strings.HasPrefix(again.stdout, "run 2:") {
 		t.Fatalf("second recording: %+v", again)
 	}
-	if files := k.tapeFiles(); len(files) != 1 {
+	if files := k.cassetteFiles(); len(files) != 1 {
 		t.Errorf("cassettes after re-recording: %q", files)
 	}
 	if rep := k.call("", "", nil, jsonArgs...); rep != again {
@@ -244,16 +244,16 @@ func TestStandinRerecordOverwrites(t *testing.T) {
 func TestStandinOnce(t *testing.T) {
 	k := newStandin(t) // the cassette directory does not exist yet
 	first := k.call("", "", []string{"AGENTVCR_MODE=once"}, jsonArgs...)
-	if first.code != 0 || !strings.HasPrefix(first.stdout, "run 1:") || len(k.tapeFiles()) != 1 {
-		t.Fatalf("once without a cassette: %+v, files %q", first, k.tapeFiles())
+	if first.code != 0 || !strings.HasPrefix(first.stdout, "run 1:") || len(k.cassetteFiles()) != 1 {
+		t.Fatalf("once without a cassette: %+v, files %q", first, k.cassetteFiles())
 	}
 	second := k.call("", "", []string{"AGENTVCR_MODE=once"}, jsonArgs...)
 	if second != first || k.runs() != 1 {
 		t.Errorf("once with a cassette: %+v (runs %d), want the replay of %+v", second, k.runs(), first)
 	}
 	other := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "another prompt")
-	if !strings.HasPrefix(other.stdout, "run 2:") || len(k.tapeFiles()) != 2 {
-		t.Errorf("once with another prompt: %+v, files %q", other, k.tapeFiles())
+	if !strings.HasPrefix(other.stdout, "run 2:") || len(k.cassetteFiles()) != 2 {
+		t.Errorf("once with another prompt: %+v, files %q", other, k.cassetteFiles())
 	}
 }
 
@@ -263,7 +263,7 @@ func TestStandinPassthrough(t *testing.T) {
 	if r.code != 5 || r.stdout != "run 1: [-p] [hi]\npiped\n" || r.stderr != "stderr of run 1\n" {
 		t.Errorf("passthrough: %+v", r)
 	}
-	if files := k.tapeFiles(); len(files) != 0 {
+	if files := k.cassetteFiles(); len(files) != 0 {
 		t.Errorf("passthrough saved %q", files)
 	}
 }
@@ -276,7 +276,7 @@ func TestStandinAPIKey(t *testing.T) {
 	if rec.code != 0 {
 		t.Fatalf("record: %+v", rec)
 	}
-	raw, _ := os.ReadFile(k.tapeFiles()[0])
+	raw, _ := os.ReadFile(k.cassetteFiles()[0])
 	if strings.Contains(string(raw), "sk-first-0001") {
 		t.Errorf("the key is in the cassette:\n%s", raw)
 	}
@@ -288,7 +288,7 @@ func TestStandinAPIKey(t *testing.T) {
 
 func TestStandinBadEnvironment(t *testing.T) {
 	k := newStandin(t)
-	os.MkdirAll(k.tapes, 0o755)
+	os.MkdirAll(k.cassettes, 0o755)
 	tests := []struct {
 		env []string
 		msg string
@@ -301,7 +301,7 @@ func TestStandinBadEnvironment(t *testing.T) {
 		{[]string{"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=/no/such/agent"}, "$AGENTVCR_REAL_AGENT"},
 		{[]string{"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=bin/no-such-agent"}, "a relative path is taken from the directory the agent runs in"},
 		{[]string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=" + k.agent}, "is this stand-in itself"},
-		{[]string{standin.EnvCassettes + "=" + filepath.Join(k.tapes, "missing")}, "no such file or directory"},
+		{[]string{standin.EnvCassettes + "=" + filepath.Join(k.cassettes, "missing")}, "no such file or directory"},
 	}
 	for _, tc := range tests {
 		r := k.call("", "", tc.env, "-p", "x")
@@ -310,7 +310,7 @@ func TestStandinBadEnvironment(t *testing.T) {
 		}
 		oneLine(t, strings.Join(tc.env, " "), r.stderr)
 	}
-	if files := k.tapeFiles(); len(files) != 0 || k.runs() != 0 {
+	if files := k.cassetteFiles(); len(files) != 0 || k.runs() != 0 {
 		t.Errorf("cassettes %q, runs %d after failed calls", files, k.runs())
 	}
 }
@@ -327,10 +327,10 @@ func TestStandinRecordRefreshesIndex(t *testing.T) {
 		t.Fatalf("record: %+v", rec)
 	}
 	t.Setenv("AGENTVCR_CACHE", k.cache)
-	if !index.IndexFresh(k.tapes) {
+	if !index.IndexFresh(k.cassettes) {
 		t.Error("the index is not fresh after a recording")
 	}
-	lib, err := index.OpenLibrary(k.tapes)
+	lib, err := index.OpenLibrary(k.cassettes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 			}
 			ended := make(chan struct{})
 			go func() { wg.Wait(); close(ended) }()
-			err := h.AwaitTurns(k.tapes, n-1, ended)
+			err := h.AwaitTurns(k.cassettes, n-1, ended)
 			for range n {
 				h.Gate.Open() // the held agent, and any more if the test failed
 			}
@@ -59,10 +59,10 @@ func TestRecordersOfOneCallWithOwnCachesRunAgentOnce(t *testing.T) {
 			if runs := h.Runs(); runs != 1 {
 				t.Errorf("the real agent ran %d times", runs)
 			}
-			if files := k.tapeFiles(); len(files) != 1 {
+			if files := k.cassetteFiles(); len(files) != 1 {
 				t.Errorf("cassettes: %q", files)
 			}
-			noTemporaries(t, k.tapes)
+			noTemporaries(t, k.cassettes)
 		})
 	}
 }
@@ -89,7 +89,7 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	next := k.command("", append(h.Env(false), "AGENTVCR_MODE=once", "AGENTVCR_CACHE="+t.TempDir()), "--print", "the same call")
 	done := make(chan result, 1)
 	go func() { done <- runCmd(t, next, nil) }()
-	err = h.AwaitWaiters(k.tapes, 1)
+	err = h.AwaitWaiters(k.cassettes, 1)
 	held.Process.Kill()
 	<-heldEnded
 	failUnlessSeen(t, err)
@@ -107,7 +107,7 @@ func TestKilledRecorderDoesNotBlockTheNext(t *testing.T) {
 	if r := k.call("", "", nil, "--print", "the same call"); r.code != 0 || r.stdout != "answer to --print the same call\n" {
 		t.Errorf("replay: %+v", r)
 	}
-	if locks, _ := filepath.Glob(filepath.Join(k.tapes, ".*.tmp-lock")); len(locks) > 0 {
+	if locks, _ := filepath.Glob(filepath.Join(k.cassettes, ".*.tmp-lock")); len(locks) > 0 {
 		t.Errorf("left in the cassette directory: %q", locks)
 	}
 }

@@ -20,10 +20,10 @@ func TestRealAgentBareName(t *testing.T) {
 	link := vcrtest.Link(t, standins, "cursor-agent")
 	realDir := t.TempDir()
 	vcrtest.Script(t, realDir, "cursor-agent", `echo "real agent: $*"`)
-	tapes := filepath.Join(t.TempDir(), "cassettes")
+	cassettes := filepath.Join(t.TempDir(), "cassettes")
 	call := func(extra ...string) result {
 		env := vcrtest.Env(t, "PATH="+standins+string(os.PathListSeparator)+realDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-			standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent")
+			standin.EnvCassettes+"="+cassettes, "AGENTVCR_CACHE="+t.TempDir(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent")
 		cmd := exec.Command(link, "--print", "hi")
 		cmd.Env = append(env, extra...)
 		return runCmd(t, cmd, nil)
@@ -69,16 +69,16 @@ func TestNewUserErrors(t *testing.T) {
 		t.Errorf("with --format text: %+v", r)
 	}
 	link := vcrtest.Link(t, t.TempDir(), "cursor-agent")
-	for _, tc := range []struct{ tapes, want string }{
+	for _, tc := range []struct{ cassettes, want string }{
 		{garbage, "$AGENTVCR_CASSETTES=" + garbage + " is a file; point it at a directory"},
 		{filepath.Join(dir, "missing"), "$AGENTVCR_CASSETTES=" + filepath.Join(dir, "missing") + ": no such file or directory"},
 	} {
 		cmd := exec.Command(link, "-p", "hi")
-		cmd.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tc.tapes)
+		cmd.Env = vcrtest.Env(t, standin.EnvCassettes+"="+tc.cassettes)
 		r := runCmd(t, cmd, nil)
 		oneLine(t, "stand-in", r.stderr)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%s: %+v", tc.tapes, r)
+			t.Errorf("%s: %+v", tc.cassettes, r)
 		}
 	}
 }
@@ -90,10 +90,10 @@ func TestDuplicateRecordingPrefersComplete(t *testing.T) {
 	if r := k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "dup"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	good := k.tapeFiles()[0]
+	good := k.cassetteFiles()[0]
 	data, _ := os.ReadFile(good)
 	cut := data[:strings.LastIndex(string(data), "exit {")] // no footer: the recorder was killed
-	bad := filepath.Join(k.tapes, "aaa-first-by-name.cassette")
+	bad := filepath.Join(k.cassettes, "aaa-first-by-name.cassette")
 	os.WriteFile(bad, cut, 0o644)
 	for range 2 { // a fresh index, then the cached one
 		r := k.call("", "", nil, "--print", "dup")
@@ -114,12 +114,12 @@ func TestDrift(t *testing.T) {
 	cur.call("", "", []string{"AGENTVCR_MODE=once", "AGENT_EXIT=3"}, "--print", "changes")
 	old.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "gone")
 	cur.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "new")
-	r := run(t, nil, "drift", old.tapes, cur.tapes)
+	r := run(t, nil, "drift", old.cassettes, cur.cassettes)
 	if r.code != 1 || !strings.Contains(r.stdout, "1 call drifted, 1 unchanged after normalisation, 1 new, 1 no longer recorded") ||
 		!strings.Contains(r.stdout, "changes") || !strings.Contains(r.stdout, "exit") {
 		t.Errorf("%+v", r)
 	}
-	if r := run(t, nil, "drift", old.tapes, old.tapes); r.code != 0 {
+	if r := run(t, nil, "drift", old.cassettes, old.cassettes); r.code != 0 {
 		t.Errorf("a directory against itself: %+v", r)
 	}
 }
@@ -160,23 +160,23 @@ func TestRealAgentRelativeAndBare(t *testing.T) {
 	standins := t.TempDir()
 	link := vcrtest.Link(t, standins, "cursor-agent")
 	call := func(dir, real, path string) (result, string) {
-		tapes := filepath.Join(t.TempDir(), "cassettes")
+		cassettes := filepath.Join(t.TempDir(), "cassettes")
 		cmd := exec.Command(link, "--print", "hi")
 		cmd.Dir = dir
-		cmd.Env = vcrtest.Env(t, "PATH="+path, standin.EnvCassettes+"="+tapes, "AGENTVCR_CACHE="+t.TempDir(),
+		cmd.Env = vcrtest.Env(t, "PATH="+path, standin.EnvCassettes+"="+cassettes, "AGENTVCR_CACHE="+t.TempDir(),
 			"AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT="+real)
-		return runCmd(t, cmd, nil), tapes
+		return runCmd(t, cmd, nil), cassettes
 	}
 	agent := `if [ "$1" = --version ]; then echo "9.9.9-%s"; exit 0; fi; echo "%s agent: $*"`
 
 	work := t.TempDir()
 	os.Mkdir(filepath.Join(work, "bin"), 0o755)
 	vcrtest.Script(t, filepath.Join(work, "bin"), "cursor-agent", fmt.Sprintf(agent, "relative", "relative"))
-	r, tapes := call(work, "bin/cursor-agent", standins+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r, cassettes := call(work, "bin/cursor-agent", standins+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if r.code != 0 || r.stdout != "relative agent: --print hi\n" {
 		t.Fatalf("relative path: %+v", r)
 	}
-	files, _ := filepath.Glob(filepath.Join(tapes, "*.cassette"))
+	files, _ := filepath.Glob(filepath.Join(cassettes, "*.cassette"))
 	if len(files) != 1 {
 		t.Fatalf("cassettes %q", files)
 	}

@@ -65,24 +65,24 @@ func open(t *testing.T) string {
 // Files nobody can read (made by the agent, or there before) are noted, not
 // fatal: the agent runs, the cassette is saved with the rest.
 func TestRecordUnreadableFiles(t *testing.T) {
-	work, tapes, tmp := open(t), open(t), open(t)
+	work, cassettes, tmp := open(t), open(t), open(t)
 	os.WriteFile(filepath.Join(work, "locked.txt"), []byte("before\n"), 0o000)
 	os.WriteFile(filepath.Join(work, "still.txt"), []byte("never touched\n"), 0o000)
-	agent := vcrtest.Script(t, tapes, "fake-agent", `
+	agent := vcrtest.Script(t, cassettes, "fake-agent", `
 echo secret > made.txt && chmod 000 made.txt
 chmod 600 locked.txt && echo more >> locked.txt && chmod 000 locked.txt
 echo fine > ok.txt
 echo ran`)
-	tape := filepath.Join(tapes, "run.cassette")
+	cas := filepath.Join(cassettes, "run.cassette")
 	env := append(vcrtest.Env(t), "TMPDIR="+tmp, "HOME="+tmp)
-	cmd := vcrtest.Command(t, env, "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cmd := vcrtest.Command(t, env, "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
-	unprivileged(t, cmd, work, tapes, tmp)
+	unprivileged(t, cmd, work, cassettes, tmp)
 	r := runCmd(t, cmd, nil)
 	if r.code != 0 || r.stdout != "ran\n" {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, err := apply.Effects(tape)
+	effects, err := apply.Effects(cas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ echo ran`)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("effects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	data, _ := os.ReadFile(tape)
+	data, _ := os.ReadFile(cas)
 	if strings.Contains(string(data), "secret") {
 		t.Error("an unreadable file's content reached the cassette")
 	}
@@ -112,17 +112,17 @@ func TestRecordFileSwappedForOutsideLink(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "private"), []byte("outside-bytes-xyz\n"), 0o644)
 	os.WriteFile(filepath.Join(work, "notes.txt"), []byte("mine\n"), 0o644)
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `rm notes.txt && ln -s "$OUTSIDE/private" notes.txt && echo ran`)
-	tape := filepath.Join(t.TempDir(), "run.cassette")
-	cmd := vcrtest.Command(t, vcrtest.Env(t, "OUTSIDE="+outside), "agentvcr", "record", "--quiet", "-o", tape, "--", agent)
+	cas := filepath.Join(t.TempDir(), "run.cassette")
+	cmd := vcrtest.Command(t, vcrtest.Env(t, "OUTSIDE="+outside), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
 	cmd.Dir = work
 	if r := runCmd(t, cmd, nil); r.code != 0 {
 		t.Fatalf("record: %+v", r)
 	}
-	effects, _ := apply.Effects(tape)
+	effects, _ := apply.Effects(cas)
 	if len(effects) != 1 || effects[0].Op != cassette.OpSymlink || effects[0].Path != "notes.txt" {
 		t.Errorf("effects %+v, want one symlink notes.txt", effects)
 	}
-	if data, _ := os.ReadFile(tape); strings.Contains(string(data), "outside-bytes-xyz") {
+	if data, _ := os.ReadFile(cas); strings.Contains(string(data), "outside-bytes-xyz") {
 		t.Error("the bytes of a file outside the working directory reached the cassette")
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/agentvcr/agentvcr/internal/vcrtest"
 )
 
-// craftedTape writes a cassette with output, then file effects.
-func craftedTape(t *testing.T, effects ...cassette.Effect) []byte {
+// craftedCassette writes a cassette with output, then file effects.
+func craftedCassette(t *testing.T, effects ...cassette.Effect) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
@@ -40,7 +40,7 @@ func craftedTape(t *testing.T, effects ...cassette.Effect) []byte {
 // it): replay --apply, inspect and the stand-in each say so in one line
 // naming the cassette line, exit 2, and write nothing.
 func TestCraftedCassettesDoNotPanic(t *testing.T) {
-	good := craftedTape(t, cassette.Effect{Op: cassette.OpCreate, Path: "a.txt", Mode: "0644", Note: strings.Repeat("a", 300) + "\n"})
+	good := craftedCassette(t, cassette.Effect{Op: cassette.OpCreate, Path: "a.txt", Mode: "0644", Note: strings.Repeat("a", 300) + "\n"})
 	cut := good[:bytes.Index(good, []byte("aaaa"))+100]
 	contentOnDelete := []byte(strings.Replace(string(good), `"op":"create","path":"a.txt","mode":"0644","size":301,"sha256":"`+sha(strings.Repeat("a", 300)+"\n")+`"`,
 		`"op":"delete","path":"a.txt","size":301`, 1))
@@ -80,7 +80,7 @@ func TestCraftedCassettesDoNotPanic(t *testing.T) {
 	if r := k.call(work, "", []string{"AGENTVCR_MODE=once"}, "--print", "hi"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	files := k.tapeFiles()
+	files := k.cassetteFiles()
 	data, _ := os.ReadFile(files[0])
 	var withFile bytes.Buffer
 	withFile.Write(data[:bytes.LastIndex(data, []byte("exit "))])
@@ -103,7 +103,7 @@ func TestCraftedCassettesDoNotPanic(t *testing.T) {
 // replay --apply writes all the files or none.
 func TestTruncatedAtEveryByte(t *testing.T) {
 	t.Parallel()
-	data := craftedTape(t,
+	data := craftedCassette(t,
 		cassette.Effect{Op: cassette.OpMkdir, Path: "d", Mode: "0755"},
 		cassette.Effect{Op: cassette.OpCreate, Path: "d/a.txt", Mode: "0644", Note: "alpha\nbeta\n"},
 		cassette.Effect{Op: cassette.OpCreate, Path: "b.bin", Mode: "0600", Note: "\x00\x01\x02"},
@@ -171,11 +171,11 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 // once read a second time, and a FIFO could serve other bytes then).
 func TestApplyReadsCassetteOnce(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "tape.cassette")
+	fifo := filepath.Join(dir, "cassette.cassette")
 	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	good := craftedTape(t, cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", Note: "good\n"})
+	good := craftedCassette(t, cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", Note: "good\n"})
 	go func() {
 		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err != nil {
@@ -194,10 +194,10 @@ func TestApplyReadsCassetteOnce(t *testing.T) {
 	}
 }
 
-// manyFilesTape is a cassette creating 2000 files in 20 directories
+// manyFilesCassette is a cassette creating 2000 files in 20 directories
 // (d00/f0000.txt holding "file 0\n"...), long enough to apply that a
 // signal can catch replay --apply staging them.
-func manyFilesTape(t *testing.T) string {
+func manyFilesCassette(t *testing.T) string {
 	var effects []cassette.Effect
 	for d := range 20 {
 		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
@@ -206,11 +206,11 @@ func manyFilesTape(t *testing.T) string {
 		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
 			Note: fmt.Sprintf("file %d\n", i)})
 	}
-	tape := filepath.Join(t.TempDir(), "many.cassette")
-	if err := os.WriteFile(tape, craftedTape(t, effects...), 0o644); err != nil {
+	cas := filepath.Join(t.TempDir(), "many.cassette")
+	if err := os.WriteFile(cas, craftedCassette(t, effects...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return tape
+	return cas
 }
 
 // signalWhenStaged starts cmd (replay --apply in work) and sends it sig
@@ -242,14 +242,14 @@ func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) b
 // recorded. The kill comes once the first staged file is seen.
 func TestApplyAfterSIGKILL(t *testing.T) {
 	t.Parallel()
-	tape, work := manyFilesTape(t), t.TempDir()
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+	cas, work := manyFilesCassette(t), t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
 	cmd.Dir = work
 	killed := signalWhenStaged(t, cmd, work, syscall.SIGKILL)
 	if !killed {
 		t.Log("the apply ended before a staged file was seen: only the re-run is tested")
 	}
-	r := subprocessIn(t, work, "replay", "--apply", tape)
+	r := subprocessIn(t, work, "replay", "--apply", cas)
 	if r.code != 0 {
 		t.Fatalf("after the kill (%v): %+v", killed, r)
 	}
@@ -270,8 +270,8 @@ func TestApplyAfterSIGKILL(t *testing.T) {
 // written (or, had the commit begun, lets it finish), exit 143; the tree
 // is never half applied.
 func TestApplySIGTERM(t *testing.T) {
-	tape, work := manyFilesTape(t), t.TempDir()
-	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", tape)
+	cas, work := manyFilesCassette(t), t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
 	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -182,15 +182,15 @@ func TestDiffNamesFileLines(t *testing.T) {
 // and N+4 after it (a second frame line).
 func TestValidateNotesOnCassetteLines(t *testing.T) {
 	t.Parallel()
-	tape := writeCassette(t, t.TempDir(), "turn.cassette", agentRun{argv: streamArgv,
+	cas := writeCassette(t, t.TempDir(), "turn.cassette", agentRun{argv: streamArgv,
 		stdout: readRealworld(t, "imshaikot__browsentic__2026.09.18-turn.jsonl")})
-	r := run(t, nil, "validate", "--skip-comments", "--notes", tape)
+	r := run(t, nil, "validate", "--skip-comments", "--notes", cas)
 	want := []string{
-		tape + `:4: note: # comment line skipped (2 times)`,
-		tape + `:9: note: undocumented event type "thinking/delta" (3 times)`,
-		tape + `:12: note: undocumented event type "thinking/completed"`,
-		tape + `:13: note: undocumented field "timestamp_ms" on assistant (3 times)`,
-		tape + `:17: note: undocumented field "usage" on result`,
+		cas + `:4: note: # comment line skipped (2 times)`,
+		cas + `:9: note: undocumented event type "thinking/delta" (3 times)`,
+		cas + `:12: note: undocumented event type "thinking/completed"`,
+		cas + `:13: note: undocumented field "timestamp_ms" on assistant (3 times)`,
+		cas + `:17: note: undocumented field "usage" on result`,
 	}
 	if r.code != 0 || r.stdout != strings.Join(want, "\n")+"\n" {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, strings.Join(want, "\n"))

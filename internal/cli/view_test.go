@@ -12,10 +12,10 @@ const viewB = "../../testdata/cassettes/stream-json-read-readme-md-then-write-a-
 
 func TestViewWritesThePage(t *testing.T) {
 	dir := t.TempDir()
-	tapes := filepath.Join(t.TempDir(), "testdata", "cassettes")
-	os.MkdirAll(tapes, 0o755)
-	a := filepath.Join(tapes, "a.cassette")
-	b := filepath.Join(tapes, "b.cassette")
+	cassettes := filepath.Join(t.TempDir(), "testdata", "cassettes")
+	os.MkdirAll(cassettes, 0o755)
+	a := filepath.Join(cassettes, "a.cassette")
+	b := filepath.Join(cassettes, "b.cassette")
 	for src, dst := range map[string]string{viewA: a, viewB: b} {
 		data, err := os.ReadFile(src)
 		if err != nil {
@@ -27,7 +27,7 @@ func TestViewWritesThePage(t *testing.T) {
 	// said on stderr.
 	t.Chdir(dir)
 	r := run(t, nil, "view", a)
-	if ents, _ := os.ReadDir(tapes); len(ents) != 2 {
+	if ents, _ := os.ReadDir(cassettes); len(ents) != 2 {
 		t.Errorf("the cassette directory holds %v", ents)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "a.html"))

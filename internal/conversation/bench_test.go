@@ -12,9 +12,9 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// benchTape records turns JSON-RPC prompts, each answered by an update and
+// benchCassette records turns JSON-RPC prompts, each answered by an update and
 // a response.
-func benchTape(b *testing.B, turns int) []byte {
+func benchCassette(b *testing.B, turns int) []byte {
 	var buf bytes.Buffer
 	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec", Conversation: "json-rpc"})
 	for i := range turns {
@@ -34,7 +34,7 @@ func benchTape(b *testing.B, turns int) []byte {
 func BenchmarkTurn(b *testing.B) {
 	for _, turns := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
-			data := benchTape(b, turns)
+			data := benchCassette(b, turns)
 			msgs := make([][]byte, turns)
 			for i := range msgs {
 				msgs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"live-%d","method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"turn %d in /live/x"}]}}`+"\n", i, i)

@@ -229,7 +229,7 @@ func excerpt(s string) string {
 func Digest(rd *cassette.Reader, conv agent.Conversation) (string, error) {
 	h := rd.Header()
 	c := &comparer{conv: conv, rec: normalize.Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir}}
-	t := newTape(rd.Name(), rd)
+	t := newSteps(rd.Name(), rd)
 	sum := sha256.New()
 	for {
 		s, err := t.next()

@@ -102,7 +102,7 @@ const maxPending = 16 << 20
 // cand is a recording being followed.
 type cand struct {
 	Candidate
-	t     *tape
+	t     *steps
 	next  step // the step after the pending output, once ready
 	ready bool
 	// due are the recorded messages the caller writes before the agent's
@@ -161,7 +161,7 @@ func Play(cands []Candidate, opts Options) (Result, error) {
 	}()
 	for _, c := range cands {
 		h := c.Reader.Header()
-		k := &cand{Candidate: c, t: newTape(c.Name, c.Reader), ids: newIDs(opts.Conversation),
+		k := &cand{Candidate: c, t: newSteps(c.Name, c.Reader), ids: newIDs(opts.Conversation),
 			cmp: &comparer{conv: opts.Conversation,
 				rec:  normalize.Options{Cwd: h.Cwd, Home: h.Home, TempDir: h.TempDir},
 				live: normalize.Options{Cwd: opts.Cwd, Home: opts.Home, TempDir: opts.TempDir}}}

@@ -23,7 +23,7 @@ import (
 // digest wrong).
 type frame struct{ s, data string }
 
-func tapeOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reader {
+func cassetteOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reader {
 	t.Helper()
 	var b bytes.Buffer
 	w, err := cassette.NewWriter(&b, h)
@@ -63,11 +63,11 @@ var (
 	rpc    = agent.Conversation{Framing: agent.FramingJSONRPC}
 )
 
-// claudeTape is a recorded SDK session: initialize and the prompt at once,
+// claudeCassette is a recorded SDK session: initialize and the prompt at once,
 // the CLI's answer, a permission asked of the client and allowed, result,
 // close.
-func claudeTape(t testing.TB, prompt string) *cassette.Reader {
-	return tapeOf(t, cassette.Header{Argv: []string{"claude", "--input-format", "stream-json"}, Cwd: "/rec", Conversation: "stream-json"}, []frame{
+func claudeCassette(t testing.TB, prompt string) *cassette.Reader {
+	return cassetteOf(t, cassette.Header{Argv: []string{"claude", "--input-format", "stream-json"}, Cwd: "/rec", Conversation: "stream-json"}, []frame{
 		{"i", `{"request_id":"rec-1","type":"control_request","request":{"subtype":"initialize"}}` + "\n" +
 			`{"type":"user","message":{"role":"user","content":"` + prompt + `"},"session_id":"s-rec"}` + "\n"},
 		{"o", `{"type":"control_response","response":{"subtype":"success","request_id":"rec-1"}}` + "\n"},
@@ -110,7 +110,7 @@ func run(t *testing.T, cands []Candidate, opts Options, script func(w io.Writer,
 }
 
 func TestPlayClaude(t *testing.T) {
-	res, out, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude, Cwd: "/live"},
+	res, out, err := run(t, []Candidate{{"a.cassette", claudeCassette(t, "hi")}}, Options{Conversation: claude, Cwd: "/live"},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"request_id":"live-9","type":"control_request","request":{"subtype":"initialize"}}`+"\n"+
 				`{"type":"user","message":{"role":"user","content":"hi"},"session_id":"s-live"}`+"\n")
@@ -143,7 +143,7 @@ func TestPlayClaude(t *testing.T) {
 }
 
 func TestPlayMiss(t *testing.T) {
-	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude, KeepInput: true},
+	_, _, err := run(t, []Candidate{{"a.cassette", claudeCassette(t, "hi")}}, Options{Conversation: claude, KeepInput: true},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"request_id":"live-9","type":"control_request","request":{"subtype":"initialize"}}`+"\n"+
 				`{"type":"user","message":{"role":"user","content":"bye\u0007"},"session_id":"s-live"}`+"\n")
@@ -166,8 +166,8 @@ func TestPlayMiss(t *testing.T) {
 // agree on is given before the prompt (the Qwen SDK waits for it); the
 // prompt picks the recording.
 func TestPlayNarrows(t *testing.T) {
-	qwenTape := func(prompt string) *cassette.Reader {
-		return tapeOf(t, cassette.Header{Argv: []string{"qwen", "--session-id", "sess-rec"}, Conversation: "stream-json"}, []frame{
+	qwenCassette := func(prompt string) *cassette.Reader {
+		return cassetteOf(t, cassette.Header{Argv: []string{"qwen", "--session-id", "sess-rec"}, Conversation: "stream-json"}, []frame{
 			{"i", `{"type":"control_request","request_id":"r-1","request":{"subtype":"initialize"}}` + "\n"},
 			{"o", `{"type":"control_response","response":{"request_id":"r-1"}}` + "\n"},
 			{"i", `{"type":"user","message":"` + prompt + `","session_id":"sess-rec"}` + "\n"},
@@ -176,7 +176,7 @@ func TestPlayNarrows(t *testing.T) {
 		})
 	}
 	for _, prompt := range []string{"one", "two"} {
-		cands := []Candidate{{"one.cassette", qwenTape("one")}, {"two.cassette", qwenTape("two")}}
+		cands := []Candidate{{"one.cassette", qwenCassette("one")}, {"two.cassette", qwenCassette("two")}}
 		res, out, err := run(t, cands, Options{Conversation: claude, Args: []string{"--session-id", "sess-live"}, PerRunFlags: []string{"--session-id"}},
 			func(w io.Writer, out *bufio.Reader) {
 				io.WriteString(w, `{"type":"control_request","request_id":"L-1","request":{"subtype":"initialize"}}`+"\n")
@@ -196,7 +196,7 @@ func TestPlayNarrows(t *testing.T) {
 }
 
 func TestPlayJSONRPC(t *testing.T) {
-	rd := tapeOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+	rd := cassetteOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
 		{"i", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n"},
 		{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
 		{"i", `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/w","mcpServers":[]}}` + "\n"},
@@ -236,7 +236,7 @@ func TestPlayJSONRPC(t *testing.T) {
 // A caller that closes stdin early is a miss naming the message it did not
 // send; one that sends more where the recording closed is one too.
 func TestPlayCloseMiss(t *testing.T) {
-	_, _, err := run(t, []Candidate{{"a.cassette", claudeTape(t, "hi")}}, Options{Conversation: claude},
+	_, _, err := run(t, []Candidate{{"a.cassette", claudeCassette(t, "hi")}}, Options{Conversation: claude},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"request_id":"x","type":"control_request","request":{"subtype":"initialize"}}`+"\n")
 		})
@@ -248,7 +248,7 @@ func TestPlayCloseMiss(t *testing.T) {
 // An agent that ended with stdin still open (no close recorded) ends the
 // replay there: a caller that never closes stdin does not hold it.
 func TestPlayEndsWithoutClose(t *testing.T) {
-	rd := tapeOf(t, cassette.Header{Argv: []string{"codex", "app-server"}, Conversation: "json-rpc"}, []frame{
+	rd := cassetteOf(t, cassette.Header{Argv: []string{"codex", "app-server"}, Conversation: "json-rpc"}, []frame{
 		{"i", `{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n"},
 		{"o", `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
 	})
@@ -289,10 +289,10 @@ func FuzzRewrite(f *testing.F) {
 	})
 }
 
-// auggieTape: the agent asks a permission right after session/new's
+// auggieCassette: the agent asks a permission right after session/new's
 // answer; the client answered it before sending its prompt.
-func auggieTape(t testing.TB) *cassette.Reader {
-	return tapeOf(t, cassette.Header{Argv: []string{"auggie", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+func auggieCassette(t testing.TB) *cassette.Reader {
+	return cassetteOf(t, cassette.Header{Argv: []string{"auggie", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
 		{"i", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
 			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/w","mcpServers":[]}}` + "\n"},
 		{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
@@ -315,7 +315,7 @@ func TestPlayAnswerRacesRequest(t *testing.T) {
 	)
 	for name, order := range map[string][]string{"recorded": {answer, prompt}, "swapped": {prompt, answer}} {
 		t.Run(name, func(t *testing.T) {
-			_, out, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+			_, out, err := run(t, []Candidate{{"a.cassette", auggieCassette(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
 				func(w io.Writer, out *bufio.Reader) {
 					io.WriteString(w, `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
 						`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n")
@@ -338,7 +338,7 @@ func TestPlayAnswerRacesRequest(t *testing.T) {
 // The client's own requests keep their order: session/new before
 // initialize, both due at once, is a miss naming the recorded first.
 func TestPlayRequestsKeepOrder(t *testing.T) {
-	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieCassette(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n"+
 				`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
@@ -352,7 +352,7 @@ func TestPlayRequestsKeepOrder(t *testing.T) {
 // An answer the recording does not have is a miss on the recorded next
 // message, though an answer is due later.
 func TestPlayReorderStillCompares(t *testing.T) {
-	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieCassette(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
 				`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}`+"\n")
@@ -374,7 +374,7 @@ func TestPlayMissNamesTheClosest(t *testing.T) {
 	init2 := `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
 		`{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"/live/x","mcpServers":[]}}` + "\n"
 	prompt := `{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"bye"}]}}` + "\n"
-	_, _, err := run(t, []Candidate{{"a.cassette", auggieTape(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
+	_, _, err := run(t, []Candidate{{"a.cassette", auggieCassette(t)}}, Options{Conversation: rpc, Cwd: "/live/x"},
 		func(w io.Writer, out *bufio.Reader) {
 			io.WriteString(w, init2)
 			for range 3 {
@@ -385,7 +385,7 @@ func TestPlayMissNamesTheClosest(t *testing.T) {
 	if err == nil || err.Error() != `a.cassette:13: message 3: params.prompt[0].text: recorded "hello", got "bye"` {
 		t.Errorf("err %v", err)
 	}
-	rd := tapeOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
+	rd := cassetteOf(t, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}, []frame{
 		{"i", `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"S1"}}` + "\n"},
 		{"o", `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S1"}}` + "\n"},
 		{"i", `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}` + "\n"},
@@ -402,9 +402,9 @@ func TestPlayMissNamesTheClosest(t *testing.T) {
 	}
 }
 
-// fileTape is a recorded session that creates files (each "path:content")
+// fileCassette is a recorded session that creates files (each "path:content")
 // between its answer and the result.
-func fileTape(t testing.TB, prompt string, files ...string) *cassette.Reader {
+func fileCassette(t testing.TB, prompt string, files ...string) *cassette.Reader {
 	frames := []frame{
 		{"i", `{"type":"user","message":{"role":"user","content":"` + prompt + `"},"session_id":"s"}` + "\n"},
 		{"o", `{"type":"system","subtype":"init"}` + "\n"},
@@ -413,7 +413,7 @@ func fileTape(t testing.TB, prompt string, files ...string) *cassette.Reader {
 		frames = append(frames, frame{"f", f})
 	}
 	frames = append(frames, frame{"o", `{"type":"result","result":"` + prompt + `"}` + "\n"}, frame{"c", ""})
-	return tapeOf(t, cassette.Header{Argv: []string{"claude"}, Conversation: "stream-json"}, frames)
+	return cassetteOf(t, cassette.Header{Argv: []string{"claude"}, Conversation: "stream-json"}, frames)
 }
 
 func sayPrompt(prompt string) func(w io.Writer, out *bufio.Reader) {
@@ -427,7 +427,7 @@ func sayPrompt(prompt string) func(w io.Writer, out *bufio.Reader) {
 // not played does not matter, in the one played it is an error.
 func TestPlayPlansFileChanges(t *testing.T) {
 	cands := func() []Candidate {
-		return []Candidate{{"a.cassette", fileTape(t, "a", "!bad.txt:x\n")}, {"b.cassette", fileTape(t, "b", "new.txt:hello\n", "sub.txt:")}}
+		return []Candidate{{"a.cassette", fileCassette(t, "a", "!bad.txt:x\n")}, {"b.cassette", fileCassette(t, "b", "new.txt:hello\n", "sub.txt:")}}
 	}
 	res, _, err := run(t, cands(), Options{Conversation: claude}, sayPrompt("b"))
 	if err != nil {
@@ -451,7 +451,7 @@ func TestPlayPlansFileChanges(t *testing.T) {
 	}
 
 	// A recording without file changes has no plan.
-	res, _, err = run(t, []Candidate{{"c.cassette", fileTape(t, "c")}}, Options{Conversation: claude}, sayPrompt("c"))
+	res, _, err = run(t, []Candidate{{"c.cassette", fileCassette(t, "c")}}, Options{Conversation: claude}, sayPrompt("c"))
 	if err != nil || res.Plan != nil || res.Cassette != "c.cassette" {
 		t.Fatalf("no changes: %+v err %v", res, err)
 	}
@@ -483,9 +483,9 @@ func TestPlayHoldsRequestUntilInputPicks(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"result":{"stopReason":"end_turn"}}` + "\n"
 	}
 	h := cassette.Header{Argv: []string{"auggie", "--acp"}, Cwd: "/rec/w", Conversation: "json-rpc"}
-	tapes := map[string]func() *cassette.Reader{
+	cassettes := map[string]func() *cassette.Reader{
 		"hello": func() *cassette.Reader {
-			return tapeOf(t, h, []frame{
+			return cassetteOf(t, h, []frame{
 				{"i", init2},
 				{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
 				{"o", newAnswer + update + ask},
@@ -495,7 +495,7 @@ func TestPlayHoldsRequestUntilInputPicks(t *testing.T) {
 			})
 		},
 		"two": func() *cassette.Reader {
-			return tapeOf(t, h, []frame{
+			return cassetteOf(t, h, []frame{
 				{"i", init2},
 				{"o", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}` + "\n"},
 				{"o", newAnswer},
@@ -514,7 +514,7 @@ func TestPlayHoldsRequestUntilInputPicks(t *testing.T) {
 			t.Run(want+"/"+order[0]+"-first", func(t *testing.T) {
 				var cands []Candidate
 				for _, n := range order {
-					cands = append(cands, Candidate{n + ".cassette", tapes[n]()})
+					cands = append(cands, Candidate{n + ".cassette", cassettes[n]()})
 				}
 				prompts := []string{prompt(2, "hello")}
 				if want == "two" {

@@ -33,7 +33,7 @@ const token = "ghp_0123456789abcdefghijABCDEFGHIJ0123"
 func TestCassettesThatAreNotCassettes(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
 	dir := t.TempDir()
-	a := putTape(t, dir, "a.cassette", "", "--print", "a")
+	a := putCassette(t, dir, "a.cassette", "", "--print", "a")
 	tokenFile := filepath.Join(t.TempDir(), "hosts.yml")
 	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
 	os.Symlink(tokenFile, filepath.Join(dir, "aaa.cassette"))
@@ -94,7 +94,7 @@ func TestCacheThatIsNotAnIndex(t *testing.T) {
 			cache := t.TempDir()
 			t.Setenv("AGENTVCR_CACHE", cache)
 			dir := t.TempDir()
-			a := putTape(t, dir, "a.cassette", "", "a")
+			a := putCassette(t, dir, "a.cassette", "", "a")
 			path := cachePath(t, cache, dir)
 			if tc.name == "fifo delta" || strings.HasPrefix(tc.name, "delta") {
 				if _, err := index.OpenLibrary(dir); err != nil { // an index to go with the delta
@@ -136,8 +136,8 @@ func FuzzIndexFiles(f *testing.F) {
 		cache := t.TempDir()
 		t.Setenv("AGENTVCR_CACHE", cache)
 		dir := t.TempDir()
-		putTape(t, dir, "a.cassette", "", "a")
-		putTape(t, dir, "b.cassette", "", "b")
+		putCassette(t, dir, "a.cassette", "", "a")
+		putCassette(t, dir, "b.cassette", "", "b")
 		os.WriteFile(filepath.Join(dir, index.CommittedName), committed, 0o644)
 		path := cachePath(t, cache, dir)
 		os.WriteFile(path, idx, 0o644)
@@ -168,7 +168,7 @@ func TestUpdateBesideAnIndexThatIsNotAFile(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Setenv("AGENTVCR_CACHE", t.TempDir())
 			dir := t.TempDir()
-			a := putTape(t, dir, "a.cassette", "", "--print", "a")
+			a := putCassette(t, dir, "a.cassette", "", "--print", "a")
 			committed := filepath.Join(dir, index.CommittedName)
 			target := filepath.Join(t.TempDir(), "elsewhere")
 			os.WriteFile(target, []byte("not an index\n"), 0o644)

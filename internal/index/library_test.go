@@ -115,8 +115,8 @@ func TestFileName(t *testing.T) {
 	}
 }
 
-// putTape writes a cassette recorded for args (run in /w with home /h).
-func putTape(t *testing.T, dir, name string, stdinSHA string, args ...string) string {
+// putCassette writes a cassette recorded for args (run in /w with home /h).
+func putCassette(t *testing.T, dir, name string, stdinSHA string, args ...string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	f, err := os.Create(p)
@@ -142,13 +142,13 @@ func call(args ...string) index.Invocation { return index.NewInvocation(args, "/
 func TestLibrary(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
 	dir := t.TempDir()
-	a := putTape(t, dir, "a.cassette", "", "--print", "hello")
-	b := putTape(t, dir, "b.cassette", "", "--print", "--output-format", "json", "hello")
-	c := putTape(t, dir, "c.cassette", "5ee", "--print", "hello")
+	a := putCassette(t, dir, "a.cassette", "", "--print", "hello")
+	b := putCassette(t, dir, "b.cassette", "", "--print", "--output-format", "json", "hello")
+	c := putCassette(t, dir, "c.cassette", "5ee", "--print", "hello")
 	os.WriteFile(filepath.Join(dir, "bad.cassette"), []byte("agentvcr cassette v9\n{}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a cassette"), 0o644)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-	putTape(t, filepath.Join(dir, "sub"), "deep.cassette", "", "--deep")
+	putCassette(t, filepath.Join(dir, "sub"), "deep.cassette", "", "--deep")
 
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
@@ -190,9 +190,9 @@ func ptr(inv index.Invocation) *index.Invocation { return &inv }
 func TestClosest(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
 	dir := t.TempDir()
-	putTape(t, dir, "json.cassette", "", "--print", "--output-format", "json", "hello")
-	putTape(t, dir, "text.cassette", "", "--print", "--output-format", "text", "what time is it")
-	putTape(t, dir, "piped.cassette", "5ee", "--print", "--output-format", "stream-json")
+	putCassette(t, dir, "json.cassette", "", "--print", "--output-format", "json", "hello")
+	putCassette(t, dir, "text.cassette", "", "--print", "--output-format", "text", "what time is it")
+	putCassette(t, dir, "piped.cassette", "5ee", "--print", "--output-format", "stream-json")
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("AGENTVCR_CACHE", cache)
 	dir := t.TempDir()
-	p := putTape(t, dir, "a.cassette", "", "one")
+	p := putCassette(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
 	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestLibraryIndexReuse(t *testing.T) {
 	if len(idx) != 1 {
 		t.Fatalf("index files in the cache: %q", idx)
 	}
-	putTape(t, dir, "a.cassette", "", "two") // same name: the directory does not change
+	putCassette(t, dir, "a.cassette", "", "two") // same name: the directory does not change
 	aged(t, dir)
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
@@ -286,12 +286,12 @@ func TestLibraryIndexReuse(t *testing.T) {
 func TestLibraryStaleIndex(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
 	dir := t.TempDir()
-	putTape(t, dir, "a.cassette", "", "one")
+	putCassette(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
 	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
-	putTape(t, dir, "b.cassette", "", "two")
+	putCassette(t, dir, "b.cassette", "", "two")
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +310,7 @@ func TestLibraryWithoutCache(t *testing.T) {
 	os.WriteFile(blocker, nil, 0o644)
 	t.Setenv("AGENTVCR_CACHE", filepath.Join(blocker, "sub")) // cannot be created
 	dir := t.TempDir()
-	putTape(t, dir, "a.cassette", "", "one")
+	putCassette(t, dir, "a.cassette", "", "one")
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -326,8 +326,8 @@ func TestLibraryWithoutCache(t *testing.T) {
 func TestCommittedIndex(t *testing.T) {
 	t.Setenv("AGENTVCR_CACHE", t.TempDir())
 	dir := t.TempDir()
-	a := putTape(t, dir, "a.cassette", "", "--print", "hello")
-	putTape(t, dir, "b.cassette", "", "--print", "bye")
+	a := putCassette(t, dir, "a.cassette", "", "--print", "hello")
+	putCassette(t, dir, "b.cassette", "", "--print", "bye")
 	if err := index.WriteCommitted(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestCommittedIndex(t *testing.T) {
 	if index.IndexFresh(dir) {
 		t.Error("the committed index made this machine's cache")
 	}
-	c := putTape(t, dir, "c.cassette", "", "--print", "new")
+	c := putCassette(t, dir, "c.cassette", "", "--print", "new")
 	if _, ok := lib.Lookup(call("--print", "new")); ok {
 		t.Fatal("a cassette the committed index does not know was found without a rescan")
 	}

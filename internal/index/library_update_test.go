@@ -83,7 +83,7 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 					if rng.IntN(4) == 0 {
 						putIncomplete(t, tmp, calls[n].Args...)
 					} else {
-						putTape(t, dir, ".tmp", "", calls[n].Args...)
+						putCassette(t, dir, ".tmp", "", calls[n].Args...)
 					}
 					os.Rename(tmp, path)
 				case op < 6:
@@ -111,7 +111,7 @@ func TestLibraryUpdateMatchesScan(t *testing.T) {
 				default:
 					if fs := files(); rewrites && len(fs) > 0 {
 						f := fs[rng.IntN(len(fs))]
-						putTape(t, dir, ".tmp", "", calls[n].Args...)
+						putCassette(t, dir, ".tmp", "", calls[n].Args...)
 						os.Rename(filepath.Join(dir, ".tmp"), f)
 					}
 				}
@@ -273,12 +273,12 @@ func TestRefreshIndex(t *testing.T) {
 	if idx, _ := filepath.Glob(filepath.Join(cache, "index-*")); len(idx) != 0 {
 		t.Fatalf("RefreshIndex made an index of a directory never opened: %q", idx)
 	}
-	putTape(t, dir, "a.cassette", "", "one")
+	putCassette(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
 	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
-	putTape(t, dir, "b.cassette", "", "two")
+	putCassette(t, dir, "b.cassette", "", "two")
 	later := time.Date(2025, 6, 7, 8, 9, 10, 11, time.UTC)
 	os.Chtimes(dir, later, later)
 	index.RefreshIndex(dir)
@@ -294,13 +294,13 @@ func TestRescanSavesIndex(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("AGENTVCR_CACHE", cache)
 	dir := t.TempDir()
-	putTape(t, dir, "a.cassette", "", "one")
+	putCassette(t, dir, "a.cassette", "", "one")
 	aged(t, dir)
 	if _, err := index.OpenLibrary(dir); err != nil {
 		t.Fatal(err)
 	}
 	// Added within the same tick: the directory's time does not move.
-	putTape(t, dir, "b.cassette", "", "two")
+	putCassette(t, dir, "b.cassette", "", "two")
 	aged(t, dir)
 	lib, err := index.OpenLibrary(dir)
 	if err != nil {
@@ -339,10 +339,10 @@ func TestStaleDeltaIgnored(t *testing.T) {
 		}
 		return lib
 	}
-	putTape(t, dir, "a.cassette", "", "a")
-	putTape(t, dir, "b.cassette", "", "b")
+	putCassette(t, dir, "a.cassette", "", "a")
+	putCassette(t, dir, "b.cassette", "", "b")
 	open()
-	putTape(t, dir, "c.cassette", "", "c")
+	putCassette(t, dir, "c.cassette", "", "c")
 	open()
 	all, _ := filepath.Glob(filepath.Join(cache, "index-*.delta"))
 	if len(all) != 1 {
@@ -352,7 +352,7 @@ func TestStaleDeltaIgnored(t *testing.T) {
 
 	defer index.SetMinDelta(0)()
 	os.Remove(filepath.Join(dir, "c.cassette"))
-	putTape(t, dir, "d.cassette", "", "d")
+	putCassette(t, dir, "d.cassette", "", "d")
 	open() // two changes in three cassettes: a new index
 	if _, err := os.Stat(all[0]); err == nil {
 		t.Fatal("the delta of the replaced index is still there")
@@ -374,7 +374,7 @@ func TestStaleDeltaIgnored(t *testing.T) {
 		t.Errorf("fresh index: entries\n%s", got)
 	}
 	// A cassette of another call under the name the stale delta added.
-	putTape(t, dir, "c.cassette", "", "c2")
+	putCassette(t, dir, "c.cassette", "", "c2")
 	lib := open()
 	if e, ok := lib.Lookup(call("c2")); !ok || filepath.Base(e.File) != "c.cassette" {
 		t.Errorf("index brought up to date: Lookup(c2) = %v, %v", e.File, ok)

@@ -17,9 +17,9 @@ import (
 	"github.com/agentvcr/agentvcr/replayer"
 )
 
-// tape is a cassette of output on both streams around a file change,
+// cassette is a cassette of output on both streams around a file change,
 // with a footer when code >= 0.
-func tape(t *testing.T, content string, code int) []byte {
+func newCassette(t *testing.T, content string, code int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
@@ -45,7 +45,7 @@ func tape(t *testing.T, content string, code int) []byte {
 // applied is what was read, whatever the file holds by then.
 func TestReadOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.cassette")
-	data := tape(t, "good\n", 3)
+	data := newCassette(t, "good\n", 3)
 	os.WriteFile(path, data, 0o644)
 	rd, err := cassette.Open(path)
 	if err != nil {
@@ -57,7 +57,7 @@ func TestReadOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	evil := tape(t, "evil\n", 9)
+	evil := newCassette(t, "evil\n", 9)
 	os.WriteFile(path, evil, 0o644)
 	// The file the reader holds, rewritten in place under it.
 	if w, err := os.OpenFile(path, os.O_WRONLY, 0); err != nil {
@@ -109,7 +109,7 @@ func TestReadOnce(t *testing.T) {
 // An incomplete cassette reads without a footer; a damaged one is the
 // cassette's error, naming the file and line.
 func TestReadIncompleteAndDamaged(t *testing.T) {
-	rd, err := cassette.NewReader(bytes.NewReader(tape(t, "x", -1)), "cut.cassette")
+	rd, err := cassette.NewReader(bytes.NewReader(newCassette(t, "x", -1)), "cut.cassette")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestReadIncompleteAndDamaged(t *testing.T) {
 	}
 	rec.Close()
 
-	data := tape(t, "recorded content", 0)
+	data := newCassette(t, "recorded content", 0)
 	data = bytes.Replace(data, []byte("recorded content"), []byte("RECORDED CONTENT"), 1)
 	rd, err = cassette.NewReader(bytes.NewReader(data), "bad.cassette")
 	if err == nil {

@@ -22,9 +22,9 @@ import (
 func BenchmarkTakeAfterCalls(b *testing.B) {
 	b.Setenv(standin.EnvCache, b.TempDir())
 	b.Chdir(b.TempDir())
-	tapes := b.TempDir()
+	cassettes := b.TempDir()
 	args := []string{"--print", "poll the build"}
-	writeTake(b, tapes, 0, args, "still building\n", 0)
+	writeTake(b, cassettes, 0, args, "still building\n", 0)
 	call := func(env map[string]string) {
 		var out bytes.Buffer
 		if code := standin.Run(standin.Env{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] }},
@@ -43,7 +43,7 @@ func BenchmarkTakeAfterCalls(b *testing.B) {
 		var took [2][]time.Duration
 		for l, earlier := range levels {
 			state := b.TempDir()
-			envs[l] = map[string]string{standin.EnvCassettes: tapes, standin.EnvRunLog: filepath.Join(state, "runs.jsonl")}
+			envs[l] = map[string]string{standin.EnvCassettes: cassettes, standin.EnvRunLog: filepath.Join(state, "runs.jsonl")}
 			for range earlier {
 				call(envs[l])
 			}

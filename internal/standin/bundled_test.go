@@ -27,16 +27,16 @@ func TestRealAgentBundledBySDK(t *testing.T) {
 	if err := os.WriteFile(bundled, []byte("#!/bin/sh\necho \"bundled claude: $*\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tapes := filepath.Join(project, "testdata", "cassettes")
-	os.MkdirAll(tapes, 0o755)
-	env := map[string]string{standin.EnvCassettes: tapes, standin.EnvMode: "record", standin.EnvRealAgent: "claude", "PATH": t.TempDir()}
+	cassettes := filepath.Join(project, "testdata", "cassettes")
+	os.MkdirAll(cassettes, 0o755)
+	env := map[string]string{standin.EnvCassettes: cassettes, standin.EnvMode: "record", standin.EnvRealAgent: "claude", "PATH": t.TempDir()}
 	var stdout, stderr bytes.Buffer
 	code := standin.Run(standin.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
 		[]string{filepath.Join(t.TempDir(), "claude"), "-p", "hello"})
 	if code != 0 || stdout.String() != "bundled claude: -p hello\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
-	if got, _ := filepath.Glob(filepath.Join(tapes, "*.cassette")); len(got) != 1 {
+	if got, _ := filepath.Glob(filepath.Join(cassettes, "*.cassette")); len(got) != 1 {
 		t.Errorf("cassettes: %q", got)
 	}
 	// Nothing bundled: the miss says so, as before.

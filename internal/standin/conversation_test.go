@@ -509,8 +509,8 @@ func TestConversationAgentsApart(t *testing.T) {
 			t.Fatalf("record %s: exit %d, stderr %s", name, code, rec.stderr)
 		}
 	}
-	if tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(tapes) != 2 {
-		t.Fatalf("cassettes %q, want one for each agent", tapes)
+	if cassettes, _ := filepath.Glob(filepath.Join(dir, "*.cassette")); len(cassettes) != 2 {
+		t.Fatalf("cassettes %q, want one for each agent", cassettes)
 	}
 	for _, name := range []string{"auggie", "gemini"} {
 		env[standin.EnvMode] = "replay"

@@ -44,10 +44,10 @@ func writeEffectsCassette(t *testing.T, dir string, args []string, notRecorded s
 // is noted, with the way to avoid it; elsewhere nothing is said.
 func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
-	tapes := t.TempDir()
-	writeEffectsCassette(t, tapes, []string{"--print", "write it"}, "")
+	cassettes := t.TempDir()
+	writeEffectsCassette(t, cassettes, []string{"--print", "write it"}, "")
 	for _, withGoMod := range []bool{true, false} {
-		env := map[string]string{standin.EnvCassettes: tapes}
+		env := map[string]string{standin.EnvCassettes: cassettes}
 		module := t.TempDir()
 		work := filepath.Join(module, "pkg", "summary") // a package's directory, as go test runs it
 		os.MkdirAll(work, 0o755)
@@ -78,10 +78,10 @@ func TestNoteWhenApplyingInASourceTree(t *testing.T) {
 // says that the files are missing.
 func TestSaysFileChangesWereNotRecorded(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
-	tapes := t.TempDir()
-	writeEffectsCassette(t, tapes, []string{"--print", "big tree"}, "too many files to snapshot: more than 3 files to record under /w (--max-files)")
+	cassettes := t.TempDir()
+	writeEffectsCassette(t, cassettes, []string{"--print", "big tree"}, "too many files to snapshot: more than 3 files to record under /w (--max-files)")
 	t.Chdir(t.TempDir())
-	r := run(t, map[string]string{standin.EnvCassettes: tapes}, "--print", "big tree")
+	r := run(t, map[string]string{standin.EnvCassettes: cassettes}, "--print", "big tree")
 	if r.code != 0 || r.stdout != "done\n" || !strings.Contains(r.stderr, "file changes were not recorded (too many files to snapshot") {
 		t.Errorf("%+v", r)
 	}

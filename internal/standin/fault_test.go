@@ -89,8 +89,8 @@ func TestFaultThroughTheStandIn(t *testing.T) {
 // agent did not finish); one whose exit status alone is changed does.
 func TestFaultStopsBeforeFileChanges(t *testing.T) {
 	t.Setenv(standin.EnvCache, t.TempDir())
-	tapes := t.TempDir()
-	writeEffectsCassette(t, tapes, []string{"--print", "write it"}, "")
+	cassettes := t.TempDir()
+	writeEffectsCassette(t, cassettes, []string{"--print", "write it"}, "")
 	for _, tc := range []struct {
 		fault, stdout string
 		code          int
@@ -101,7 +101,7 @@ func TestFaultStopsBeforeFileChanges(t *testing.T) {
 	} {
 		work := t.TempDir()
 		t.Chdir(work)
-		r := run(t, map[string]string{standin.EnvCassettes: tapes, standin.EnvFault: tc.fault}, "--print", "write it")
+		r := run(t, map[string]string{standin.EnvCassettes: cassettes, standin.EnvFault: tc.fault}, "--print", "write it")
 		_, err := os.Stat(filepath.Join(work, "out.txt"))
 		if r.code != tc.code || r.stdout != tc.stdout || (err == nil) != tc.applied || (len(r.calls[0].Effects) > 0) != tc.applied {
 			t.Errorf("%s: exit %d, stdout %q, out.txt applied: %v, logged %+v", tc.fault, r.code, r.stdout, err == nil, r.calls[0])

@@ -85,8 +85,8 @@ func TestRecordingWritesTheCommittedIndexOnce(t *testing.T) {
 		}
 	}
 	committed, _ := os.ReadFile(filepath.Join(dir, index.CommittedName))
-	tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
-	if n := bytes.Count(committed, []byte(".cassette\t")); len(tapes) != 3 || n != 3 {
-		t.Errorf("%d cassettes, the committed index lists %d:\n%s", len(tapes), n, committed)
+	cassettes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if n := bytes.Count(committed, []byte(".cassette\t")); len(cassettes) != 3 || n != 3 {
+		t.Errorf("%d cassettes, the committed index lists %d:\n%s", len(cassettes), n, committed)
 	}
 }

@@ -135,9 +135,9 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 		logged[0].Take != 1 || logged[1].Take != 2 || logged[1].Outcome != standin.Recorded {
 		t.Fatalf("recording two takes: %+v %+v", got, logged)
 	}
-	tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
-	if len(tapes) != 2 {
-		t.Fatalf("cassettes %q", tapes)
+	cassettes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(cassettes) != 2 {
+		t.Fatalf("cassettes %q", cassettes)
 	}
 	for i, c := range logged {
 		rd, err := cassette.Open(c.Cassette)
@@ -167,9 +167,9 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 	// Re-recorded with one call: takes 2 and 3 go.
 	os.Remove(filepath.Join(state, "count"))
 	record(standin.ModeRecord, 1)
-	tapes, _ = filepath.Glob(filepath.Join(dir, "*.cassette"))
-	if len(tapes) != 1 {
-		t.Fatalf("after re-recording one call: %q", tapes)
+	cassettes, _ = filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(cassettes) != 1 {
+		t.Fatalf("after re-recording one call: %q", cassettes)
 	}
 	// The index committed beside the cassettes lists the one left, not
 	// the takes removed.
@@ -177,8 +177,8 @@ if [ $n -eq 1 ]; then echo "rate limited" >&2; exit 1; fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(committed), ".cassette\t"); n != 1 || !strings.Contains(string(committed), filepath.Base(tapes[0])+"\t") {
-		t.Errorf("committed index lists %d cassettes, want just %s:\n%s", n, filepath.Base(tapes[0]), committed)
+	if n := strings.Count(string(committed), ".cassette\t"); n != 1 || !strings.Contains(string(committed), filepath.Base(cassettes[0])+"\t") {
+		t.Errorf("committed index lists %d cassettes, want just %s:\n%s", n, filepath.Base(cassettes[0]), committed)
 	}
 }
 
@@ -298,12 +298,12 @@ echo answer`)
 		[]string{"/bin/cursor-agent", "--print", "make it"}); code != 0 || stdout.String() != "answer\n" {
 		t.Fatalf("recording: %d %q %q", code, stdout.String(), stderr.String())
 	}
-	tapes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
-	if len(tapes) != 1 {
-		t.Fatalf("cassettes: %q", tapes)
+	cassettes, _ := filepath.Glob(filepath.Join(dir, "*.cassette"))
+	if len(cassettes) != 1 {
+		t.Fatalf("cassettes: %q", cassettes)
 	}
-	tape, _ := os.ReadFile(tapes[0])
-	if !bytes.Contains(tape, []byte(`"path":"made.txt"`)) || bytes.Contains(tape, []byte(`.agentvcr`)) {
-		t.Errorf("the cassette's file changes are not the agent's alone:\n%s", tape)
+	cas, _ := os.ReadFile(cassettes[0])
+	if !bytes.Contains(cas, []byte(`"path":"made.txt"`)) || bytes.Contains(cas, []byte(`.agentvcr`)) {
+		t.Errorf("the cassette's file changes are not the agent's alone:\n%s", cas)
 	}
 }

@@ -267,8 +267,8 @@ func Binary() []byte {
 	return append(b, "a\r\x00z"...)
 }
 
-// Tape is a cassette read whole, for assertions on small recordings.
-type Tape struct {
+// Cassette is a cassette read whole, for assertions on small recordings.
+type Cassette struct {
 	Header   cassette.Header
 	Chunks   []cassette.Chunk // Data copied
 	Footer   cassette.Footer
@@ -276,14 +276,14 @@ type Tape struct {
 }
 
 // Load reads the cassette at path, failing the test on any error.
-func Load(t testing.TB, path string) Tape {
+func Load(t testing.TB, path string) Cassette {
 	t.Helper()
 	rd, err := cassette.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	tp := Tape{Header: rd.Header()}
+	tp := Cassette{Header: rd.Header()}
 	for {
 		c, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -300,7 +300,7 @@ func Load(t testing.TB, path string) Tape {
 }
 
 // Stream is the concatenated output of one stream.
-func (tp Tape) Stream(s cassette.Stream) []byte {
+func (tp Cassette) Stream(s cassette.Stream) []byte {
 	var b []byte
 	for _, c := range tp.Chunks {
 		if c.Stream == s {

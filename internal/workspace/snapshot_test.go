@@ -394,12 +394,12 @@ func TestExcludeUnderRoot(t *testing.T) {
 		if inGit {
 			gitIn(t, dir, "init", "-q")
 		}
-		excl := []string{filepath.Join(dir, "tapes", "run.cassette"), filepath.Join(dir, "tapes", ".run.cassette.tmp-*"), "/elsewhere/x.cassette"}
+		excl := []string{filepath.Join(dir, "cassettes", "run.cassette"), filepath.Join(dir, "cassettes", ".run.cassette.tmp-*"), "/elsewhere/x.cassette"}
 		s := take(t, dir, Options{Exclude: excl})
-		write(t, dir, "tapes/run.cassette", "c\n")
-		write(t, dir, "tapes/.run.cassette.tmp-123", "t\n")
-		write(t, dir, "tapes/other.txt", "o\n")
-		if got, want := summary(changes(t, s)), "mkdir tapes\ncreate tapes/other.txt"; got != want {
+		write(t, dir, "cassettes/run.cassette", "c\n")
+		write(t, dir, "cassettes/.run.cassette.tmp-123", "t\n")
+		write(t, dir, "cassettes/other.txt", "o\n")
+		if got, want := summary(changes(t, s)), "mkdir cassettes\ncreate cassettes/other.txt"; got != want {
 			t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
 		}
 	})

@@ -19,7 +19,7 @@ const (
 	kEnd                // the agent ended (or the recording did)
 )
 
-// step is one thing a recording did. data is valid until the tape's next
+// step is one thing a recording did. data is valid until the cassette's next
 // step: an input is one whole message, its newline included when it had one.
 type step struct {
 	kind   kind
@@ -28,9 +28,9 @@ type step struct {
 	line   int // the cassette line of the frame
 }
 
-// tape reads a conversation cassette step by step, its input frames put
+// steps reads a conversation cassette step by step, its input frames put
 // back together into messages (one a line, however the reads cut them).
-type tape struct {
+type steps struct {
 	name string
 	rd   *cassette.Reader
 	in   []byte // input read but not yet returned as messages
@@ -47,14 +47,14 @@ type tape struct {
 	planErr error
 }
 
-func newTape(name string, rd *cassette.Reader) *tape {
+func newSteps(name string, rd *cassette.Reader) *steps {
 	rd.Inputs, rd.Effects = true, true
-	return &tape{name: name, rd: rd}
+	return &steps{name: name, rd: rd}
 }
 
 // addEffect takes a chunk of the recording's file changes into its plan.
 // A plan that breaks the rules is an error once the recording is played.
-func (t *tape) addEffect(c cassette.Chunk) {
+func (t *steps) addEffect(c cassette.Chunk) {
 	if t.planErr != nil {
 		return
 	}
@@ -70,7 +70,7 @@ func (t *tape) addEffect(c cassette.Chunk) {
 
 // finishPlan returns the file changes of a recording read to its end; nil
 // when it has none (no spool made for nothing).
-func (t *tape) finishPlan() (*apply.Plan, error) {
+func (t *steps) finishPlan() (*apply.Plan, error) {
 	if t.planErr != nil || t.plan == nil {
 		return nil, t.planErr
 	}
@@ -84,7 +84,7 @@ func (t *tape) finishPlan() (*apply.Plan, error) {
 }
 
 // abortPlan releases the plan of a recording not played.
-func (t *tape) abortPlan() {
+func (t *steps) abortPlan() {
 	if t.plan != nil {
 		t.plan.Abort()
 		t.plan = nil
@@ -92,7 +92,7 @@ func (t *tape) abortPlan() {
 }
 
 // next returns the recording's next step.
-func (t *tape) next() (step, error) {
+func (t *steps) next() (step, error) {
 	if t.peek != nil {
 		s := *t.peek
 		t.peek = nil
@@ -139,12 +139,12 @@ func (t *tape) next() (step, error) {
 // unread puts back a step next returned: the next call returns it again.
 // Its data must still be valid (an output's is until the reader's next
 // frame, which is not read while a step is put back).
-func (t *tape) unread(s step) {
+func (t *steps) unread(s step) {
 	t.peek = &s
 }
 
 // message takes the first n bytes of the pending input as a message.
-func (t *tape) message(n int) step {
+func (t *steps) message(n int) step {
 	t.msg = append(t.msg[:0], t.in[:n]...)
 	rest := copy(t.in, t.in[n:])
 	t.in = t.in[:rest]
