@@ -2,7 +2,5 @@
 
 package normalize
 
-import "os"
-
-// maxRSSKiB: Windows reports no peak memory of an ended child here.
-func maxRSSKiB(ps *os.ProcessState) int64 { return 0 }
+// peakRSSProgram: Windows reports no peak memory of an ended child here.
+const peakRSSProgram = ""
