@@ -112,12 +112,13 @@ func memberPath(p, what string) ([]string, error) {
 // maxDeltaPaths bounds the members one delta rule reads.
 const maxDeltaPaths = 16
 
-// found is a value a walk found: its raw bytes, offset in the event, kind.
+// found is a value a walk found: where its raw bytes lie in the event, and
+// its kind. (Offsets, not a slice: the walker's results are written for
+// every event, and a slice would cost a write barrier each.)
 type found struct {
-	raw []byte
-	off int
-	k   jsonscan.Kind
-	ok  bool
+	off, end int
+	k        jsonscan.Kind
+	ok       bool
 }
 
 // walker finds the values at a rule's paths in the valid JSON object of an
@@ -154,7 +155,7 @@ type member struct {
 }
 
 func (w *walker) lookup(d *deltaRule, obj []byte) {
-	w.res = [maxDeltaPaths]found{}
+	clear(w.res[:len(d.paths)])
 	w.stack = w.stack[:0]
 	for i := range d.paths {
 		w.stack = append(w.stack, i)
@@ -202,7 +203,7 @@ func (w *walker) member(d *deltaRule, key, val []byte, k jsonscan.Kind, off, dep
 				continue
 			}
 			if depth == len(path)-1 {
-				w.res[p] = found{raw: val, off: off, k: k, ok: true}
+				w.res[p] = found{off: off, end: off + len(val), k: k, ok: true}
 				left--
 			} else {
 				w.stack = append(w.stack, p)
@@ -233,10 +234,10 @@ func (w *walker) match(d *deltaRule, obj []byte, rule int, key []byte) (start, e
 			return 0, 0, key, false
 		case c.any:
 		case f.k == jsonscan.String:
-			if !stringIs(f.raw, c.value) {
+			if !stringIs(obj[f.off:f.end], c.value) {
 				return 0, 0, key, false
 			}
-		case string(f.raw) != c.value:
+		case string(obj[f.off:f.end]) != c.value:
 			return 0, 0, key, false
 		}
 	}
@@ -246,9 +247,9 @@ func (w *walker) match(d *deltaRule, obj []byte, rule int, key []byte) (start, e
 	}
 	key = append(key, byte(rule), byte(rule>>8))
 	for _, f := range res[len(d.when)+1 : len(d.paths)] {
-		key = append(append(key, 0), f.raw...)
+		key = append(append(key, 0), obj[f.off:f.end]...)
 	}
-	return piece.off + 1, piece.off + len(piece.raw) - 1, key, true
+	return piece.off + 1, piece.end - 1, key, true
 }
 
 // stringIs reports whether the raw JSON string v (quotes and all) holds s.
