@@ -163,62 +163,83 @@ func (w *walker) lookup(d *deltaRule, obj []byte) {
 	w.walk(d, obj, 0, 0, 0, len(d.paths))
 }
 
-// walk looks in v for the paths w.stack[from:to], at depth.
-func (w *walker) walk(d *deltaRule, v []byte, base, depth, from, to int) {
-	for len(v) > 0 && v[0] == '[' {
-		el := jsonscan.Elements(v)
-		if !el.Next() {
+// walk looks in the value at obj[i:] for the paths w.stack[from:to], at
+// depth. Below the first level it reads a member's value only as far as
+// it must: a value the walk goes into is read once, by the walk, and one
+// after which nothing is looked for is not read at all.
+func (w *walker) walk(d *deltaRule, obj []byte, i, depth, from, to int) {
+	for i < len(obj) && obj[i] == '[' { // its first element
+		if i = jsonscan.SkipWS(obj, i+1); i < len(obj) && obj[i] == ']' {
 			return
 		}
-		base += el.Off
-		v = el.Val
 	}
-	if len(v) == 0 || v[0] != '{' {
+	if i >= len(obj) || obj[i] != '{' {
 		return
 	}
 	left := to - from
 	if depth == 0 && w.top != nil {
-		for i := 0; left > 0 && i < len(w.top); i++ {
-			t := &w.top[i]
-			left = w.member(d, t.key, v[t.start:t.end], t.k, base+t.start, depth, from, to, left)
+		for k := 0; left > 0 && k < len(w.top); k++ {
+			t := &w.top[k]
+			left, _ = w.member(d, obj, t.key, i+t.start, i+t.end, depth, from, to, left)
 		}
 		return
 	}
-	m := jsonscan.Members(v)
-	for left > 0 && m.Next() {
-		left = w.member(d, m.Key, m.Val, m.K, base+m.Off, depth, from, to, left)
+	i++
+	for left > 0 {
+		i = jsonscan.SkipWS(obj, i)
+		if i >= len(obj) || obj[i] == '}' {
+			return
+		}
+		if obj[i] == ',' {
+			i = jsonscan.SkipWS(obj, i+1)
+		}
+		kend, err := jsonscan.ScanString(obj, i)
+		if err != nil {
+			return // not so: the event was checked
+		}
+		key := obj[i+1 : kend-1]
+		i = jsonscan.SkipWS(obj, jsonscan.SkipWS(obj, kend)+1) // past ':'
+		var end int
+		if left, end = w.member(d, obj, key, i, -1, depth, from, to, left); left > 0 && end < 0 {
+			if _, end, err = jsonscan.ScanValue(obj, i, 0); err != nil {
+				return
+			}
+		}
+		i = end
 	}
 }
 
 // member looks for the paths w.stack[from:to], at depth, in the member
-// key of value val (at off in the event), and returns how many are still
-// looked for.
-func (w *walker) member(d *deltaRule, key, val []byte, k jsonscan.Kind, off, depth, from, to, left int) int {
-	{
-		next := len(w.stack)
-		for j := from; j < to; j++ {
-			p := w.stack[j]
-			path := d.paths[p]
-			if w.res[p].ok || !keyIs(key, path[depth]) {
-				continue
-			}
-			if depth == len(path)-1 {
-				w.res[p] = found{off: off, end: off + len(val), k: k, ok: true}
-				left--
-			} else {
-				w.stack = append(w.stack, p)
-			}
+// key whose value starts at obj[start] (and ends at end, when known: else
+// -1), and returns how many are still looked for, and the end of the
+// value when it read it.
+func (w *walker) member(d *deltaRule, obj, key []byte, start, end, depth, from, to, left int) (int, int) {
+	next := len(w.stack)
+	for j := from; j < to; j++ {
+		p := w.stack[j]
+		path := d.paths[p]
+		if w.res[p].ok || !keyIs(key, path[depth]) {
+			continue
 		}
-		if n := len(w.stack) - next; n > 0 {
-			left -= n // a member name comes once: these paths end in it
-			top := w.top
-			w.top = nil // below the first level
-			w.walk(d, val, off, depth+1, next, len(w.stack))
-			w.top = top
-			w.stack = w.stack[:next]
+		if depth == len(path)-1 {
+			if end < 0 {
+				var err error
+				if _, end, err = jsonscan.ScanValue(obj, start, 0); err != nil {
+					return 0, -1 // not so: the event was checked
+				}
+			}
+			w.res[p] = found{off: start, end: end, k: jsonscan.KindAt(obj[start]), ok: true}
+			left--
+		} else {
+			w.stack = append(w.stack, p)
 		}
 	}
-	return left
+	if n := len(w.stack) - next; n > 0 {
+		left -= n // a member name comes once: these paths end in it
+		w.walk(d, obj, start, depth+1, next, len(w.stack))
+		w.stack = w.stack[:next]
+	}
+	return left, end
 }
 
 // match reports whether the event obj is one of the rule's, where its
