@@ -16,7 +16,7 @@ build:
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
 test: lint
 	$(GO) test -count=1 $(PKGS)
-	@$(GO) run ./internal/corpus/cmd/realworld
+	@$(GO) run ./internal/testsupport/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).
 race:
@@ -34,7 +34,7 @@ demo: build
 # run once (the heavy ones time many calls or a large input inside), and perftable prints the
 # performance table from them; a whole run (BENCH=.) writes it to docs/performance.md.
 bench:
-	@$(GO) build -o $(BIN)/perftable ./internal/perftable/cmd/perftable
+	@$(GO) build -o $(BIN)/perftable ./internal/tools/perftable/cmd/perftable
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(PKGS) 2>&1 | $(BIN)/perftable $(if $(filter .,$(BENCH)),-o docs/performance.md)
 
 # Re-record every cassette of the suite (AGENT=path/to/cursor-agent for a real one).
@@ -72,7 +72,7 @@ acpclients:
 # amd64 and arm64), checksums.txt, the npm packages and the Python wheels,
 # versioned from git describe (VERSION=v1.2.3 to choose).
 dist:
-	$(GO) run ./internal/dist -out dist $(if $(VERSION),-version $(VERSION))
+	$(GO) run ./internal/tools/dist -out dist $(if $(VERSION),-version $(VERSION))
 
 # Checks make dist's files as users get them: archives and checksums, npm
 # install (no Go on PATH) with the Claude Agent SDK recorded and replayed,

@@ -13,7 +13,7 @@
 // stand-in, the viewer and the shipped profiles) is internal.
 package agentvcr
 
-import "github.com/agentvcr/agentvcr/internal/cli"
+import "github.com/agentvcr/agentvcr/internal/tools/cli"
 
 // Main runs the agentvcr command line with the process's arguments and
 // returns the exit status: os.Exit(agentvcr.Main()). Run under an agent's

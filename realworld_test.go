@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/golden"
+	"github.com/agentvcr/agentvcr/internal/engine/golden"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
 )
 
 // realworldCassettes wraps the real transcripts that live beside the project

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/agentscript"
-	"github.com/agentvcr/agentvcr/internal/simagent"
+	"github.com/agentvcr/agentvcr/internal/testsupport/simagent"
 )
 
 // TestMain makes the stand-in (cursor-agent), agentvcr and the simulated

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentvcr/agentvcr/internal/fakemodel"
+	"github.com/agentvcr/agentvcr/internal/testsupport/fakemodel"
 )
 
 // A user's module records a call of an agent that talks HTTP to its model
@@ -25,7 +25,7 @@ func TestUserModuleRerun(t *testing.T) {
 	mod := filepath.Join(work, "myproject")
 	realAgent := filepath.Join(work, "real", "claude")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
-	if out, err := gorun(root, nil, "build", "-o", realAgent, "./internal/wireagent/wireagent"); err != nil {
+	if out, err := gorun(root, nil, "build", "-o", realAgent, "./internal/testsupport/wireagent/wireagent"); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	newBuild := filepath.Join(work, "real", "claude-next")

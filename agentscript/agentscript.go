@@ -12,9 +12,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentvcr/agentvcr/internal/golden"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/testrun"
+	"github.com/agentvcr/agentvcr/internal/engine/golden"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/testrun"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -105,7 +105,7 @@ type harness struct {
 	since time.Time
 }
 
-// testRunBegan is when the go test run began (see internal/testrun: the
+// testRunBegan is when the go test run began (see internal/engine/testrun: the
 // go command's start, or the test binary's): the beginning of the run for
 // every harness and package in it, so that scripts replay what the run's
 // other tests (agentvcrtest's, another Run's, another package's) recorded

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/golden"
-	"github.com/agentvcr/agentvcr/internal/goldentest"
-	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/testrun"
-	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/internal/engine/golden"
+	"github.com/agentvcr/agentvcr/internal/engine/goldentest"
+	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/testrun"
+	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
 )
 
 // tracker collects what the scripts of one Run used.
@@ -90,21 +90,21 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 		t.Errorf("agentscript: %s", e)
 	}
 	setting := h.cfg.Unreferenced
-	if env := os.Getenv(unused.EnvUnreferenced); env != "" {
+	if env := os.Getenv(unreferenced.EnvUnreferenced); env != "" {
 		setting = env
 	}
-	policy, err := unused.ParsePolicy(setting)
+	policy, err := unreferenced.ParsePolicy(setting)
 	if err != nil {
 		t.Error(err)
 		return
 	}
-	if policy == unused.Ignore {
+	if policy == unreferenced.Ignore {
 		return
 	}
 	if t.Failed() || t.Skipped() || len(errs) > 0 {
 		h.noteUse()
-		if policy == unused.Delete {
-			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", unused.EnvUnreferenced)
+		if policy == unreferenced.Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: the run did not pass\n", unreferenced.EnvUnreferenced)
 		}
 		return
 	}
@@ -116,17 +116,17 @@ func (h *harness) reportUnreferenced(t *testing.T) {
 	case skipped != "":
 		h.noteUse()
 		t.Logf("agentscript: unreferenced-artefact check skipped: %s", skipped)
-		if policy == unused.Delete {
-			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", unused.EnvUnreferenced, skipped)
+		if policy == unreferenced.Delete {
+			fmt.Fprintf(os.Stderr, "agentscript: %s=delete: nothing deleted: %s (a run filtered by -run does not see every use)\n", unreferenced.EnvUnreferenced, skipped)
 		}
 		return
 	}
 	wd, _ := os.Getwd()
-	msg, left := unused.Conclude(check, policy == unused.Delete, unused.EnvUnreferenced+"="+string(policy), wd, reindex)
+	msg, left := unreferenced.Conclude(check, policy == unreferenced.Delete, unreferenced.EnvUnreferenced+"="+string(policy), wd, reindex)
 	if msg == "" {
 		return
 	}
-	if policy == unused.Fail && len(left) > 0 {
+	if policy == unreferenced.Fail && len(left) > 0 {
 		t.Error("agentscript: " + msg)
 		return
 	}
@@ -139,7 +139,7 @@ func reindex(dir string) { index.Update(dir, false, nil) }
 
 // unreferenced is the check of the cassettes and goldens the scripts used;
 // skipped says why there is none when not every script ran.
-func (h *harness) unreferenced() (check unused.Check, skipped string, err error) {
+func (h *harness) unreferenced() (check unreferenced.Check, skipped string, err error) {
 	scripts, err := scriptFiles(h.dir)
 	if err != nil {
 		return check, "", err
@@ -151,22 +151,22 @@ func (h *harness) unreferenced() (check unused.Check, skipped string, err error)
 		return check, fmt.Sprintf("%d of %d scripts ran", tr.started, len(scripts)), nil
 	}
 	wd, _ := os.Getwd()
-	return unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
+	return unreferenced.Check{Roots: []unreferenced.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
 		Used: merge(tr.cassettes, tr.goldens), Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began,
 		CI: golden.InCI()}, "", nil
 }
 
 // noteUse adds what a filtered or failing run of the scripts used to the
-// ledgers of their directories (see package unused).
+// ledgers of their directories (see internal/engine/unreferenced).
 func (h *harness) noteUse() {
 	tr := h.track
 	tr.mu.Lock()
 	used := merge(tr.cassettes, tr.goldens)
 	tr.mu.Unlock()
 	wd, _ := os.Getwd()
-	check := unused.Check{Roots: []unused.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
+	check := unreferenced.Check{Roots: []unreferenced.Root{{Dir: h.cassettes, Suffix: cassette.Ext}, {Dir: h.golden, Suffix: golden.Suffix}},
 		Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(), Since: testrun.Current().Began, CI: golden.InCI()}
-	if msg := unused.Note(check, wd); msg != "" {
+	if msg := unreferenced.Note(check, wd); msg != "" {
 		fmt.Fprintln(os.Stderr, "agentscript: "+msg)
 	}
 }

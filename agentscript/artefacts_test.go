@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
 )
 
 func TestUnreferencedArtefacts(t *testing.T) {
@@ -31,8 +31,8 @@ func TestUnreferencedArtefacts(t *testing.T) {
 	mk("cassettes/notes.txt")
 	usedGolden := mk("golden/used.golden")
 	mk("golden/realworld/stale.golden")
-	mk("cassettes/" + unused.LedgerName) // committed: no other package uses them
-	mk("golden/" + unused.LedgerName)
+	mk("cassettes/" + unreferenced.LedgerName) // committed: no other package uses them
+	mk("golden/" + unreferenced.LedgerName)
 	h := newHarness(Config{
 		Dir: filepath.Join(root, "script"), Cassettes: filepath.Join(root, "cassettes"), Golden: filepath.Join(root, "golden"),
 	})
@@ -50,7 +50,7 @@ func TestUnreferencedArtefacts(t *testing.T) {
 	}
 	check.Cache, check.Package = t.TempDir(), root
 	check.Since = time.Time{} // the files above are older than the run
-	res, err := unused.Settle(check)
+	res, err := unreferenced.Settle(check)
 	if err != nil || len(res.Unknown) != 0 {
 		t.Fatalf("settle: %+v, %v", res, err)
 	}

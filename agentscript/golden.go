@@ -12,10 +12,10 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/golden"
-	"github.com/agentvcr/agentvcr/internal/goldentest"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/engine/golden"
+	"github.com/agentvcr/agentvcr/internal/engine/goldentest"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/workspace"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 

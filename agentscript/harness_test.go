@@ -16,9 +16,9 @@ import (
 	"github.com/agentvcr/agentvcr"
 	"github.com/agentvcr/agentvcr/agentscript"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/simagent"
-	"github.com/agentvcr/agentvcr/internal/unused"
+	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
+	"github.com/agentvcr/agentvcr/internal/testsupport/simagent"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -432,13 +432,13 @@ stderr 'a recording would be saved as ` + filepath.Join(f.cassettes, inv.FileNam
 }
 
 func TestPolicyFromEnvironment(t *testing.T) {
-	for in, want := range map[string]unused.Policy{"": unused.Fail, "warn": unused.Warn, "FAIL": unused.Fail, "ignore": unused.Ignore, "delete": unused.Delete} {
-		if got, err := unused.ParsePolicy(in); err != nil || got != want {
+	for in, want := range map[string]unreferenced.Policy{"": unreferenced.Fail, "warn": unreferenced.Warn, "FAIL": unreferenced.Fail, "ignore": unreferenced.Ignore, "delete": unreferenced.Delete} {
+		if got, err := unreferenced.ParsePolicy(in); err != nil || got != want {
 			t.Errorf("ParsePolicy(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := unused.ParsePolicy("sometimes"); err == nil {
-		t.Error("unused.ParsePolicy(sometimes): no error")
+	if _, err := unreferenced.ParsePolicy("sometimes"); err == nil {
+		t.Error("unreferenced.ParsePolicy(sometimes): no error")
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
-	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 

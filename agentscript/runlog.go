@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/safefile"
-	"github.com/agentvcr/agentvcr/internal/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/safefile"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
 )
 
 // errNoRun: the script ran no agent before a command that needs one.

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/validate"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/validate"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
 )
 
 const validateUsage = "validate [--exit-code N] [--skip-comments] [--expect PROBLEMS] FORMAT [FILE]"

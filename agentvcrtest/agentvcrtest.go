@@ -82,13 +82,13 @@ import (
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/golden"
-	"github.com/agentvcr/agentvcr/internal/goldentest"
-	"github.com/agentvcr/agentvcr/internal/index"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/testrun"
-	"github.com/agentvcr/agentvcr/internal/unused"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/engine/golden"
+	"github.com/agentvcr/agentvcr/internal/engine/goldentest"
+	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/engine/testrun"
+	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
+	"github.com/agentvcr/agentvcr/internal/engine/workspace"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -123,12 +123,12 @@ func Main(m *testing.M) {
 		code = reportUnreferenced()
 	default:
 		noteUse()
-		if strings.EqualFold(os.Getenv(unused.EnvUnreferenced), string(unused.Delete)) {
+		if strings.EqualFold(os.Getenv(unreferenced.EnvUnreferenced), string(unreferenced.Delete)) {
 			why := "the run did not pass"
 			if code == 0 {
 				why = "a run filtered by -run or -skip does not see every use"
 			}
-			fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", unused.EnvUnreferenced, why)
+			fmt.Fprintf(os.Stderr, "agentvcrtest: %s=delete: nothing deleted: %s\n", unreferenced.EnvUnreferenced, why)
 		}
 	}
 	os.Exit(code)
@@ -413,21 +413,21 @@ func Normalize(got []byte, opts ...Option) []byte {
 }
 
 // useCheck is what the package's tests used, for the ledgers of the
-// directories they used (see package unused).
-func useCheck() (unused.Check, string) {
+// directories they used (see internal/engine/unreferenced).
+func useCheck() (unreferenced.Check, string) {
 	state.Lock()
 	defer state.Unlock()
-	var roots []unused.Root
+	var roots []unreferenced.Root
 	for dir := range state.cassettes {
-		roots = append(roots, unused.Root{Dir: dir, Suffix: cassette.Ext})
+		roots = append(roots, unreferenced.Root{Dir: dir, Suffix: cassette.Ext})
 	}
 	for dir := range state.goldenDir {
-		roots = append(roots, unused.Root{Dir: dir, Suffix: golden.Suffix})
+		roots = append(roots, unreferenced.Root{Dir: dir, Suffix: golden.Suffix})
 	}
 	used := maps.Clone(state.played)
 	maps.Copy(used, state.goldens.Claimed())
 	wd, _ := os.Getwd()
-	return unused.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(),
+	return unreferenced.Check{Roots: roots, Used: used, Package: wd, Run: testrun.Current().ID, Cache: index.CacheDir(),
 		Since: testrun.Current().Began, CI: golden.InCI()}, wd
 }
 
@@ -436,7 +436,7 @@ func useCheck() (unused.Check, string) {
 // unreferenced by another package.
 func noteUse() {
 	check, wd := useCheck()
-	if msg := unused.Note(check, wd); msg != "" {
+	if msg := unreferenced.Note(check, wd); msg != "" {
 		fmt.Fprintln(os.Stderr, "agentvcrtest: "+msg)
 	}
 }
@@ -444,21 +444,21 @@ func noteUse() {
 // reportUnreferenced lists the cassettes no test replayed and the goldens no
 // test compared; it returns the exit code the policy asks for.
 func reportUnreferenced() int {
-	policy, err := unused.ParsePolicy(os.Getenv(unused.EnvUnreferenced))
+	policy, err := unreferenced.ParsePolicy(os.Getenv(unreferenced.EnvUnreferenced))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentvcrtest:", err)
 		return 2
 	}
-	if policy == unused.Ignore {
+	if policy == unreferenced.Ignore {
 		return 0
 	}
 	check, wd := useCheck()
-	msg, left := unused.Conclude(check, policy == unused.Delete, unused.EnvUnreferenced+"="+string(policy), wd,
+	msg, left := unreferenced.Conclude(check, policy == unreferenced.Delete, unreferenced.EnvUnreferenced+"="+string(policy), wd,
 		func(dir string) { index.Update(dir, false, nil) })
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, "agentvcrtest: "+msg)
 	}
-	if policy == unused.Fail && len(left) > 0 {
+	if policy == unreferenced.Fail && len(left) > 0 {
 		return 1
 	}
 	return 0

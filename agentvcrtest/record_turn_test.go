@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/standin"
-	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // envSameCall names the cassette directory TestRecordTheSameCall records

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
 )
 
 // BenchmarkSizeOverhead writes every real transcript as a stream-json run whose

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // Format is an output format of an agent: json (one document),

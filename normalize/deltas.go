@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // deltaRule says which events are pieces of a value the agent streams (a

@@ -11,7 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // plainBytes normalises p with the fast paths off (see Normalizer.plain),

@@ -14,7 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // pieceSettings are the sizes the pieces tests cut runs with: pieces of a

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // realworld returns every real transcript (../shared/realworld from the

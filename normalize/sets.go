@@ -6,7 +6,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // maxSetLine bounds the lines whose set-valued arrays are sorted: a longer

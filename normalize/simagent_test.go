@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/simagent"
+	"github.com/agentvcr/agentvcr/internal/testsupport/simagent"
 )
 
 // simRun is one recording of the simulated agent.

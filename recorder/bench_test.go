@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
 	"github.com/agentvcr/agentvcr/recorder"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
 )
 
 // BenchmarkChunkInterleaved feeds 32 MiB of stream-json to the recorder's

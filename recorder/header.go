@@ -7,7 +7,7 @@ import (
 	"syscall"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 )
 
 // spoolStdinInterruptibly spools opts.Stdin, but gives up on a signal: a

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 )
 
 // When the grace period ends, bytes the agent wrote before it exited may still

@@ -61,8 +61,8 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/redact"
-	"github.com/agentvcr/agentvcr/internal/workspace"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/workspace"
 )
 
 // Options says what to run and where its output goes. The zero value records

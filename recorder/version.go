@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentvcr/agentvcr/internal/redact"
-	"github.com/agentvcr/agentvcr/internal/safefile"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/safefile"
 )
 
 // The version probe: "AGENT --version", asked for the cassette header so

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/corpus"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
 	"github.com/agentvcr/agentvcr/replayer"
 )
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # make acpclients: the ACP agents (Gemini CLI, OpenCode, Qwen Code, Copilot
 # CLI, Auggie) and codex app-server, installed from npm, driven by a Go ACP
-# client (internal/acpclient/cmd/acpdrive) through the stand-in: each
+# client (internal/testsupport/acpclient/cmd/acpdrive) through the stand-in: each
 # scenario (hello, read a file, a permissioned shell command, a write, two
 # prompts in one session) is recorded against the project's fake model
-# (internal/fakemodel, on loopback), then replayed with the fake model
+# (internal/testsupport/fakemodel, on loopback), then replayed with the fake model
 # down, in a fresh directory. The client's summary of the session (each
 # turn's stop reason, text, update kinds, the agent's requests, the files
 # left in the directory) must be the same. Prints a table: agent, scenario,
@@ -31,8 +31,8 @@ if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >
 fi
 cd "$root"
 go build -o "$dir/agentvcr" ./cmd/agentvcr
-go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
-go build -o "$dir/acpdrive" ./internal/acpclient/cmd/acpdrive
+go build -o "$dir/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel
+go build -o "$dir/acpdrive" ./internal/testsupport/acpclient/cmd/acpdrive
 real=$dir/node_modules/.bin
 cassettes=$dir/cassettes
 rm -rf "$cassettes" "$dir/runs"

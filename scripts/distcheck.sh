@@ -40,7 +40,7 @@ nogo_path=$nogo
 
 # Go builds the test's fixtures (before Go leaves PATH): the fake model,
 # and the simulated agent recorded for the Python check.
-go build -o "$work/fakemodel" ./internal/fakemodel/cmd/fakemodel
+go build -o "$work/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel
 go build -o "$work/cursor-agent-sim" ./cmd/cursor-agent-sim
 
 if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
@@ -55,8 +55,8 @@ if command -v npm >/dev/null 2>&1; then
 	cp scripts/distcheck/*.test.* "$app/"
 	main_tgz=$(ls "$dist"/npm/agentvcr-[0-9]*.tgz)
 	plat_tgz=$(ls "$dist"/npm/agentvcr-linux-x64-*.tgz)
-	sdk=$(node -p 'require("./internal/sdkclients/node/package.json").dependencies["@anthropic-ai/claude-agent-sdk"]')
-	cli=$(node -p 'require("./internal/sdkclients/node/package.json").dependencies["@anthropic-ai/claude-code"]')
+	sdk=$(node -p 'require("./scripts/sdkclients/node/package.json").dependencies["@anthropic-ai/claude-agent-sdk"]')
+	cli=$(node -p 'require("./scripts/sdkclients/node/package.json").dependencies["@anthropic-ai/claude-code"]')
 	printf '{ "name": "app", "private": true, "type": "module", "scripts": { "test": "node --test" } }\n' >"$app/package.json"
 	if ! (cd "$app" && PATH=$nogo_path npm install --no-audit --no-fund --loglevel=error \
 		"$main_tgz" "$plat_tgz" "@anthropic-ai/claude-agent-sdk@$sdk" "@anthropic-ai/claude-code@$cli" >"$work/npm.log" 2>&1); then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make realagents: the real agent CLIs (Claude Code, Gemini CLI, Qwen Code,
 # Codex, OpenCode, Copilot CLI, Cline, Auggie), installed from npm, run offline against
-# the project's fake model server (internal/fakemodel, on loopback), each
+# the project's fake model server (internal/testsupport/fakemodel, on loopback), each
 # recorded twice by agentvcr in two working directories of different path
 # lengths and homes; the two recordings must normalise to the same bytes with
 # the default rules. Prints a table: agent, format, differing lines.
@@ -27,7 +27,7 @@ if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error $packages >
 fi
 cd "$root"
 go build -o "$dir/agentvcr" ./cmd/agentvcr
-go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
+go build -o "$dir/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel
 rm -f "$dir/fakemodel.url"
 "$dir/fakemodel" -log "$dir/fakemodel.log" >"$dir/fakemodel.url" &
 server=$!

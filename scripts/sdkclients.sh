@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make sdkclients: the official agent SDKs (Claude Agent SDK, Qwen Code SDK,
-# Codex SDK), pinned in internal/sdkclients/node/package.json and installed
+# Codex SDK), pinned in scripts/sdkclients/node/package.json and installed
 # from npm, drive the real CLIs through the agentvcr stand-in: each scenario
 # is recorded (AGENTVCR_MODE=record, the fake model on loopback), then
 # replayed in fresh directories with the fake model down, and the messages
 # the SDK handed the application are compared, normalised
-# (internal/sdkclients/node/normalise.mjs: ids, the working directory, home).
+# (scripts/sdkclients/node/normalise.mjs: ids, the working directory, home).
 # A "changed prompt" replay must fail clearly: a miss, not a hang.
 # Prints a table scenario -> ok/FAIL; exits 1 on a FAIL.
 #
@@ -25,10 +25,10 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
 fi
 node_dir=$dir/node
 mkdir -p "$node_dir"
-cp "$root"/internal/sdkclients/node/package.json "$root"/internal/sdkclients/node/*.mjs "$node_dir"/
+cp "$root"/scripts/sdkclients/node/package.json "$root"/scripts/sdkclients/node/*.mjs "$node_dir"/
 install=(install)
-if [ -f "$root/internal/sdkclients/node/package-lock.json" ]; then
-	cp "$root/internal/sdkclients/node/package-lock.json" "$node_dir"/
+if [ -f "$root/scripts/sdkclients/node/package-lock.json" ]; then
+	cp "$root/scripts/sdkclients/node/package-lock.json" "$node_dir"/
 	install=(ci)
 fi
 if ! (cd "$node_dir" && npm "${install[@]}" --no-audit --no-fund --loglevel=error >"$dir/npm.log" 2>&1); then
@@ -37,7 +37,7 @@ if ! (cd "$node_dir" && npm "${install[@]}" --no-audit --no-fund --loglevel=erro
 fi
 cd "$root"
 go build -o "$dir/agentvcr" ./cmd/agentvcr
-go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
+go build -o "$dir/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel
 # The stand-in under each agent's name: what the SDK is told to spawn.
 rm -rf "$dir/bin"
 mkdir -p "$dir/bin"

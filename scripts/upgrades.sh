@@ -3,7 +3,7 @@
 # Gemini CLI, Qwen Code and OpenCode. An older and a newer pinned build of
 # each are installed from npm; each scenario (hello, read a file, run a
 # command, write a file) is recorded with the older build through
-# `agentvcr record` with the fake model (internal/fakemodel) on loopback as
+# `agentvcr record` with the fake model (internal/testsupport/fakemodel) on loopback as
 # the upstream, the model's exchanges in the cassette. Then, the fake model
 # down:
 #   older→older  `agentvcr rerun` with the older build: the same normalised
@@ -63,7 +63,7 @@ version() { awk -v a="$1" -v k="$2" '$1 == a { print (k == "older" ? $3 : $4) }'
 
 cd "$root"
 go build -o "$dir/agentvcr" ./cmd/agentvcr
-go build -o "$dir/fakemodel" ./internal/fakemodel/cmd/fakemodel
+go build -o "$dir/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel
 avcr=$dir/agentvcr
 rm -f "$dir/fakemodel.url"
 "$dir/fakemodel" -log "$dir/fakemodel.log" >"$dir/fakemodel.url" &

@@ -12,4 +12,4 @@ if [ $# -gt 0 ]; then
 	AGENTVCR_VIEW_OUT=$(cd "$1" && pwd)
 	export AGENTVCR_VIEW_OUT
 fi
-AGENTVCR_TTI=1 AGENTVCR_TTI_ROWS=${ROWS:-} go test -count=1 -timeout 60m -run '^$' -bench '^BenchmarkTimeToInteractive$' -benchtime 1x ./internal/view | grep -E 'events=|^(ok|FAIL|---)'
+AGENTVCR_TTI=1 AGENTVCR_TTI_ROWS=${ROWS:-} go test -count=1 -timeout 60m -run '^$' -bench '^BenchmarkTimeToInteractive$' -benchtime 1x ./internal/tools/view | grep -E 'events=|^(ok|FAIL|---)'

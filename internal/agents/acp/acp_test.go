@@ -14,14 +14,14 @@ import (
 	"github.com/agentvcr/agentvcr/internal/agents/acp"
 	_ "github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/agents/kit"
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/validate"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/validate"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
 // The fixtures are the agent's side of live sessions (testdata/*.stdout;
 // what the client wrote is beside them in *.stdin), captured with
-// internal/acpclient/cmd/acpdrive against the fake model, their paths
+// internal/testsupport/acpclient/cmd/acpdrive against the fake model, their paths
 // made /home/user/project and long lists cut short.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/agents/acp"
-	"github.com/agentvcr/agentvcr/internal/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
 )
 
 // FuzzValidateInput: any pair of streams validates without panicking, every

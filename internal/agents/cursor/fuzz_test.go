@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/drift"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/tools/drift"
 )
 
 // FuzzValidate: any input validates, shapes and diffs without panicking,

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/streamfixture"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/testsupport/streamfixture"
 )
 
 // The stream fixtures, by their short names.

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // streamState is what the stream-json rules remember between lines: per

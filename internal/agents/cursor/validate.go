@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // ValidateRun checks one run of the agent: its stdout, its stderr (nil when

@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
-	"github.com/agentvcr/agentvcr/internal/contract"
-	"github.com/agentvcr/agentvcr/internal/corpus"
-	"github.com/agentvcr/agentvcr/internal/jsonscan"
-	"github.com/agentvcr/agentvcr/internal/vcrtest"
+	"github.com/agentvcr/agentvcr/internal/engine/contract"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
+	"github.com/agentvcr/agentvcr/internal/testsupport/corpus"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // brief lists problems as "POS rule" for comparison.

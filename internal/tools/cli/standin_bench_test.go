@@ -1,0 +1,204 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/index"
+)
+
+// standinBench is a directory of n cassettes, the built binary linked as
+// cursor-agent, and a Go hello-world to compare process starts with.
+type standinBench struct {
+	b          *testing.B
+	bin, agent string
+	hello      string
+	cassettes  string
+	env        []string
+}
+
+func newStandinBench(b *testing.B, n int) *standinBench {
+	dir := b.TempDir()
+	s := &standinBench{b: b, bin: filepath.Join(dir, "agentvcr"), agent: filepath.Join(dir, "cursor-agent"),
+		hello: filepath.Join(dir, "hello", "hello"), cassettes: filepath.Join(dir, "cassettes")}
+	if out, err := exec.Command("go", "build", "-o", s.bin, "github.com/agentvcr/agentvcr/cmd/agentvcr").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Dir(s.hello)
+	os.Mkdir(src, 0o755)
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.25\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
+	build := exec.Command("go", "build", "-o", s.hello, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build hello: %v\n%s", err, out)
+	}
+	if err := os.Symlink(s.bin, s.agent); err != nil {
+		b.Fatal(err)
+	}
+	os.Mkdir(s.cassettes, 0o755)
+	for i := range n {
+		s.put(fmt.Sprintf("prompt number %d", i))
+	}
+	cache := filepath.Join(dir, "cache")
+	s.env = append(os.Environ(), "AGENTVCR_CASSETTES="+s.cassettes, "AGENTVCR_CACHE="+cache)
+	b.Setenv("AGENTVCR_CACHE", cache)
+	s.call() // builds the index
+	return s
+}
+
+// put writes a cassette of the prompt, as another program (git, cp) would.
+func (s *standinBench) put(prompt string) {
+	args := []string{"--print", "--output-format", "json", prompt}
+	writeBenchCassette(s.b, filepath.Join(s.cassettes, index.NewInvocation(args, "/w", "/h", "").FileName()), args)
+}
+
+// run runs a program and returns how long it took.
+func (s *standinBench) run(name string, args ...string) time.Duration {
+	cmd := exec.Command(name, args...)
+	cmd.Env = s.env
+	t0 := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.b.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	return time.Since(t0)
+}
+
+// call is a stand-in call replaying one of the first cassettes.
+func (s *standinBench) call() time.Duration {
+	return s.run(s.agent, "--print", "--output-format", "json", "prompt number 1234")
+}
+
+func writeBenchCassette(b *testing.B, path string, args []string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w, err := cassette.NewWriter(f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.WriteChunk(cassette.Stdout, time.Millisecond, []byte(`{"type":"result","subtype":"success","is_error":false,"result":"ok"}`+"\n"))
+	w.Close(cassette.Footer{})
+}
+
+// BenchmarkStandinStartup is a stand-in call against a directory of 20 000
+// cassettes with its index warm, compared with starting a Go hello-world
+// (target: <= 2x).
+func BenchmarkStandinStartup(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	// Each iteration makes many calls: one process start is too short, and
+	// too noisy, to time on its own.
+	const calls = 50
+	var standin, hello time.Duration
+	for b.Loop() {
+		for range calls {
+			hello += s.run(s.hello)
+			standin += s.call()
+		}
+	}
+	perCall := float64(b.N * calls)
+	b.ReportMetric(float64(standin.Microseconds())/perCall/1000, "ms/call")
+	b.ReportMetric(float64(hello.Microseconds())/perCall/1000, "ms/hello-start")
+	b.ReportMetric(standin.Seconds()/hello.Seconds(), "x-hello")
+}
+
+// BenchmarkStandinAfterChange is the first call after one cassette was added
+// to a directory of 20 000, compared with starting a Go hello-world (target:
+// <= 10x). Added by another program (git, cp: "outside"), the call lists the
+// directory and reads the new header only; recorded by agentvcr, the
+// recorder has brought the index up to date and the call finds it fresh.
+func BenchmarkStandinAfterChange(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	var outside, recorded, hello time.Duration
+	runs := 0
+	for b.Loop() {
+		for range 10 { // one change is too short, and too noisy, to time on its own
+			runs++
+			s.put(fmt.Sprintf("new prompt %d", runs))
+			hello += s.run(s.hello)
+			outside += s.call()
+			s.run(s.bin, "record", "--quiet", "--no-files", "-o", filepath.Join(s.cassettes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
+			recorded += s.call()
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(runs) / 1000 }
+	b.ReportMetric(per(outside), "ms/first-call-outside")
+	b.ReportMetric(per(recorded), "ms/first-call-recorded")
+	b.ReportMetric(per(hello), "ms/hello-start")
+	b.ReportMetric(outside.Seconds()/hello.Seconds(), "x-hello-outside")
+	b.ReportMetric(recorded.Seconds()/hello.Seconds(), "x-hello-recorded")
+}
+
+// BenchmarkStandinColdCache is the first call on a machine that has never
+// seen the directory of 20 000 cassettes (a fresh CI machine: no index in
+// the cache), which reads the index committed beside the cassettes,
+// compared with starting a Go hello-world (target: <= 20x).
+func BenchmarkStandinColdCache(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	if err := index.WriteCommitted(s.cassettes); err != nil {
+		b.Fatal(err)
+	}
+	env := s.env
+	defer func() { s.env = env }()
+	committed := filepath.Join(s.cassettes, index.CommittedName)
+	var cold, unindexed, hello time.Duration
+	runs, bare := 0, 0
+	for b.Loop() {
+		for range 10 {
+			runs++
+			s.env = append(append([]string(nil), env...), "AGENTVCR_CACHE="+b.TempDir())
+			hello += s.run(s.hello)
+			cold += s.call()
+		}
+		// Without the committed index, for comparison: every header is read.
+		bare++
+		os.Rename(committed, committed+".away")
+		s.env = append(append([]string(nil), env...), "AGENTVCR_CACHE="+b.TempDir())
+		unindexed += s.call()
+		os.Rename(committed+".away", committed)
+	}
+	b.ReportMetric(float64(unindexed.Microseconds())/float64(bare)/1000, "ms/cold-unindexed")
+	b.ReportMetric(float64(cold.Microseconds())/float64(runs)/1000, "ms/cold-first-call")
+	b.ReportMetric(float64(hello.Microseconds())/float64(runs)/1000, "ms/hello-start")
+	b.ReportMetric(cold.Seconds()/hello.Seconds(), "x-hello-cold")
+}
+
+// BenchmarkStandinRecordMiss is a call in once mode that no cassette of a
+// directory of 20 000 records, so that the stand-in looks, finds none and
+// records the real agent (here the Go hello-world), compared with
+// "agentvcr record" of the same agent into the same directory, which does
+// not look first: the looking is what a miss costs over a recording.
+func BenchmarkStandinRecordMiss(b *testing.B) {
+	s := newStandinBench(b, 20000)
+	work := b.TempDir()
+	timed := func(name string, env []string, args ...string) time.Duration {
+		cmd := exec.Command(name, args...)
+		cmd.Env, cmd.Dir = env, work
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		return time.Since(t0)
+	}
+	env := append(append([]string(nil), s.env...), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT="+s.hello)
+	var miss, record time.Duration
+	runs := 0
+	for b.Loop() {
+		for range 5 {
+			runs++
+			miss += timed(s.agent, env, "--print", "--output-format", "json", fmt.Sprintf("a prompt never recorded %d", runs))
+			record += timed(s.bin, s.env, "record", "--quiet", "-o", filepath.Join(s.cassettes, fmt.Sprintf("recorded-%d.cassette", runs)), "--", s.hello)
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(runs) / 1000 }
+	b.ReportMetric(per(miss), "ms/record-miss")
+	b.ReportMetric(per(record), "ms/record")
+	b.ReportMetric(miss.Seconds()/record.Seconds(), "x-record")
+}

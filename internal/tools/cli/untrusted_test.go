@@ -1,0 +1,302 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/apply"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
+)
+
+// craftedCassette writes a cassette with output, then file effects.
+func craftedCassette(t *testing.T, effects ...cassette.Effect) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
+	w.WriteChunk(cassette.Stdout, 0, []byte("{\"type\":\"result\"}\n"))
+	w.WriteChunk(cassette.Stderr, 1, []byte("warn"))
+	for _, e := range effects {
+		content := ""
+		if e.Op == cassette.OpCreate {
+			content = e.Note
+			e.Note, e.SHA256 = "", sha(content)
+		}
+		w.WriteEffect(2, e, strings.NewReader(content), int64(len(content)))
+	}
+	w.Close(cassette.Footer{Code: 0})
+	return buf.Bytes()
+}
+
+// The two crafted cassettes of the report (content on an op that has none;
+// a cassette cut inside its first file frame, as a killed recorder leaves
+// it): replay --apply, inspect and the stand-in each say so in one line
+// naming the cassette line, exit 2, and write nothing.
+func TestCraftedCassettesDoNotPanic(t *testing.T) {
+	good := craftedCassette(t, cassette.Effect{Op: cassette.OpCreate, Path: "a.txt", Mode: "0644", Note: strings.Repeat("a", 300) + "\n"})
+	cut := good[:bytes.Index(good, []byte("aaaa"))+100]
+	contentOnDelete := []byte(strings.Replace(string(good), `"op":"create","path":"a.txt","mode":"0644","size":301,"sha256":"`+sha(strings.Repeat("a", 300)+"\n")+`"`,
+		`"op":"delete","path":"a.txt","size":301`, 1))
+	if bytes.Equal(contentOnDelete, good) {
+		t.Fatal("the crafted cassette is not crafted")
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut in the first file frame", cut, ":8: truncated cassette: files frame at line 7 ends 201 bytes early"},
+		{"content on delete", contentOnDelete, `:7: malformed cassette: file effect "a.txt": delete has no content, but the frame holds 301 bytes`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "crafted.cassette")
+			os.WriteFile(path, tc.data, 0o644)
+			dir := t.TempDir()
+			r := subprocessIn(t, dir, "replay", "--apply", path)
+			oneLine(t, "replay --apply", r.stderr)
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, path+tc.want) {
+				t.Errorf("replay --apply: %+v", r)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("written: %v", ents)
+			}
+			r = run(t, nil, "inspect", path)
+			oneLine(t, "inspect", r.stderr)
+			if r.code != 2 || !strings.Contains(r.stderr, path+tc.want) {
+				t.Errorf("inspect: %+v", r)
+			}
+		})
+	}
+	// The stand-in, replaying a cassette it recorded and that was then cut.
+	k := newStandin(t)
+	work := t.TempDir()
+	if r := k.call(work, "", []string{"AGENTVCR_MODE=once"}, "--print", "hi"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	files := k.cassetteFiles()
+	data, _ := os.ReadFile(files[0])
+	var withFile bytes.Buffer
+	withFile.Write(data[:bytes.LastIndex(data, []byte("exit "))])
+	w := "f 3 301 {\"op\":\"create\",\"path\":\"a.txt\",\"mode\":\"0644\",\"size\":301,\"sha256\":\"" + sha(strings.Repeat("a", 300)+"\n") + "\"}\n" + strings.Repeat("a", 100)
+	withFile.WriteString(w)
+	os.WriteFile(files[0], withFile.Bytes(), 0o644)
+	other := t.TempDir()
+	r := k.call(other, "", nil, "--print", "hi")
+	oneLine(t, "stand-in", r.stderr)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "truncated cassette") {
+		t.Errorf("stand-in: %+v", r)
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Errorf("written: %v", ents)
+	}
+}
+
+// Every prefix of a cassette with file frames: replay --apply and inspect
+// end with a status and at most one line on stderr, never a panic, and
+// replay --apply writes all the files or none.
+func TestTruncatedAtEveryByte(t *testing.T) {
+	t.Parallel()
+	data := craftedCassette(t,
+		cassette.Effect{Op: cassette.OpMkdir, Path: "d", Mode: "0755"},
+		cassette.Effect{Op: cassette.OpCreate, Path: "d/a.txt", Mode: "0644", Note: "alpha\nbeta\n"},
+		cassette.Effect{Op: cassette.OpCreate, Path: "b.bin", Mode: "0600", Note: "\x00\x01\x02"},
+		cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "d/a.txt"})
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.cassette")
+	os.WriteFile(whole, data, 0o644)
+	env := vcrtest.Env(t) // one for every run: its directories stay empty
+	// The cuts are checked a few at a time, each on its own copy of the
+	// cut; replay --apply, a process of its own (it applies in its working
+	// directory), in a directory of its own.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 4)
+	defer wg.Wait()
+	for n := 0; n <= len(data); n++ {
+		path := filepath.Join(dir, fmt.Sprintf("cut%04d.cassette", n))
+		os.WriteFile(path, data[:n], 0o644)
+		into := filepath.Join(dir, fmt.Sprintf("into%04d", n))
+		os.Mkdir(into, 0o755)
+		cmd := vcrtest.Command(t, env, "agentvcr", "replay", "--apply", path)
+		cmd.Dir = into
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			// Every command that reads a cassette, in process: a panic
+			// fails the test; a refusal is exit 2 and one line.
+			for _, args := range [][]string{{"inspect", path}, {"replay", path}, {"normalize", path}, {"normalize", "--stderr", path},
+				{"validate", path}, {"diff", whole, path}} {
+				r := run(t, nil, args...)
+				switch r.code {
+				case 0, 1:
+				case 2:
+					oneLine(t, strings.Join(args, " "), r.stderr)
+				default:
+					t.Errorf("cut at %d: %q: exit %d", n, args, r.code)
+				}
+			}
+			err := cmd.Run()
+			r := result{code: vcrtest.ExitCode(cmd, err), stderr: stderr.String()}
+			switch {
+			case r.code < 0:
+				t.Errorf("cut at %d: replay --apply: %v", n, err)
+			case r.code == 2:
+				oneLine(t, "replay --apply", r.stderr)
+			case strings.Contains(r.stderr, "panic"):
+				t.Errorf("cut at %d: %+v", n, r)
+			}
+			ents, _ := os.ReadDir(into)
+			if len(ents) != 0 && len(ents) != 3 {
+				t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
+			}
+			if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
+				t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
+			}
+		}()
+	}
+}
+
+// A cassette that is a FIFO is read once, from its one writer: a second
+// open would wait for ever for a writer that never comes (the effects were
+// once read a second time, and a FIFO could serve other bytes then).
+func TestApplyReadsCassetteOnce(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "cassette.cassette")
+	if err := vcrtest.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	good := craftedCassette(t, cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", Note: "good\n"})
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(good)
+		f.Close()
+	}()
+	work := t.TempDir()
+	r := subprocessIn(t, work, "replay", "--apply", fifo)
+	if r.code != 0 || r.stdout != "{\"type\":\"result\"}\n" {
+		t.Errorf("%+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(work, "x.txt")); string(got) != "good\n" {
+		t.Errorf("x.txt = %q", got)
+	}
+}
+
+// manyFilesCassette is a cassette creating 2000 files in 20 directories
+// (d00/f0000.txt holding "file 0\n"...), long enough to apply that a
+// signal can catch replay --apply staging them.
+func manyFilesCassette(t *testing.T) string {
+	var effects []cassette.Effect
+	for d := range 20 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
+	}
+	for i := range 2000 {
+		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
+			Note: fmt.Sprintf("file %d\n", i)})
+	}
+	cas := filepath.Join(t.TempDir(), "many.cassette")
+	if err := os.WriteFile(cas, craftedCassette(t, effects...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cas
+}
+
+// signalWhenStaged starts cmd (replay --apply in work) and sends it sig
+// once its first staged file shows in work/d00, then waits for it. It
+// reports false when cmd ended before a staged file was seen.
+func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) bool {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case <-done:
+			return false
+		default:
+		}
+		if names, _ := filepath.Glob(filepath.Join(work, "d00", apply.TempPrefix+"*")); len(names) > 0 {
+			cmd.Process.Signal(sig)
+			<-done
+			return true
+		}
+	}
+}
+
+// replay --apply killed with SIGKILL while it applies: the next one removes
+// the temporary files the killed one left and completes, every file as
+// recorded. The kill comes once the first staged file is seen.
+func TestApplyAfterSIGKILL(t *testing.T) {
+	t.Parallel()
+	cas, work := manyFilesCassette(t), t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
+	cmd.Dir = work
+	killed := signalWhenStaged(t, cmd, work, syscall.SIGKILL)
+	if !killed {
+		t.Log("the apply ended before a staged file was seen: only the re-run is tested")
+	}
+	r := subprocessIn(t, work, "replay", "--apply", cas)
+	if r.code != 0 {
+		t.Fatalf("after the kill (%v): %+v", killed, r)
+	}
+	for i := range 2000 {
+		p := filepath.Join(work, fmt.Sprintf("d%02d/f%04d.txt", i%20, i))
+		if got, err := os.ReadFile(p); err != nil || string(got) != fmt.Sprintf("file %d\n", i) {
+			t.Fatalf("%s: %q, %v", p, got, err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(work, "*", apply.TempPrefix+"*"))
+	top, _ := filepath.Glob(filepath.Join(work, apply.TempPrefix+"*"))
+	if len(left)+len(top) > 0 {
+		t.Errorf("temporary files left: %q %q", left, top)
+	}
+}
+
+// SIGTERM while replay --apply stages its files: it stops with nothing
+// written (or, had the commit begun, lets it finish), exit 143; the tree
+// is never half applied.
+func TestApplySIGTERM(t *testing.T) {
+	cas, work := manyFilesCassette(t), t.TempDir()
+	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
+	cmd.Dir = work
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	signalled := signalWhenStaged(t, cmd, work, syscall.SIGTERM)
+	if !signalled {
+		t.Skip("the apply ended before a staged file was seen")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	ents, _ := os.ReadDir(work)
+	switch {
+	case len(ents) == 0:
+		if !strings.Contains(stderr.String(), "interrupted (terminated) before the changes were committed; nothing was written") {
+			t.Errorf("stderr %q", stderr.String())
+		}
+	case len(ents) == 20:
+		files, _ := filepath.Glob(filepath.Join(work, "*", "f*.txt"))
+		if len(files) != 2000 || !strings.Contains(stderr.String(), "they were all applied first") {
+			t.Errorf("%d files, stderr %q", len(files), stderr.String())
+		}
+	default:
+		t.Errorf("half applied: %d entries, stderr %q", len(ents), stderr.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(work, "*", apply.TempPrefix+"*")); len(left) > 0 {
+		t.Errorf("temporary files left: %d", len(left))
+	}
+}
