@@ -14,8 +14,10 @@ build:
 	$(GO) build -o $(BIN)/cursor-agent-sim ./cmd/cursor-agent-sim
 
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
+# The timeout is far above a quiet run (the user-module tests build scratch
+# modules): a loaded machine must not fail the suite by being slow.
 test: lint
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 60m $(PKGS)
 	@$(GO) run ./internal/testsupport/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).
