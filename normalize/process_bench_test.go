@@ -73,8 +73,9 @@ func main() {
 // against the naive normaliser as a process on the same pipes, with every
 // core the machine has for both; x-naive-process is the ratio of their
 // times, the best of each over three runs; peak-RSS-MiB is the most memory
-// ours held, in a run of its own (see peakRSSProgram). What a process adds to the in-process speed (start-up,
-// reading and writing the pipes) counts here.
+// ours held, in a run of its own (see peakRSSProgram). What a process
+// adds to the in-process speed (start-up, reading and writing the pipes)
+// counts here.
 func BenchmarkNormalizeProcess(b *testing.B) {
 	dir := b.TempDir()
 	input := filepath.Join(dir, "run.ndjson")
