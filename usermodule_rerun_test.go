@@ -86,11 +86,11 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
 	}
-	tapes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
-	if len(tapes) != 1 {
-		t.Fatalf("cassettes %q", tapes)
+	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
+	if len(cassettes) != 1 {
+		t.Fatalf("cassettes %q", cassettes)
 	}
-	if data, _ := os.ReadFile(tapes[0]); !strings.HasPrefix(string(data), "agentvcr cassette v5\n") || strings.Contains(string(data), "USERMODULESECRET") {
+	if data, _ := os.ReadFile(cassettes[0]); !strings.HasPrefix(string(data), "agentvcr cassette v5\n") || strings.Contains(string(data), "USERMODULESECRET") {
 		t.Fatalf("cassette:\n%.300s", data)
 	}
 	golden, _ := filepath.Glob(filepath.Join(mod, "testdata/golden/*.golden"))

@@ -16,14 +16,14 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(hdr + `b 3 8 {"n":1}` + "\ndata: x\n\n"))
 	f.Add([]byte(hdr + `q 1 2 {"n":2,"method":"POST","path":"/v1/messages"}` + "\n{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tape, err := Read(bytes.NewReader(data), "f.cassette")
+		recorded, err := Read(bytes.NewReader(data), "f.cassette")
 		if err != nil {
 			return
 		}
-		m := newMatcher(tape, routeForFuzz, "/live", "/home", "")
+		m := newMatcher(recorded, routeForFuzz, "/live", "/home", "")
 		m.match(1, "POST", "/v1/messages", "", []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
-		for i := range tape.Exchanges {
-			tape.Body(i + 1)
+		for i := range recorded.Exchanges {
+			recorded.Body(i + 1)
 		}
 	})
 }

@@ -84,7 +84,7 @@ func (l *laneCounter) next(r request) (lane string, pos int) {
 	return lane, pos
 }
 
-func newMatcher(t *Tape, route agent.ModelRoute, cwd, home, tmp string) *matcher {
+func newMatcher(t *Recording, route agent.ModelRoute, cwd, home, tmp string) *matcher {
 	m := &matcher{helper: route.Helper, wire: route.Wire}
 	m.nz = newNormalizer(cwd, home, tmp, route.Injected)
 	recNZ := newNormalizer(t.Header.Cwd, t.Header.Home, t.Header.TempDir, route.Injected)

@@ -3,7 +3,7 @@
 // it forwards each request to the upstream and streams the answer back event
 // by event, storing the exchange through the recorder (package recorder,
 // ModelSink); rerunning, it answers each request from a recording's
-// exchanges (a [Tape]), matched in tiers (see [Tier]), with no network.
+// exchanges (a [Recording]), matched in tiers (see [Tier]), with no network.
 //
 // Never stored: request headers (keys, authorization, cookies among them);
 // an answer's headers but its content type. Bodies are redacted by the
@@ -32,8 +32,8 @@ type Options struct {
 	// Upstream is where a recording forwards requests: the route's
 	// Upstream, a request's path appended to its path.
 	Upstream string
-	// Tape, when set, answers requests from a recording instead (a rerun).
-	Tape *Tape
+	// Recording, when set, answers requests from a recording instead (a rerun).
+	Recording *Recording
 	// Route is the run's route: its wire, injected blocks and helpers.
 	Route agent.ModelRoute
 	// Cwd, Home and TempDir are the rerun's places, for matching requests
@@ -73,7 +73,7 @@ func Start(opts Options) (*Proxy, error) {
 	if !opts.Record {
 		p.once.Do(func() { close(p.attached) })
 	}
-	if opts.Tape == nil {
+	if opts.Recording == nil {
 		if opts.Upstream != "" {
 			if err := p.SetUpstream(opts.Upstream); err != nil {
 				return nil, err
@@ -85,7 +85,7 @@ func Start(opts Options) (*Proxy, error) {
 		}
 		p.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	} else {
-		p.match = newMatcher(opts.Tape, opts.Route, opts.Cwd, opts.Home, opts.TempDir)
+		p.match = newMatcher(opts.Recording, opts.Route, opts.Cwd, opts.Home, opts.TempDir)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -114,8 +114,8 @@ func (p *Proxy) SetRoute(r agent.ModelRoute) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.opts.Route = r
-	if p.opts.Tape != nil {
-		p.match = newMatcher(p.opts.Tape, r, p.opts.Cwd, p.opts.Home, p.opts.TempDir)
+	if p.opts.Recording != nil {
+		p.match = newMatcher(p.opts.Recording, r, p.opts.Cwd, p.opts.Home, p.opts.TempDir)
 	}
 }
 

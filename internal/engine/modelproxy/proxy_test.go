@@ -108,14 +108,14 @@ func TestRecordStreamsAndStores(t *testing.T) {
 			t.Errorf("cassette holds %q:\n%s", enc, b.String())
 		}
 	}
-	tape, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tape.Exchanges) != 1 {
-		t.Fatalf("%d exchanges", len(tape.Exchanges))
+	if len(recorded.Exchanges) != 1 {
+		t.Fatalf("%d exchanges", len(recorded.Exchanges))
 	}
-	e := tape.Exchanges[0]
+	e := recorded.Exchanges[0]
 	if e.Method != "POST" || e.Path != "/v1/messages" || e.Query != "beta=true" || e.Status != 200 || e.Header["content-type"] != "text/event-stream" || len(e.Pieces) != 2 {
 		t.Errorf("exchange %+v", e)
 	}
@@ -125,7 +125,7 @@ func TestRecordStreamsAndStores(t *testing.T) {
 	if string(e.Pieces[0].Data) != "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" {
 		t.Errorf("first piece %q", e.Pieces[0].Data)
 	}
-	if got := string(tape.Body(1)); got != `{"model":"m","messages":[{"role":"user","content":"hi"}]}` {
+	if got := string(recorded.Body(1)); got != `{"model":"m","messages":[{"role":"user","content":"hi"}]}` {
 		t.Errorf("body %q", got)
 	}
 }
@@ -152,7 +152,7 @@ func TestWebsocketFallsBack(t *testing.T) {
 
 // recordSession records a two-turn session against the fake model: a
 // tool call, then (with the tool's result) the answer.
-func recordSession(t *testing.T, bodies ...string) *Tape {
+func recordSession(t *testing.T, bodies ...string) *Recording {
 	up := httptest.NewServer(&fakemodel.Server{})
 	defer up.Close()
 	var b bytes.Buffer
@@ -167,11 +167,11 @@ func recordSession(t *testing.T, bodies ...string) *Tape {
 		post(t, p.URL(), "/v1/messages", body)
 	}
 	s.w.Close(cassette.Footer{})
-	tape, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tape
+	return recorded
 }
 
 func post(t *testing.T, base, path, body string) (int, string) {
@@ -199,8 +199,8 @@ var (
 	changed  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01FakeTool000000000001","content":"NOTES.md\n"}]}`
 )
 
-func rerunProxy(t *testing.T, tape *Tape, cwd string) *Proxy {
-	p, err := Start(Options{Tape: tape, Cwd: cwd, Home: "/live", Route: agent.ModelRoute{Wire: agent.WireAnthropic,
+func rerunProxy(t *testing.T, recorded *Recording, cwd string) *Proxy {
+	p, err := Start(Options{Recording: recorded, Cwd: cwd, Home: "/live", Route: agent.ModelRoute{Wire: agent.WireAnthropic,
 		Injected: []*regexp.Regexp{regexp.MustCompile(`(?s)<system-reminder>.*</system-reminder>`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func rerunProxy(t *testing.T, tape *Tape, cwd string) *Proxy {
 
 // Each tier answers what it should, and says so.
 func TestTiers(t *testing.T) {
-	tape := recordSession(t,
+	recorded := recordSession(t,
 		turn("sys", "claude-a", bash, "/rec/cwd", prompt),
 		turn("sys", "claude-a", bash, "/rec/cwd", prompt, call, result))
 	cases := []struct {
@@ -230,7 +230,7 @@ func TestTiers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := rerunProxy(t, tape, "/live/w")
+			p := rerunProxy(t, recorded, "/live/w")
 			for i, body := range c.turns {
 				status, answer := post(t, p.URL(), "/v1/messages", body)
 				want := c.want[i]
@@ -266,11 +266,11 @@ func TestTiers(t *testing.T) {
 
 // The recorded answer streams back as recorded: ids unchanged.
 func TestAnswerAsRecorded(t *testing.T) {
-	tape := recordSession(t, turn("sys", "claude-a", bash, "/rec/cwd", prompt))
-	p := rerunProxy(t, tape, "/live/w")
+	session := recordSession(t, turn("sys", "claude-a", bash, "/rec/cwd", prompt))
+	p := rerunProxy(t, session, "/live/w")
 	_, answer := post(t, p.URL(), "/v1/messages", turn("sys", "claude-a", bash, "/live/w", prompt))
 	var recorded []byte
-	for _, pc := range tape.Exchanges[0].Pieces {
+	for _, pc := range session.Exchanges[0].Pieces {
 		recorded = append(recorded, pc.Data...)
 	}
 	if answer != string(recorded) || !strings.Contains(answer, "toolu_01FakeTool000000000001") {
@@ -281,8 +281,8 @@ func TestAnswerAsRecorded(t *testing.T) {
 // Helper calls are answered by position when recorded, else with a
 // minimal valid answer per wire, and an unused one is no failure.
 func TestHelpers(t *testing.T) {
-	tape := recordSession(t, turn("sys", "claude-a", bash, "/rec/cwd", prompt))
-	p := rerunProxy(t, tape, "/live/w")
+	recorded := recordSession(t, turn("sys", "claude-a", bash, "/rec/cwd", prompt))
+	p := rerunProxy(t, recorded, "/live/w")
 	for _, c := range []struct{ path, body, want string }{
 		{"/v1/messages/count_tokens", `{"model":"m","messages":[{"role":"user","content":"hello there"}]}`, `"input_tokens"`},
 		{"/v1beta/models/gemini-x:countTokens", `{"contents":[]}`, `"totalTokens"`},

@@ -21,11 +21,11 @@ import (
 // call fails naming it.
 func (c *call) rerun(path string, stdin io.Reader) answer {
 	a := answer{cassette: path}
-	tape, err := modelproxy.Load(path)
+	recorded, err := modelproxy.Load(path)
 	if err != nil {
 		return a.failed(err, "")
 	}
-	h := tape.Header
+	h := recorded.Header
 	real, err := c.realAgent()
 	if err != nil {
 		return a.failed(err, "")
@@ -55,7 +55,7 @@ func (c *call) rerun(path string, stdin io.Reader) answer {
 		return a.failed(err, "")
 	}
 	defer os.RemoveAll(scratch)
-	proxy, err := modelproxy.Start(modelproxy.Options{Tape: tape, Cwd: c.agentDir(cwd), Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")})
+	proxy, err := modelproxy.Start(modelproxy.Options{Recording: recorded, Cwd: c.agentDir(cwd), Home: c.env.Getenv("HOME"), TempDir: c.env.Getenv("TMPDIR")})
 	if err != nil {
 		return a.failed(err, "")
 	}

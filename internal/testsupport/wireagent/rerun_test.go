@@ -112,12 +112,12 @@ func TestRecordAndRerun(t *testing.T) {
 			t.Fatalf("the cassette holds the key (as %q)", enc)
 		}
 	}
-	tape, err := modelproxy.Load(rec)
+	recorded, err := modelproxy.Load(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(tape.Exchanges); n != 2 || tape.Header.Model != "anthropic" || tape.Header.Agent != wireagent.Name {
-		t.Fatalf("%d exchanges, header %+v", n, tape.Header)
+	if n := len(recorded.Exchanges); n != 2 || recorded.Header.Model != "anthropic" || recorded.Header.Agent != wireagent.Name {
+		t.Fatalf("%d exchanges, header %+v", n, recorded.Header)
 	}
 
 	offline := vcrtest.Env(t, path) // no key, no base URL: the route adds a placeholder
@@ -157,9 +157,9 @@ func TestRecordAndRerun(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
-		tape, err := modelproxy.Load(again)
-		if err != nil || len(tape.Exchanges) != 2 || !bytes.Contains(tape.Body(1), []byte("You are the new build.")) && !bytes.Contains(tape.Body(1), []byte(`"system":"new"`)) {
-			t.Fatalf("rerun cassette: %v, %+v", err, tape)
+		recorded, err := modelproxy.Load(again)
+		if err != nil || len(recorded.Exchanges) != 2 || !bytes.Contains(recorded.Body(1), []byte("You are the new build.")) && !bytes.Contains(recorded.Body(1), []byte(`"system":"new"`)) {
+			t.Fatalf("rerun cassette: %v, %+v", err, recorded)
 		}
 		// The output is the same; what the new build sends its model is not.
 		d := run(t, t.TempDir(), offline, "diff", rec, again)

@@ -55,11 +55,11 @@ func runRerun(env *Env, args []string) int {
 		return usageErr(env, name, "want one CASSETTE")
 	}
 	path := rest[0]
-	tape, err := modelproxy.Load(path)
+	recorded, err := modelproxy.Load(path)
 	if err != nil {
 		return fail(env, name, err)
 	}
-	h := tape.Header
+	h := recorded.Header
 	if len(h.Argv) == 0 {
 		return fail(env, name, fmt.Errorf("%s: the recording has no argv", path))
 	}
@@ -105,7 +105,7 @@ func runRerun(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	defer os.RemoveAll(scratch)
-	proxy, err := modelproxy.Start(modelproxy.Options{Tape: tape, Cwd: cwd, Home: home, TempDir: os.TempDir(), Pace: *pace, Record: *out != ""})
+	proxy, err := modelproxy.Start(modelproxy.Options{Recording: recorded, Cwd: cwd, Home: home, TempDir: os.TempDir(), Pace: *pace, Record: *out != ""})
 	if err != nil {
 		return fail(env, name, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 )
 
-// Bounds on what a tape holds: a cassette is untrusted input.
+// Bounds on what a recording holds: a cassette is untrusted input.
 const (
 	maxBody = 64 << 20  // one request's body, rebuilt
 	maxTape = 512 << 20 // every stored request piece and answer together
@@ -41,15 +41,15 @@ type Piece struct {
 	Data  []byte
 }
 
-// Tape is the model exchanges of one recording, in the order their
+// Recording is the model exchanges of one recording, in the order their
 // requests arrived.
-type Tape struct {
+type Recording struct {
 	Header    cassette.Header
 	Exchanges []*Exchange
 }
 
 // Load reads the model exchanges of the cassette at path.
-func Load(path string) (*Tape, error) {
+func Load(path string) (*Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -61,13 +61,13 @@ func Load(path string) (*Tape, error) {
 // Read reads the model exchanges of the cassette r holds; name is used in
 // errors. It holds at most 512 MiB of exchanges, and never a request's body
 // whole but the last one.
-func Read(r io.Reader, name string) (*Tape, error) {
+func Read(r io.Reader, name string) (*Recording, error) {
 	rd, err := cassette.NewReader(r, name)
 	if err != nil {
 		return nil, err
 	}
 	rd.Model = true
-	t := &Tape{Header: rd.Header()}
+	t := &Recording{Header: rd.Header()}
 	byN := map[int]*Exchange{}
 	heads := map[int]time.Duration{}
 	var held int64
@@ -136,7 +136,7 @@ func Read(r io.Reader, name string) (*Tape, error) {
 
 // bodies calls f with each request's body in order, rebuilt from what
 // each shares with the previous one; only one body is held at a time.
-func (t *Tape) bodies(f func(e *Exchange, body []byte)) {
+func (t *Recording) bodies(f func(e *Exchange, body []byte)) {
 	var prev []byte
 	for _, e := range t.Exchanges {
 		body := make([]byte, 0, e.prefix+int64(len(e.mid))+e.suffix)
@@ -149,7 +149,7 @@ func (t *Tape) bodies(f func(e *Exchange, body []byte)) {
 }
 
 // Body rebuilds the body of request n (from 1).
-func (t *Tape) Body(n int) []byte {
+func (t *Recording) Body(n int) []byte {
 	var out []byte
 	t.bodies(func(e *Exchange, body []byte) {
 		if e.N == n {
