@@ -64,6 +64,20 @@ type Reader struct {
 	broken    error // the error that ended a frame, returned after its bytes
 }
 
+// bufferSize is the read buffer for r: maxPiece, or less for a regular file
+// smaller than that. Most cassettes hold a few KiB, and a directory's index
+// is built by reading the header of each of thousands of them: a 64 KiB
+// buffer apiece was most of what that allocated. Every read copes with a
+// buffer shorter than a line or a frame.
+func bufferSize(r io.Reader) int {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < maxPiece {
+			return max(int(fi.Size())+1, 512)
+		}
+	}
+	return maxPiece
+}
+
 // NewReader reads the format line and the header from r. name is used in errors.
 func NewReader(r io.Reader, name string) (*Reader, error) {
 	return newReader(r, name, Version)
@@ -72,7 +86,7 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 // newReader is NewReader for a build that reads up to version newest:
 // tests ask for an older build's answer.
 func newReader(r io.Reader, name string, newest int) (*Reader, error) {
-	rd := &Reader{name: name, br: bufio.NewReaderSize(r, maxPiece), newest: newest}
+	rd := &Reader{name: name, br: bufio.NewReaderSize(r, bufferSize(r)), newest: newest}
 	first, err := rd.metaLine(maxFrameLine)
 	if err != nil {
 		if errors.Is(err, io.EOF) {

@@ -268,6 +268,49 @@ type Library struct {
 	lastFiles []string
 	// Unreadable lists cassettes that could not be read while indexing.
 	Unreadable []error
+	// reading opens the cassettes a scan or an update reads (see add).
+	reading *dirReader
+}
+
+// dirReader opens the cassettes of one directory through one os.Root,
+// opened at the first of them: a scan of 20 000 cassettes opened the
+// directory again for each.
+type dirReader struct {
+	dir  string
+	root *os.Root
+	err  error
+}
+
+// readHeader reads the header of the cassette path, a file of r's directory.
+func (r *dirReader) readHeader(path string) (cassette.Header, error) {
+	if r.root == nil && r.err == nil {
+		r.root, r.err = os.OpenRoot(r.dir)
+	}
+	if r.err != nil {
+		return cassette.Header{}, r.err
+	}
+	f, err := safefile.OpenInRoot(r.root, r.dir, filepath.Base(path))
+	if err != nil {
+		return cassette.Header{}, err
+	}
+	defer f.Close()
+	rd, err := cassette.NewReader(f, path)
+	if err != nil {
+		return cassette.Header{}, err
+	}
+	return rd.Header(), nil
+}
+
+// startReading makes add read through one dirReader until the returned
+// function is called.
+func (l *Library) startReading() (done func()) {
+	l.reading = &dirReader{dir: filepath.Dir(filepath.Join(l.Dir, "x"))}
+	return func() {
+		if l.reading.root != nil {
+			l.reading.root.Close()
+		}
+		l.reading = nil
+	}
 }
 
 // OpenLibrary indexes the cassettes (*.cassette) directly in dir. The index is
@@ -549,6 +592,7 @@ func (l *Library) scan() error {
 		return err
 	}
 	l.forget()
+	defer l.startReading()()
 	for _, d := range ents {
 		if name := d.Name(); strings.HasSuffix(name, cassette.Ext) {
 			l.add(name)
@@ -583,7 +627,11 @@ func (l *Library) add(name string) {
 		l.Unreadable = append(l.Unreadable, err)
 		return
 	}
-	h, err := readHeader(f)
+	read := readHeader
+	if l.reading != nil {
+		read = l.reading.readHeader
+	}
+	h, err := read(f)
 	if err != nil {
 		l.Unreadable = append(l.Unreadable, err)
 		return
@@ -615,6 +663,7 @@ func (l *Library) update(old *memIndex, d *deltaIndex, listed listing) error {
 	keep := make([]bool, len(old.lines))
 	still := make([]bool, len(old.added))
 	l.forget()
+	defer l.startReading()()
 	var err error
 	for b := range listed.batches {
 		for i := range b.ends {
