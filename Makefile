@@ -10,7 +10,7 @@ FUZZTIME ?= 20s
 all: build
 
 build:
-	$(GO) build -o $(BIN)/agentvcr ./cmd/agentvcr
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/agentvcr ./cmd/agentvcr
 	$(GO) build -o $(BIN)/cursor-agent-sim ./cmd/cursor-agent-sim
 
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.

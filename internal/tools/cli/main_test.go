@@ -26,6 +26,14 @@ func init() {
 	vcrtest.RunMain(cli.Main, standin.IsName)
 }
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
 // result is what a run of the command gave.
 type result struct {
 	code           int
