@@ -2,6 +2,9 @@
 GO      ?= go
 BIN     := bin
 PKGS    := ./...
+# The packages with benchmarks: go test builds a test binary for each
+# package it is given, and most have none (make bench BENCH_PKGS=./normalize).
+BENCH_PKGS ?= $(shell grep -rl --include='*_test.go' --exclude-dir=testdata '^func Benchmark' . | xargs -n1 dirname | sort -u)
 BENCH   ?= .
 FUZZTIME ?= 20s
 
@@ -37,7 +40,7 @@ demo: build
 # performance table from them; a whole run (BENCH=.) writes it to docs/performance.md.
 bench:
 	@$(GO) build -o $(BIN)/perftable ./internal/tools/perftable/cmd/perftable
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(PKGS) 2>&1 | $(BIN)/perftable $(if $(filter .,$(BENCH)),-o docs/performance.md)
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(BENCH_PKGS) 2>&1 | $(BIN)/perftable $(if $(filter .,$(BENCH)),-o docs/performance.md)
 
 # Re-record every cassette of the suite (AGENT=path/to/cursor-agent for a real one).
 record: build
