@@ -38,6 +38,10 @@ for tool in node npm npx python3 sh bash env cat ls rm mkdir tar gzip sha256sum 
 done
 nogo_path=$nogo
 
+# The check records its own calls, against the fake model on loopback or the
+# simulated agent: under CI, record mode would otherwise act as replay.
+export AGENTVCR_RECORD_IN_CI=1
+
 # Go builds the test's fixtures (before Go leaves PATH): the fake model,
 # and the simulated agent recorded for the Python check.
 go build -o "$work/fakemodel" ./internal/testsupport/fakemodel/cmd/fakemodel

@@ -1,5 +1,5 @@
 /** A mode of the stand-in (AGENTVCR_MODE). */
-export type Mode = "replay" | "record" | "once" | "passthrough";
+export type Mode = "replay" | "record" | "once" | "passthrough" | "rerun";
 
 export interface StandInOptions {
   /** The cassette directory: made absolute against the current directory. */
@@ -7,7 +7,8 @@ export interface StandInOptions {
   /** Default: $AGENTVCR_MODE, else "replay" (replay only, offline; a call with no cassette fails). */
   mode?: Mode;
   /**
-   * The real agent, run to record ("record", "once") or in "passthrough": a path (made
+   * The real agent, run to record ("record", "once"), in "passthrough", or against the
+   * recorded model ("rerun"): a path (made
    * absolute) or a program name looked up in PATH past the stand-in. Default: $AGENTVCR_REAL_AGENT.
    */
   realAgent?: string;

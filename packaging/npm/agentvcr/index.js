@@ -7,7 +7,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-const MODES = ["replay", "record", "once", "passthrough"];
+const MODES = ["replay", "record", "once", "passthrough", "rerun"];
 
 // The npm package that holds this platform's binary.
 function platformPackage() {

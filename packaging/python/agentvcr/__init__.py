@@ -21,7 +21,7 @@ __all__ = ["StandIn", "binary_path", "stand_in", "__version__"]
 
 __version__ = "0.0.0-unreleased"
 
-MODES = ("replay", "record", "once", "passthrough")
+MODES = ("replay", "record", "once", "passthrough", "rerun")
 
 
 def binary_path():
