@@ -412,6 +412,10 @@ func readCommitted(path string) (l map[string][]string, existed bool, err error)
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return l, false, fmt.Errorf("%s: not a regular file: remove it, and run go test ./... to write it again", term.Visible(path))
+	} else if st.Size() > maxLedger {
+		// Read in part, it would name fewer users than it has: a file only
+		// its tail names would look unreferenced, and delete would remove it.
+		return l, false, fmt.Errorf("%s: over %d MiB, more than a ledger of file names holds: remove it, and run go test ./... to write it again", term.Visible(path), maxLedger>>20)
 	}
 	sc := bufio.NewScanner(io.LimitReader(f, maxLedger))
 	sc.Buffer(nil, maxLedger)

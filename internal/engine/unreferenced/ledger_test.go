@@ -102,6 +102,14 @@ func TestUntrustedLedger(t *testing.T) {
 	if _, err := Settle(c); err == nil || !strings.Contains(err.Error(), LedgerName+":2:") {
 		t.Errorf("damaged: %v", err)
 	}
+	// Over the bound: refused whole, never read in part (a sparse file).
+	os.WriteFile(ledger, []byte("package .\n\tx.cassette\n"), 0o644)
+	if err := os.Truncate(ledger, maxLedger+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Settle(c); err == nil || !strings.Contains(err.Error(), "MiB") {
+		t.Errorf("over the bound: %v", err)
+	}
 	os.Remove(ledger)
 	if err := vcrtest.Mkfifo(ledger, 0o644); err != nil {
 		t.Skip(err)
