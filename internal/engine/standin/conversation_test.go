@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/testsupport/wireagent"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -26,6 +27,9 @@ const envFakeAgent = "STANDIN_TEST_FAKE_AGENT"
 func TestMain(m *testing.M) {
 	if os.Getenv(envFakeAgent) != "" {
 		os.Exit(fakeAgent(os.Args[1:]))
+	}
+	if os.Getenv(envWireAgent) != "" {
+		os.Exit(wireagent.Main())
 	}
 	if filepath.Base(os.Args[0]) == "cursor-agent" { // the test binary as the stand-in itself
 		os.Exit(standin.Main())

@@ -6,6 +6,7 @@
 // against the recording, as a user does with a new build of a real agent.
 //
 //	wireagent -p PROMPT
+//	wireagent --input-format stream-json   (a conversation on stdin)
 //
 // Environment: ANTHROPIC_BASE_URL (required), ANTHROPIC_API_KEY (sent as
 // x-api-key), WIREAGENT_MODEL (default "claude-sim-1"), WIREAGENT_SYSTEM
@@ -41,16 +42,27 @@ func Main() int { return Run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr) }
 
 // Run runs the agent.
 func Run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	prompt := ""
+	return RunWith(args, getenv, os.Stdin, stdout, stderr)
+}
+
+// RunWith runs the agent with stdin given: with --input-format stream-json
+// it is a conversation, as the Agent SDKs hold one with Claude Code: each
+// line of stdin a message (control requests answered, each user message a
+// prompt run to its result), until stdin ends.
+func RunWith(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	prompt, conversing := "", false
 	for i := 0; i < len(args); i++ {
 		if args[i] == "-p" && i+1 < len(args) {
 			prompt = args[i+1]
 			i++
 		}
+		if args[i] == "--input-format" && i+1 < len(args) && args[i+1] == "stream-json" {
+			conversing = true
+		}
 	}
 	base := getenv("ANTHROPIC_BASE_URL")
-	if prompt == "" || base == "" {
-		fmt.Fprintln(stderr, "usage: wireagent -p PROMPT, with ANTHROPIC_BASE_URL set")
+	if (prompt == "" && !conversing) || base == "" {
+		fmt.Fprintln(stderr, "usage: wireagent -p PROMPT, or wireagent --input-format stream-json, with ANTHROPIC_BASE_URL set")
 		return 2
 	}
 	model := getenv("WIREAGENT_MODEL")
@@ -72,33 +84,93 @@ func Run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if version != "" {
 		init["version"] = version
 	}
-	out.Encode(init)
+	s := &session{c: client{base: strings.TrimSuffix(base, "/"), key: getenv("ANTHROPIC_API_KEY")}, model: model, system: system,
+		count: getenv("WIREAGENT_COUNT") == "1", reminder: getenv("WIREAGENT_REMINDER"), out: out, stderr: stderr}
+	if !conversing {
+		out.Encode(init)
+		return s.prompt(prompt)
+	}
+	in := bufio.NewScanner(stdin)
+	in.Buffer(nil, 16<<20)
+	started := false
+	for in.Scan() {
+		var msg struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+			Message   struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(in.Bytes(), &msg) != nil {
+			fmt.Fprintf(stderr, "wireagent: not a JSON message: %q\n", in.Bytes())
+			return 2
+		}
+		switch msg.Type {
+		case "control_request":
+			out.Encode(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": msg.RequestID, "response": map[string]any{}}})
+		case "user":
+			if !started {
+				out.Encode(init)
+				started = true
+			}
+			var text string
+			if json.Unmarshal(msg.Message.Content, &text) != nil {
+				var parts []struct {
+					Text string `json:"text"`
+				}
+				json.Unmarshal(msg.Message.Content, &parts)
+				for _, p := range parts {
+					text += p.Text
+				}
+			}
+			if code := s.prompt(text); code != 0 {
+				return code
+			}
+		}
+	}
+	return 0
+}
+
+// session is one run's conversation with its model: every prompt adds to
+// its messages, as an agent's turns do.
+type session struct {
+	c             client
+	model, system string
+	reminder      string
+	count         bool
+	messages      []any
+	out           *json.Encoder
+	stderr        io.Writer
+}
+
+// prompt runs a user's prompt to its result: model turns, each tool call
+// run and its result sent back, until the model answers with text.
+func (s *session) prompt(prompt string) int {
 	var content []any
-	if r := getenv("WIREAGENT_REMINDER"); r != "" {
-		content = append(content, map[string]any{"type": "text", "text": "<system-reminder>" + r + "</system-reminder>"})
+	if s.reminder != "" {
+		content = append(content, map[string]any{"type": "text", "text": "<system-reminder>" + s.reminder + "</system-reminder>"})
 	}
 	content = append(content, map[string]any{"type": "text", "text": prompt})
-	messages := []any{map[string]any{"role": "user", "content": content}}
-	c := client{base: strings.TrimSuffix(base, "/"), key: getenv("ANTHROPIC_API_KEY")}
-	if getenv("WIREAGENT_COUNT") == "1" {
-		if _, err := c.post("/v1/messages/count_tokens", map[string]any{"model": model, "messages": messages}); err != nil {
-			fmt.Fprintln(stderr, "API Error:", err)
+	s.messages = append(s.messages, map[string]any{"role": "user", "content": content})
+	if s.count {
+		if _, err := s.c.post("/v1/messages/count_tokens", map[string]any{"model": s.model, "messages": s.messages}); err != nil {
+			fmt.Fprintln(s.stderr, "API Error:", err)
 			return 1
 		}
 	}
 	tools := []any{map[string]any{"name": "Bash", "description": "Run a shell command",
 		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}}}}
 	for turn := 0; turn < 20; turn++ {
-		req := map[string]any{"model": model, "max_tokens": 1024, "stream": true, "system": system, "tools": tools, "messages": messages,
+		req := map[string]any{"model": s.model, "max_tokens": 1024, "stream": true, "system": s.system, "tools": tools, "messages": s.messages,
 			"metadata": map[string]any{"user_id": fmt.Sprintf("user_%x", os.Getpid())}}
-		blocks, err := c.stream(req)
+		blocks, err := s.c.stream(req)
 		if err != nil {
-			fmt.Fprintln(stderr, "API Error:", err)
-			out.Encode(map[string]any{"type": "result", "subtype": "error", "is_error": true, "result": err.Error()})
+			fmt.Fprintln(s.stderr, "API Error:", err)
+			s.out.Encode(map[string]any{"type": "result", "subtype": "error", "is_error": true, "result": err.Error()})
 			return 1
 		}
-		out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": blocks}})
-		messages = append(messages, map[string]any{"role": "assistant", "content": blocks})
+		s.out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": blocks}})
+		s.messages = append(s.messages, map[string]any{"role": "assistant", "content": blocks})
 		var results []any
 		text := ""
 		for _, b := range blocks {
@@ -113,13 +185,13 @@ func Run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			}
 		}
 		if len(results) == 0 {
-			out.Encode(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": text})
+			s.out.Encode(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": text})
 			return 0
 		}
-		out.Encode(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": results}})
-		messages = append(messages, map[string]any{"role": "user", "content": results})
+		s.out.Encode(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": results}})
+		s.messages = append(s.messages, map[string]any{"role": "user", "content": results})
 	}
-	fmt.Fprintln(stderr, "too many turns")
+	fmt.Fprintln(s.stderr, "too many turns")
 	return 1
 }
 
