@@ -312,7 +312,9 @@ type geminiRequest struct {
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig struct {
-		ResponseMimeType string `json:"responseMimeType"`
+		ResponseMimeType   string          `json:"responseMimeType"`
+		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+		ResponseSchema     json.RawMessage `json:"responseSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -337,7 +339,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 	sc, scripted, after, tools := geminiScript(req)
 	switch {
 	case req.GenerationConfig.ResponseMimeType == "application/json":
-		part = map[string]any{"text": `{"reasoning":"A short, simple request.","model_choice":"flash"}`}
+		schema := req.GenerationConfig.ResponseJSONSchema
+		if len(schema) == 0 {
+			schema = req.GenerationConfig.ResponseSchema
+		}
+		part = map[string]any{"text": jsonAnswer(schema)}
 	case scripted:
 		part = map[string]any{"text": sc.reply()}
 		if name, args, ok := sc.call(tools); ok && !after {
@@ -361,6 +367,44 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, stream bool) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+}
+
+// jsonAnswer is the answer to a request for JSON (Gemini CLI's model
+// router, its next-speaker and loop checks): an object with the schema's
+// properties, each the simplest value of its type (a string enum's first,
+// 1 for an integer, so the router's complexity score says "simple"); with
+// no schema, the router's older shape.
+func jsonAnswer(schema json.RawMessage) string {
+	var sc struct {
+		Properties map[string]struct {
+			Type string   `json:"type"`
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &sc) != nil || len(sc.Properties) == 0 {
+		return `{"reasoning":"A short, simple request.","model_choice":"flash"}`
+	}
+	obj := map[string]any{}
+	for name, p := range sc.Properties {
+		switch t := strings.ToLower(p.Type); {
+		case len(p.Enum) > 0:
+			obj[name] = p.Enum[0]
+		case t == "integer":
+			obj[name] = 1
+		case t == "number":
+			obj[name] = 0
+		case t == "boolean":
+			obj[name] = false
+		case t == "array":
+			obj[name] = []any{}
+		case t == "object":
+			obj[name] = map[string]any{}
+		default:
+			obj[name] = "A short, simple request."
+		}
+	}
+	b, _ := json.Marshal(obj)
+	return string(b)
 }
 
 // geminiScript is the script of the last user text in a generateContent

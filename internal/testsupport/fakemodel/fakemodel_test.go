@@ -120,6 +120,12 @@ func TestGeminiScript(t *testing.T) {
 	if r := gen("lite", "generateContent", `{"generationConfig":{"responseMimeType":"application/json"},"contents":[]}`); !strings.Contains(r, `model_choice`) {
 		t.Errorf("router: %s", r)
 	}
+	// The router of Gemini CLI 0.56 and later gives its schema: the answer
+	// fills it (a string, and a score saying "simple").
+	router := `{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"OBJECT","properties":{"complexity_reasoning":{"type":"STRING"},"complexity_score":{"type":"INTEGER"}},"required":["complexity_reasoning","complexity_score"]}},"contents":[]}`
+	if r := gen("lite", "generateContent", router); !strings.Contains(r, `\"complexity_score\":1`) || !strings.Contains(r, `\"complexity_reasoning\":\"`) {
+		t.Errorf("router with a schema: %s", r)
+	}
 	first := gen("pro", "streamGenerateContent", `{`+tools+`,"contents":[{"parts":[{"text":"list"}]}]}`)
 	if !strings.HasPrefix(first, "data: ") || !strings.Contains(first, `"functionCall":{"args":{"dir_path":"."},"name":"list_directory"}`) {
 		t.Errorf("first: %s", first)
