@@ -121,16 +121,18 @@ type found struct {
 	ok       bool
 }
 
-// walker finds the values at a rule's paths in the valid JSON object of an
+// walker finds the values at a rule's paths in the JSON object of an
 // event, in one walk: members no path goes through are skipped once. An
 // array on the way stands for its first element (an event's content list
 // holds its one text part). Its buffers are reused from event to event.
+//
+// The first rule a line is tried with checks it too (scan): the line is
+// read once, whole, and a line that is not one JSON object is no delta
+// event. Later rules walk the checked line (lookup), only as far as their
+// paths go.
 type walker struct {
 	res   [maxDeltaPaths]found
 	stack []int // the paths still looked for, level by level
-	// top, when set, are the members of the event's object, as found
-	// while it was checked: the walk's first level reads them.
-	top []member
 }
 
 // keyIs reports whether the raw member name key is name, a name of a rule's
@@ -144,14 +146,6 @@ func keyIs(key []byte, name string) bool {
 		return false
 	}
 	return bytes.IndexByte(key, '\\') >= 0 && jsonscan.DecodeString(key) == name
-}
-
-// member is a member of an object: its raw name, its value's kind and
-// where the value lies in the object.
-type member struct {
-	key        []byte
-	k          jsonscan.Kind
-	start, end int
 }
 
 func (w *walker) lookup(d *deltaRule, obj []byte) {
@@ -177,13 +171,6 @@ func (w *walker) walk(d *deltaRule, obj []byte, i, depth, from, to int) {
 		return
 	}
 	left := to - from
-	if depth == 0 && w.top != nil {
-		for k := 0; left > 0 && k < len(w.top); k++ {
-			t := &w.top[k]
-			left, _ = w.member(d, obj, t.key, i+t.start, i+t.end, depth, from, to, left)
-		}
-		return
-	}
 	i++
 	for left > 0 {
 		i = jsonscan.SkipWS(obj, i)
@@ -242,11 +229,163 @@ func (w *walker) member(d *deltaRule, obj, key []byte, start, end, depth, from, 
 	return left, end
 }
 
+// scanLookup is lookup on a line not yet checked: it reads the JSON value
+// at line[s] whole, as jsonscan.ScanValue checks it, finding the values at
+// the rule's paths on the way, and returns its end, or ok false when it is
+// not valid JSON. (One pass, where checking the line and then walking it
+// read the event twice.)
+func (w *walker) scanLookup(d *deltaRule, line []byte, s int) (end int, ok bool) {
+	clear(w.res[:len(d.paths)])
+	w.stack = w.stack[:0]
+	for i := range d.paths {
+		w.stack = append(w.stack, i)
+	}
+	return w.scan(d, line, s, 0, 0, 0, len(d.paths))
+}
+
+// scan checks the JSON value at obj[i], whose nesting is nest as
+// jsonscan.ScanValue counts it, and looks in it, as walk does, for the
+// paths w.stack[from:to] at depth. It returns the end of the value.
+func (w *walker) scan(d *deltaRule, obj []byte, i, depth, nest, from, to int) (int, bool) {
+	if i >= len(obj) {
+		return i, false
+	}
+	switch obj[i] {
+	case '[': // its first element is looked in, the others only checked
+		if nest+1 > jsonscan.MaxDepth {
+			return i, false
+		}
+		i = jsonscan.SkipWS(obj, i+1)
+		if i < len(obj) && obj[i] == ']' {
+			return i + 1, true
+		}
+		first := true
+		for {
+			var ok bool
+			if first {
+				i, ok = w.scan(d, obj, i, depth, nest+1, from, to)
+				first = false
+			} else {
+				var err error
+				_, i, err = jsonscan.ScanValue(obj, i, nest+1)
+				ok = err == nil
+			}
+			if !ok {
+				return i, false
+			}
+			i = jsonscan.SkipWS(obj, i)
+			if i < len(obj) && obj[i] == ',' {
+				i = jsonscan.SkipWS(obj, i+1)
+				continue
+			}
+			if i < len(obj) && obj[i] == ']' {
+				return i + 1, true
+			}
+			return i, false
+		}
+	case '{':
+	default:
+		_, end, err := jsonscan.ScanValue(obj, i, nest)
+		return end, err == nil
+	}
+	nest++ // the object's, as jsonscan.ScanMembers counts
+	if nest > jsonscan.MaxDepth {
+		return i, false
+	}
+	i = jsonscan.SkipWS(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return i + 1, true
+	}
+	left := to - from
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return i, false
+		}
+		kend, err := jsonscan.ScanString(obj, i)
+		if err != nil {
+			return i, false
+		}
+		key := obj[i+1 : kend-1]
+		i = jsonscan.SkipWS(obj, kend)
+		if i >= len(obj) || obj[i] != ':' {
+			return i, false
+		}
+		i = jsonscan.SkipWS(obj, i+1)
+		ok := true
+		if left > 0 {
+			left, i, ok = w.scanMember(d, obj, key, i, depth, nest, from, to, left)
+		} else {
+			_, i, err = jsonscan.ScanValue(obj, i, nest)
+			ok = err == nil
+		}
+		if !ok {
+			return i, false
+		}
+		i = jsonscan.SkipWS(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = jsonscan.SkipWS(obj, i+1)
+			continue
+		}
+		if i < len(obj) && obj[i] == '}' {
+			return i + 1, true
+		}
+		return i, false
+	}
+}
+
+// scanMember is member for scan: it checks the value of the member key at
+// obj[start], whose nesting is nest, and returns its end.
+func (w *walker) scanMember(d *deltaRule, obj, key []byte, start, depth, nest, from, to, left int) (int, int, bool) {
+	if start >= len(obj) {
+		return left, start, false
+	}
+	next := len(w.stack)
+	ends := false
+	for j := from; j < to; j++ {
+		p := w.stack[j]
+		path := d.paths[p]
+		if w.res[p].ok || !keyIs(key, path[depth]) {
+			continue
+		}
+		if depth == len(path)-1 {
+			w.res[p] = found{off: start, end: -1, k: jsonscan.KindAt(obj[start]), ok: true}
+			ends = true
+			left--
+		} else {
+			w.stack = append(w.stack, p)
+		}
+	}
+	var end int
+	ok := true
+	if n := len(w.stack) - next; n > 0 {
+		left -= n // a member name comes once: these paths end in it
+		end, ok = w.scan(d, obj, start, depth+1, nest, next, len(w.stack))
+		w.stack = w.stack[:next]
+	} else {
+		var err error
+		_, end, err = jsonscan.ScanValue(obj, start, nest)
+		ok = err == nil
+	}
+	if ends {
+		for j := from; j < to; j++ {
+			if r := &w.res[w.stack[j]]; r.ok && r.end < 0 {
+				r.end = end
+			}
+		}
+	}
+	return left, end, ok
+}
+
 // match reports whether the event obj is one of the rule's, where its
 // piece's content (between the quotes) lies in obj, and the stream it is a
 // piece of (the rule and the values of its by members), appended to key.
 func (w *walker) match(d *deltaRule, obj []byte, rule int, key []byte) (start, end int, _ []byte, ok bool) {
 	w.lookup(d, obj)
+	return w.result(d, obj, rule, key)
+}
+
+// result is match once the values at the rule's paths were looked up.
+func (w *walker) result(d *deltaRule, obj []byte, rule int, key []byte) (start, end int, _ []byte, ok bool) {
 	res := &w.res
 	for i, c := range d.when {
 		f := res[i]
@@ -300,15 +439,10 @@ type deltaClassifier struct {
 	hits     []byte
 	w        walker
 	key      []byte
-	top      []member
-	each     func(key []byte, k jsonscan.Kind, start, end int)
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
 	c := &deltaClassifier{rules: rules}
-	c.each = func(key []byte, k jsonscan.Kind, start, end int) {
-		c.top = append(c.top, member{key: key, k: k, start: start, end: end})
-	}
 	for _, r := range rules {
 		k := slices.IndexFunc(c.needles, func(nd []byte) bool { return string(nd) == string(r.needle) })
 		if k < 0 {
@@ -347,40 +481,29 @@ func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok 
 		if c.hits[k] != needleFound {
 			continue
 		}
+		d := &c.rules[i]
 		if start == -1 {
-			obj, start = c.object(line)
+			// The first rule tried reads the line whole, checking it.
+			s := jsonscan.SkipWS(line, 0)
+			if s >= len(line) || line[s] != '{' {
+				start = -2
+				break
+			}
+			e, valid := c.w.scanLookup(d, line[s:], 0)
+			if !valid || jsonscan.SkipWS(line, s+e) < len(line) {
+				start = -2
+				break
+			}
+			obj, start = line[s:s+e], s
+		} else {
+			c.w.lookup(d, obj)
 		}
-		if start < 0 {
-			break
-		}
-		c.w.top = c.top
-		ps, pe, c.key, ok = c.w.match(&c.rules[i], obj, i, c.key[:0])
-		c.w.top = nil
+		ps, pe, c.key, ok = c.w.result(d, obj, i, c.key[:0])
 		if ok {
 			return start + ps, start + pe, c.key, true, obj, start
 		}
 	}
 	return 0, 0, nil, false, obj, start
-}
-
-// object returns the JSON object the line holds and where it starts in the
-// line (-2: it holds no object), as jsonscan.ScanDocument finds it, and
-// its members in c.top, found in the same pass.
-func (c *deltaClassifier) object(line []byte) ([]byte, int) {
-	s := jsonscan.SkipWS(line, 0)
-	if s >= len(line) || line[s] != '{' {
-		return nil, -2
-	}
-	c.top = c.top[:0]
-	e, err := jsonscan.ScanMembers(line, s, 1, c.each)
-	if err != nil || jsonscan.SkipWS(line, e) < len(line) {
-		return nil, -2
-	}
-	for i := range c.top {
-		c.top[i].start -= s
-		c.top[i].end -= s
-	}
-	return line[s:e], s
 }
 
 // What is known of a needle in the line being read.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 const testDeltaRules = `
@@ -323,4 +324,119 @@ func FuzzDeltaReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// classifyTwoPasses is what classify says, as it said it before it read a
+// line once: the line checked whole first (one JSON object, as
+// jsonscan.ScanDocument checks it), then walked for each rule in turn.
+func classifyTwoPasses(c *deltaClassifier, line []byte) (ps, pe int, key []byte, ok bool) {
+	k, s, e, err := jsonscan.ScanDocument(line)
+	if err != nil || k != jsonscan.Object {
+		return 0, 0, nil, false
+	}
+	for i := range c.rules {
+		if !bytes.Contains(line, c.rules[i].needle) {
+			continue
+		}
+		var w walker
+		if ps, pe, key, ok = w.match(&c.rules[i], line[s:e], i, nil); ok {
+			return s + ps, s + pe, key, true
+		}
+	}
+	return 0, 0, nil, false
+}
+
+// checkClassify fails unless classify says of line what the two passes say.
+func checkClassify(t *testing.T, c *deltaClassifier, line []byte) {
+	t.Helper()
+	wps, wpe, wkey, wok := classifyTwoPasses(c, line)
+	ps, pe, key, ok, obj, start := c.classify(line)
+	if ok != wok || ps != wps || pe != wpe || string(key) != string(wkey) {
+		t.Fatalf("classify(%q) = %d:%d %q %v, want %d:%d %q %v", line, ps, pe, key, ok, wps, wpe, wkey, wok)
+	}
+	if k, s, e, err := jsonscan.ScanDocument(line); start >= 0 && (err != nil || k != jsonscan.Object || s != start || string(line[s:e]) != string(obj)) {
+		t.Fatalf("classify(%q) says the object is %q at %d", line, obj, start)
+	}
+}
+
+var classifyRules = testDeltaRules + benchDeltaRules + `
+delta  $.a.b.c  $.a.b.k=v  $.a.x=*  by  $.a.b.id  $.z
+delta  $.l.p  $.l.t=q
+`
+
+// The one pass over a line that checks it and finds its members tells
+// the same lines from the same others as checking and then walking did:
+// broken, cut, nested, repeated, escaped and deep events.
+func TestClassifyOnePass(t *testing.T) {
+	c := newDeltaClassifier(mustParse(t, classifyRules).deltas)
+	lines := []string{
+		`{"type":"piece","id":"a","d":{"p":"x"}}`,
+		` {"type":"piece","id":"a","d":{"p":"x"}} ` + "\n",
+		`{"type":"piece","id":"a","d":{"p":"x"}}x`,
+		`{"type":"piece","id":"a","d":{"p":"x"}`,
+		`{"type":"piece","id":"a","d":{"p":"x","q":[1,2,}}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"more":[1,{"a":tru}]}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"more":"bad \x escape"}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"more":"` + "\xff" + `"}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"more":"ctl ` + "\x01" + `"}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"n":-01}`,
+		`{"type":"piece","id":"a","d":[{"p":"x"}]}`,
+		`{"type":"piece","id":"a","d":[[{"p":"x"}],2,3]}`,
+		`{"type":"piece","id":"a","d":[[{"p":"x"}],2,3}`,
+		`{"type":"piece","id":"a","d":[]}`,
+		`{"type":"piece","id":"a","d":{"p":1}}`,
+		`{"type":"piece","d":{"q":1},"d":{"p":"second"},"id":"b"}`,
+		`{"type":"piece","type":"other","id":"a","d":{"p":"x"}}`,
+		`{"ty\u0070e":"piece","id":"a","d":{"p":"esc"}}`,
+		`{"type":"pi\u0065ce","id":"a","d":{"p":"esc"}}`,
+		`{"type":"seg","n":1,"msg":{"content":[{"type":"text","text":"t"},{"x":1}]}}`,
+		`{"type":"seg","n":1,"msg":{"content":[{"type":"text","text":"t"},{"x":}]}}`,
+		`{"type":"seg","msg":{"content":[{"text":"no n"}]}}`,
+		`{"type":"assistant","message":{"content":[{"text":"hi"}]},"timestamp_ms":1,"session_id":"s"}`,
+		`{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":12}`,
+		`{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":12`,
+		`{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":1.}`,
+		`{"a":{"b":{"k":"v","c":"C","id":7},"x":null},"z":[1],"w":1}`,
+		`{"a":{"b":{"k":"v","c":"C","id":7},"x":null},"z":[1],"w":}`,
+		`{"a":{"b":{"k":"v","c":"C"},"b":{"id":1}},"a":{"x":1}}`,
+		`{"l":{"t":"q","p":"z"},"l":{"t":"q","p":"y"}}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"deep":` + strings.Repeat("[", jsonscan.MaxDepth) + strings.Repeat("]", jsonscan.MaxDepth) + `}`,
+		`{"type":"piece","id":"a","d":{"p":"x"},"deep":` + strings.Repeat("[", jsonscan.MaxDepth-1) + strings.Repeat("]", jsonscan.MaxDepth-1) + `}`,
+		`{"type":"piece","id":"a","d":` + strings.Repeat("[", jsonscan.MaxDepth) + `{"p":"x"}` + strings.Repeat("]", jsonscan.MaxDepth) + `}`,
+		`{"type":"piece","id":"a","d":` + strings.Repeat("[", jsonscan.MaxDepth-2) + `{"p":"x"}` + strings.Repeat("]", jsonscan.MaxDepth-2) + `}`,
+		`[{"type":"piece","id":"a","d":{"p":"x"}}]`,
+		`"type":"piece"`,
+		``,
+	}
+	for _, l := range lines {
+		checkClassify(t, c, []byte(l))
+	}
+	rng := rand.New(rand.NewPCG(3, 7))
+	for range 200 {
+		for l := range bytes.Lines(randomDeltaRun(rng, "/w/p", false)) {
+			checkClassify(t, c, l)
+			for range 3 { // cut short, or a byte changed
+				m := bytes.Clone(l)
+				if i := rng.IntN(len(m)); rng.IntN(2) == 0 {
+					m = m[:i]
+				} else {
+					m[i] = `{}[]",:\ 0ae`[rng.IntN(12)]
+				}
+				checkClassify(t, c, m)
+			}
+		}
+	}
+}
+
+// FuzzClassify: the one pass and the two agree on any line.
+func FuzzClassify(f *testing.F) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for range 4 {
+		for l := range bytes.Lines(randomDeltaRun(rng, "/w/p", false)) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"a":{"b":{"k":"v","c":"C","id":7},"x":null},"z":[1]}`))
+	c := newDeltaClassifier(mustParse(f, classifyRules).deltas)
+	f.Fuzz(func(t *testing.T, line []byte) { checkClassify(t, c, line) })
 }

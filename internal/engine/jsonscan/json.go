@@ -55,8 +55,8 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
-const maxDepth = 10000
+// MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const MaxDepth = 10000
 
 // SyntaxError is a JSON syntax error at a byte offset of the scanned data.
 type SyntaxError struct {
@@ -260,7 +260,7 @@ func scanObject(d []byte, i, depth int) (int, error) {
 // ScanMembers validates the object at d[i] and, unless each is nil, passes
 // it every member as it goes: the raw key and the value's kind and span.
 func ScanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, end int)) (int, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
 	i = SkipWS(d, i+1)
@@ -302,7 +302,7 @@ func ScanMembers(d []byte, i, depth int, each func(key []byte, k Kind, start, en
 }
 
 func scanArray(d []byte, i, depth int) (int, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return i, &SyntaxError{Off: i, Msg: "nested too deeply"}
 	}
 	i = SkipWS(d, i+1)
