@@ -154,6 +154,7 @@ func Check(root string, p *Plan, opts ApplyOptions) error {
 	}
 	defer r.Close()
 	a := newApplier(r, root, p, opts)
+	defer a.handles.close()
 	return a.check()
 }
 
@@ -168,9 +169,13 @@ func Check(root string, p *Plan, opts ApplyOptions) error {
 //   - everything is checked first (see Check), then every new file is
 //     staged beside its place and verified against its recorded size and
 //     sha256, every file to replace or delete is kept (a hard link), and
-//     only then are the changes committed, by renames; if the commit fails
-//     half-way, what it did is undone from what was kept, and the error
-//     says so (an *ApplyError);
+//     only then are the changes committed, by renames; a directory made
+//     where nothing is is staged whole under a temporary name, with what
+//     the plan puts in it, and renamed into place at once; if the commit
+//     fails half-way, what it did is undone from what was kept, and the
+//     error says so (an *ApplyError);
+//   - nothing is synced to disk (as tar -x): a crash of the machine may
+//     leave a file short, which an Apply run again finds a conflict;
 //   - applies serialise on root (a lock), and an Apply removes the
 //     temporary files (TempPrefix) that a killed one left in the
 //     directories it touches.
@@ -192,6 +197,7 @@ func Apply(root string, p *Plan, opts ApplyOptions) (*Result, error) {
 	}
 	defer unlock()
 	a := newApplier(r, root, p, opts)
+	defer a.handles.close()
 	// Checked first: the directories swept are the plan's, and an unsafe
 	// one (.git, an ignored one) is not touched at all.
 	if err := a.check(); err != nil {
@@ -272,9 +278,11 @@ type job struct {
 	s      *step // nil for a missing parent directory
 	mode   fs.FileMode
 	old    node   // what the path held
-	staged string // the new content or link, beside its place
+	staged string // the new content or link beside its place; a new directory's temporary name
 	backup string // the original, kept until the commit is done
-	early  bool   // a directory made while staging (where nothing was)
+	// inNew: a file, link or directory staged at its own name inside a
+	// new directory, placed when that is renamed into place.
+	inNew bool
 }
 
 type applier struct {
@@ -293,13 +301,19 @@ type applier struct {
 	finals  map[string]node      // what they hold once applied
 	jobs    []*job
 	temps   []string  // staged files and backups, to remove
-	made    []string  // directories made while staging, parents first
+	made    []string  // new directories staged, under their temporary names
 	signal  os.Signal // the signal that stopped the staging
+
+	fresh   map[string]*job // the directories made where nothing is, staged whole
+	handles dirHandles
+	win     window
 }
 
 func newApplier(r *os.Root, root string, p *Plan, opts ApplyOptions) *applier {
 	a := &applier{r: r, root: root, p: p, opts: opts, making: map[string]*step{}, removes: map[string]*step{},
-		parents: map[string]bool{}, dirs: map[string]bool{".": true}, tree: map[string]node{}, finals: map[string]node{}, sums: map[string][2]string{}}
+		parents: map[string]bool{}, dirs: map[string]bool{".": true}, tree: map[string]node{}, finals: map[string]node{}, sums: map[string][2]string{},
+		fresh: map[string]*job{}, handles: dirHandles{root: r}}
+	a.handles.removes = a.removes
 	var rnd [6]byte
 	if f, err := os.Open("/dev/urandom"); err == nil {
 		io.ReadFull(f, rnd[:])
@@ -346,11 +360,12 @@ func (a *applier) now(rel string) node {
 		a.tree[rel] = n
 		return n
 	}
-	st, err := a.r.Lstat(rel)
+	d, name := a.handles.at(rel)
+	st, err := d.Lstat(name)
 	if err == nil {
 		n = nodeOf(st)
 		if n.kind == isLink {
-			n.target, _ = a.r.Readlink(rel)
+			n.target, _ = d.Readlink(name)
 		}
 	}
 	a.tree[rel] = n
@@ -735,7 +750,8 @@ func (a *applier) holds(rel string, want ...string) bool {
 // sha is the digest of the regular file rel (as redact passes it on, when
 // set), "" if it cannot be read.
 func (a *applier) sha(rel string, redact func(io.Writer) io.WriteCloser) string {
-	f, err := a.r.OpenFile(rel, os.O_RDONLY|safefile.NoFollowInRoot|safefile.NonBlock, 0)
+	d, name := a.handles.at(rel)
+	f, err := d.OpenFile(name, os.O_RDONLY|safefile.NoFollowInRoot|safefile.NonBlock, 0)
 	if err != nil {
 		return ""
 	}
@@ -857,37 +873,68 @@ func (a *applier) interrupted() error {
 
 // stage writes every new file and link beside its place, verified, and
 // keeps every original to replace or remove; it changes nothing the tree
-// shows. Every directory the commit will change is thus shown writable (a
-// probe file where nothing else was staged).
+// shows. A directory made where nothing is is staged whole: made under a
+// temporary name beside its place, with what the plan puts in it staged at
+// its own name inside, so that the commit renames it into place once.
+// Every directory the commit will change is thus shown writable (a probe
+// file where nothing else was staged).
 func (a *applier) stage() error {
-	// New directories where nothing is are made now (with room for the
-	// staged files), so that each file is staged in its own directory;
-	// they are removed again if anything fails.
-	for _, j := range a.jobs {
+	wrote := map[string]bool{}
+	for i, j := range a.jobs {
 		if j.kind != jobMkdir || a.now(j.path).kind != absent {
 			continue
 		}
-		if err := a.r.Mkdir(j.path, j.mode|0o700); err != nil {
+		parent := path.Dir(j.path)
+		var at string
+		switch {
+		case a.fresh[parent] != nil:
+			j.inNew = true
+			at = a.stagedAt(j.path)
+		case parent == "." || a.now(parent).kind == isDir && a.removes[parent] == nil:
+			j.staged = a.tempName(parent, i, "dir")
+			at = j.staged
+		default:
+			continue // under what is not a directory yet: made by the commit
+		}
+		d, name := a.handles.at(at)
+		if err := a.stageStep(j); err != nil {
+			return err
+		}
+		if err := d.Mkdir(name, j.mode|0o700); err != nil {
 			return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
 		}
-		j.early = true
-		a.made = append(a.made, j.path)
-		a.tree[j.path] = node{kind: isDir, mode: j.mode | 0o700}
+		if j.staged != "" {
+			a.made = append(a.made, j.staged)
+			wrote[parent] = true
+		}
+		a.fresh[j.path] = j
 	}
-	wrote := map[string]bool{}
 	for i, j := range a.jobs {
 		if i%64 == 0 {
 			if err := a.interrupted(); err != nil {
 				return err
 			}
 		}
+		if j.kind == jobPlace || j.kind == jobDelete {
+			if err := a.stageStep(j); err != nil {
+				return err
+			}
+		}
 		if j.kind == jobPlace {
-			j.staged = a.tempName(a.keepDir(j.path), i, "new")
-			a.temps = append(a.temps, j.staged)
-			if err := a.stageOne(j); err != nil {
+			at := ""
+			if a.fresh[path.Dir(j.path)] != nil {
+				j.inNew = true
+				at = a.stagedAt(j.path)
+			} else {
+				dir := a.keepDir(j.path)
+				j.staged = a.tempName(dir, i, "new")
+				a.temps = append(a.temps, j.staged)
+				wrote[dir] = true
+				at = j.staged
+			}
+			if err := a.stageOne(j, at); err != nil {
 				return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, err)
 			}
-			wrote[a.keepDir(j.path)] = true
 		}
 		if (j.kind == jobPlace || j.kind == jobDelete) && (j.old.kind == isFile || j.old.kind == isLink) {
 			if err := a.keep(j, i); err != nil {
@@ -902,31 +949,55 @@ func (a *applier) stage() error {
 		}
 		wrote[d] = true
 		probe := a.tempName(d, i, "probe")
-		f, err := a.r.OpenFile(probe, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		dir, name := a.handles.at(probe)
+		f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
 		}
 		f.Close()
-		a.r.Remove(probe)
+		dir.Remove(name)
 	}
 	return nil
 }
 
-// stageOne writes a job's new file (verified against its recorded size and
-// sha256) or link under its staged name.
-func (a *applier) stageOne(j *job) error {
-	if j.s.Op == cassette.OpSymlink {
-		return unwrapPath(a.r.Symlink(j.s.Target, j.staged))
+// stageStep runs stageHook, when set, before a job is staged.
+func (a *applier) stageStep(j *job) error {
+	if stageHook == nil {
+		return nil
 	}
-	f, err := a.r.OpenFile(j.staged, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
+	if err := stageHook(j.path); err != nil {
+		return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, err)
+	}
+	return nil
+}
+
+// stageHook, when set (by tests), runs before each job is staged; an error
+// fails the staging.
+var stageHook func(path string) error
+
+// stagedAt is where rel, in a new directory, is staged: under the
+// temporary name of the outermost new directory it is in.
+func (a *applier) stagedAt(rel string) string {
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if j := a.fresh[d]; j != nil && j.staged != "" {
+			return j.staged + rel[len(d):]
+		}
+	}
+	return rel
+}
+
+// stageOne writes a job's new file (verified against its recorded size and
+// sha256) or link at the staged path at.
+func (a *applier) stageOne(j *job, at string) error {
+	d, name := a.handles.at(at)
+	if j.s.Op == cassette.OpSymlink {
+		return unwrapPath(d.Symlink(j.s.Target, name))
+	}
+	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
 	if err != nil {
 		return unwrapPath(err)
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), a.p.contentOf(j.s))
-	if err == nil && (n != j.s.Size || hex.EncodeToString(h.Sum(nil)) != j.s.SHA256) {
-		err = fmt.Errorf("%w: %d bytes staged, sha256 not as recorded", ErrContent, n)
-	}
+	err = a.writeContent(f, j.s)
 	if err == nil {
 		err = f.Chmod(j.mode)
 	}
@@ -939,18 +1010,31 @@ func (a *applier) stageOne(j *job) error {
 // keep makes a backup of the path a job replaces or removes: a hard link
 // beside it (a copy where links are not supported).
 func (a *applier) keep(j *job, i int) error {
-	j.backup = a.tempName(a.keepDir(j.path), i, "old")
+	dir := a.keepDir(j.path)
+	j.backup = a.tempName(dir, i, "old")
 	a.temps = append(a.temps, j.backup)
 	var err error
 	if j.old.kind == isLink {
-		err = a.r.Symlink(j.old.target, j.backup)
-	} else if err = a.r.Link(j.path, j.backup); err != nil {
+		d, name := a.handles.at(j.backup)
+		err = d.Symlink(j.old.target, name)
+	} else if err = a.link(dir, j.path, j.backup); err != nil {
 		err = a.copyFile(j.path, j.backup, j.old.mode)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %s: keeping the original: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
 	}
 	return nil
+}
+
+// link makes the hard link to of from, through their directory dir when
+// they share it.
+func (a *applier) link(dir, from, to string) error {
+	if path.Dir(from) == dir {
+		if d, err := a.handles.in(dir); err == nil {
+			return d.Link(path.Base(from), path.Base(to))
+		}
+	}
+	return a.r.Link(from, to)
 }
 
 func (a *applier) copyFile(from, to string, mode fs.FileMode) error {
@@ -970,26 +1054,44 @@ func (a *applier) copyFile(from, to string, mode fs.FileMode) error {
 	return err
 }
 
-// discard removes the staged files and backups, and the directories made
-// for them.
+// removeTemp removes the temporary file t, if it is there.
+func (a *applier) removeTemp(t string) {
+	d, name := a.handles.at(t)
+	d.Remove(name)
+}
+
+// discard removes the staged files and backups, and the new directories
+// staged.
 func (a *applier) discard() {
 	for _, t := range a.temps {
-		a.r.Remove(t)
+		a.removeTemp(t)
 	}
 	a.temps = nil
 	a.removeMade()
 }
 
-// removeMade removes the directories made while staging, children first.
+// removeMade removes the new directories staged, with what is in them.
 // Those it cannot remove stay listed.
 func (a *applier) removeMade() {
 	var left []string
-	for i := len(a.made) - 1; i >= 0; i-- {
-		if err := a.r.Remove(a.made[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			left = append(left, a.made[i])
+	for _, m := range a.made {
+		if err := a.r.RemoveAll(m); err != nil {
+			left = append(left, m)
 		}
 	}
 	a.made = left
+}
+
+// removeStaged removes what a job staged under a temporary name, if it is
+// still there.
+func (a *applier) removeStaged(j *job) {
+	switch {
+	case j.staged == "":
+	case j.kind == jobMkdir:
+		a.r.RemoveAll(j.staged)
+	default:
+		a.removeTemp(j.staged)
+	}
 }
 
 // commit makes the staged changes, in order; on a failure it undoes what it
@@ -1017,8 +1119,14 @@ func (a *applier) commit(res *Result) error {
 				a.r.Chmod(j.path, j.mode)
 			}
 		}
-		a.made = nil // they stay
-		a.discard()
+		// Every staged file and directory is in place: only the originals
+		// kept are left to remove.
+		for _, j := range a.jobs {
+			if j.backup != "" {
+				a.removeTemp(j.backup)
+			}
+		}
+		a.temps, a.made = nil, nil
 		seen := map[string]bool{}
 		for _, j := range a.jobs {
 			if j.s != nil && !seen[j.path] {
@@ -1029,9 +1137,7 @@ func (a *applier) commit(res *Result) error {
 		return nil
 	}
 	for _, j := range a.jobs[len(done):] { // staged, not placed
-		if j.staged != "" {
-			a.r.Remove(j.staged)
-		}
+		a.removeStaged(j)
 	}
 	var rollbackErr error
 	var changed []string
@@ -1054,15 +1160,13 @@ func (a *applier) commit(res *Result) error {
 	// Keep the backups of what stays changed (they hold the originals),
 	// drop the rest.
 	for _, j := range a.jobs {
-		if j.staged != "" {
-			a.r.Remove(j.staged)
-		}
+		a.removeStaged(j)
 	}
 	last := len(changed)
 	var notApplied []string
 	for _, j := range a.jobs[last:] {
 		if j.backup != "" {
-			a.r.Remove(j.backup)
+			a.removeTemp(j.backup)
 		}
 		notApplied = append(notApplied, j.path)
 	}
@@ -1080,12 +1184,18 @@ func (a *applier) do(j *job) error {
 	case jobDelete, jobRmdir:
 		return a.r.Remove(j.path)
 	case jobMkdir:
-		if j.early {
-			return nil
+		switch {
+		case j.inNew:
+			return nil // placed with the new directory it is in
+		case j.staged != "":
+			return a.handles.rename(j.staged, j.path)
 		}
 		return a.r.Mkdir(j.path, j.mode|0o700)
 	case jobPlace:
-		return a.r.Rename(j.staged, j.path)
+		if j.inNew {
+			return nil
+		}
+		return a.handles.rename(j.staged, j.path)
 	case jobChmod:
 		return a.r.Chmod(j.path, j.mode)
 	}
@@ -1100,17 +1210,23 @@ var commitHook func(path string) error
 func (a *applier) undo(j *job) error {
 	switch j.kind {
 	case jobDelete:
-		return a.r.Rename(j.backup, j.path)
+		return a.handles.rename(j.backup, j.path)
 	case jobRmdir:
 		return a.r.Mkdir(j.path, j.old.mode)
 	case jobMkdir:
-		if j.early {
-			return nil // removed with the others made while staging
+		switch {
+		case j.inNew:
+			return nil // taken back with the new directory it is in
+		case j.staged != "":
+			return a.handles.rename(j.path, j.staged) // then removed with what it holds
 		}
 		return a.r.Remove(j.path)
 	case jobPlace:
+		if j.inNew {
+			return nil
+		}
 		if j.backup != "" {
-			return a.r.Rename(j.backup, j.path)
+			return a.handles.rename(j.backup, j.path)
 		}
 		return a.r.Remove(j.path)
 	case jobChmod:
@@ -1119,8 +1235,9 @@ func (a *applier) undo(j *job) error {
 	return nil
 }
 
-// removeStale removes the temporary files an earlier, killed Apply left in
-// the directories this plan touches, and counts them.
+// removeStale removes the temporary files (and new directories staged)
+// that an earlier, killed Apply left in the directories this plan touches,
+// and counts them.
 func (a *applier) removeStale() int {
 	n := 0
 	for d := range a.dirs {
@@ -1134,7 +1251,14 @@ func (a *applier) removeStale() int {
 		for {
 			names, err := f.Readdirnames(256)
 			for _, name := range names {
-				if strings.HasPrefix(name, TempPrefix) && a.r.Remove(path.Join(d, name)) == nil {
+				if !strings.HasPrefix(name, TempPrefix) {
+					continue
+				}
+				rm := a.r.Remove
+				if strings.HasSuffix(name, ".dir") {
+					rm = a.r.RemoveAll
+				}
+				if rm(path.Join(d, name)) == nil {
 					n++
 				}
 			}
