@@ -155,6 +155,16 @@ tiers() { rerunline "$1" | sed 's/^rerun: *//' | cut -c1-70; }
 # missline FILE: the first line of a rerun's stderr that tells a miss.
 missline() { grep -m 1 -i 'miss' "$1" | cut -c1-"${2:-70}" || true; }
 
+# missexit CASSETTE: the seconds from the first refused model request
+# (the miss, answered 400) to the agent's exit, from the rerun's cassette;
+# empty when nothing was refused. The agents' own start-up takes minutes
+# on a loaded machine; this is the part a miss is answerable for.
+missexit() {
+	awk '/^a [0-9]+ [0-9]+ [{]"n":[0-9]+,"status":400/ && t == "" { t = $2 }
+		/^exit [{]/ { if (match($0, /"duration_ms":[0-9]+/)) d = substr($0, RSTART + 14, RLENGTH - 14) }
+		END { if (t != "" && d != "") printf "%.1f", (d - t) / 1000 }' "$1" 2>/dev/null || true
+}
+
 # seconds START END: END-START (nanoseconds) in seconds, one decimal.
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
@@ -254,11 +264,11 @@ for agent in $agents; do
 		if [ "$s" = read ]; then # the file read changed since the recording: a miss, quickly
 			st=0
 			rerun "$agent" "$s" changed "$older" || st=$?
-			secs=$(cat "$base/changed.secs")
-			if [ "$st" = 2 ] && [ -n "$(missline "$base/changed.stderr")" ] && awk -v s="$secs" 'BEGIN { exit !(s < 120) }'; then
-				pass "$agent" "$s" "changed file" "$(missline "$base/changed.stderr" 72)" "$secs"
+			secs=$(cat "$base/changed.secs") after=$(missexit "$base/changed.cassette")
+			if [ "$st" = 2 ] && [ -n "$(missline "$base/changed.stderr")" ] && [ -n "$after" ] && awk -v s="$after" 'BEGIN { exit !(s < 30) }'; then
+				pass "$agent" "$s" "changed file" "$(missline "$base/changed.stderr" 52); exit ${after}s after" "$secs"
 			else
-				fail "$agent" "$s" "changed file" "exit $st after ${secs}s, want a miss (exit 2) in seconds: $(tail -n 1 "$base/changed.stderr" | cut -c1-150)"
+				fail "$agent" "$s" "changed file" "exit $st after ${secs}s (${after:-?}s after the refusal), want a miss (exit 2) and the agent gone in seconds: $(tail -n 1 "$base/changed.stderr" | cut -c1-150)"
 			fi
 		fi
 	done
