@@ -236,3 +236,10 @@ regex  "Editing \\.\\.\\.[^\\x22]*"  "Editing <PATH>"
 drop   $.method                     item/commandExecution/outputDelta
 `)
 })
+
+// RouteModel is the agent's own: a session over JSON-RPC talks to the
+// same model, routed the same way, as a one-shot run of its agent. Not
+// routable when the agent is unknown or its profile says so.
+func (p Profile) RouteModel(argv, env []string, base, scratch string) (agent.ModelRoute, error) {
+	return agent.ModelRouteOf(p.Agent, argv, env, base, scratch)
+}

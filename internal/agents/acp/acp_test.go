@@ -3,6 +3,7 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -316,5 +317,29 @@ func TestValidateInput(t *testing.T) {
 	rep = check(stdin, unanswered)
 	if len(rep.Problems) != 1 || rep.Problems[0].Where != contract.WhereExit || rep.Problems[0].Msg != "the run exits 0 without answering the client's request 2 (session/prompt)" {
 		t.Errorf("an unanswered prompt: %+v", rep.Problems)
+	}
+}
+
+// An ACP session's model traffic is routed as its agent's one-shot runs
+// are (a recording through the stand-in holds the model's exchanges);
+// an agent that talks to its vendor's backend, or an unknown one, is not
+// routable.
+func TestRouteModel(t *testing.T) {
+	argv := []string{"/opt/bin/gemini", "--experimental-acp"}
+	p, _ := agent.ForArgv(argv)
+	if _, isACP := p.(acp.Profile); !isACP {
+		t.Fatalf("ForArgv = %#v", p)
+	}
+	r, err := agent.ModelRouteOf(p, argv, []string{"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:7/", "GEMINI_API_KEY=k"}, "http://127.0.0.1:9", t.TempDir())
+	if err != nil || r.Wire != agent.WireGemini || r.Upstream != "http://127.0.0.1:7" || !slices.Contains(r.Env, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9") {
+		t.Fatalf("route %+v, %v", r, err)
+	}
+	cursor := []string{"cursor-agent", "acp"}
+	p, _ = agent.ForArgv(cursor)
+	if _, err := agent.ModelRouteOf(p, cursor, nil, "http://127.0.0.1:9", t.TempDir()); !errors.Is(err, agent.ErrModelNotRoutable) {
+		t.Errorf("cursor-agent acp: %v", err)
+	}
+	if _, err := agent.ModelRouteOf(acp.Profile{}, []string{"x"}, nil, "http://127.0.0.1:9", t.TempDir()); !errors.Is(err, agent.ErrModelNotRoutable) {
+		t.Errorf("an unknown agent's session: %v", err)
 	}
 }
