@@ -14,8 +14,11 @@ import (
 // COPILOT_PROVIDER_BASE_URL, whose caller's value is the upstream. The
 // provider type (COPILOT_PROVIDER_TYPE: openai, azure or anthropic)
 // decides the wire; a placeholder COPILOT_PROVIDER_API_KEY is set when it
-// is empty. Without a BYOK provider Copilot talks to GitHub's Copilot
-// service with the user's GitHub login, which has no base URL setting.
+// is empty. COPILOT_OFFLINE=true is set unless the caller set it: without
+// it Copilot CLI first calls GitHub (login, policies), and a rerun with no
+// network sat there for minutes before its first model request. Without
+// a BYOK provider Copilot talks to GitHub's Copilot service with the
+// user's GitHub login, which has no base URL setting.
 func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.ModelRoute, error) {
 	upstream, _ := kit.Getenv(env, "COPILOT_PROVIDER_BASE_URL")
 	if upstream == "" {
@@ -29,6 +32,7 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if !kit.AnySet(env, "COPILOT_PROVIDER_API_KEY") {
 		env = kit.Setenv(env, "COPILOT_PROVIDER_API_KEY", kit.PlaceholderOpenAIKey)
 	}
+	env = kit.SetenvDefault(env, "COPILOT_OFFLINE", "true")
 	return agent.ModelRoute{Wire: wire, Upstream: kit.TrimURL(upstream), Argv: argv, Env: env, Injected: injected(), Helper: helper}, nil
 }
 

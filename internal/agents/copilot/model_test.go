@@ -26,7 +26,13 @@ func TestRouteModel(t *testing.T) {
 	if v, _ := kit.Getenv(r.Env, "COPILOT_PROVIDER_API_KEY"); v != "sk-real" {
 		t.Errorf("key = %q", v)
 	}
-	r, _ = Profile{}.RouteModel([]string{"copilot"}, []string{"COPILOT_PROVIDER_BASE_URL=https://api.openai.com/v1", "COPILOT_PROVIDER_TYPE=openai"}, "http://127.0.0.1:9", "")
+	if v, _ := kit.Getenv(r.Env, "COPILOT_OFFLINE"); v != "true" {
+		t.Errorf("COPILOT_OFFLINE = %q, want true (no calls to GitHub)", v)
+	}
+	r, _ = Profile{}.RouteModel([]string{"copilot"}, []string{"COPILOT_PROVIDER_BASE_URL=https://api.openai.com/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_OFFLINE=false"}, "http://127.0.0.1:9", "")
+	if v, _ := kit.Getenv(r.Env, "COPILOT_OFFLINE"); v != "false" {
+		t.Errorf("the caller's COPILOT_OFFLINE = %q, want it kept", v)
+	}
 	if v, _ := kit.Getenv(r.Env, "COPILOT_PROVIDER_API_KEY"); v != kit.PlaceholderOpenAIKey || r.Wire != agent.WireOpenAIChat {
 		t.Errorf("key %q wire %v", v, r.Wire)
 	}
