@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/engine/relocate"
 	"github.com/agentvcr/agentvcr/recorder"
 )
 
@@ -37,7 +38,8 @@ type Options struct {
 	// Route is the run's route: its wire, injected blocks and helpers.
 	Route agent.ModelRoute
 	// Cwd, Home and TempDir are the rerun's places, for matching requests
-	// recorded in others.
+	// recorded in others; the recorded answers name them instead of the
+	// recording's (a tool call reading $CWD/notes.txt reads the rerun's).
 	Cwd, Home, TempDir string
 	// Pace waits, in a rerun, for the recorded time between the pieces of
 	// an answer; by default they are given at once.
@@ -64,6 +66,7 @@ type Proxy struct {
 	once     sync.Once
 	match    *matcher
 	counts   [tiers]int
+	moves    *relocate.Map // the recording's places to the rerun's, in answers
 }
 
 // Start listens on 127.0.0.1 (a free port, never another interface) and
@@ -86,6 +89,9 @@ func Start(opts Options) (*Proxy, error) {
 		p.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	} else {
 		p.match = newMatcher(opts.Recording, opts.Route, opts.Cwd, opts.Home, opts.TempDir)
+		if opts.Cwd != "" {
+			p.moves = relocate.ForHeader(opts.Recording.Header, relocate.Here{Cwd: opts.Cwd, Home: opts.Home, TempDir: opts.TempDir})
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -357,6 +363,16 @@ func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []b
 		}
 	default:
 		status, ctype, pieces = m.rec.Status, m.rec.Header["content-type"], m.rec.Pieces
+		if !p.moves.Empty() {
+			// The model named the recording's directories (a tool call's
+			// path): the agent now works in the rerun's. Server-sent
+			// events are pieces of their own, so a path is not cut.
+			moved := make([]Piece, len(pieces))
+			for i, pc := range pieces {
+				moved[i] = Piece{After: pc.After, Data: p.moves.Bytes(pc.Data)}
+			}
+			pieces = moved
+		}
 	}
 	if ctype != "" {
 		w.Header().Set("Content-Type", ctype)

@@ -337,3 +337,27 @@ func TestRefusalShapes(t *testing.T) {
 }
 
 var routeForFuzz = agent.ModelRoute{Wire: agent.WireAnthropic}
+
+// A recorded answer that names the recording's working directory (a tool
+// call on a path the prompt gave) names the rerun's instead: the agent
+// works there now, and its next request then matches the recording.
+func TestAnswerRelocated(t *testing.T) {
+	read := `{"name":"Read","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}`
+	ask := `{"role":"user","content":[{"type":"text","text":"Read the file $CWD/notes.txt and tell me what it says."}]}`
+	session := recordSession(t, turn("sys", "claude-a", read, "/rec/cwd", ask))
+	var recorded []byte
+	for _, pc := range session.Exchanges[0].Pieces {
+		recorded = append(recorded, pc.Data...)
+	}
+	if !strings.Contains(string(recorded), `"file_path\":\"/rec/cwd/notes.txt\"`) {
+		t.Fatalf("the recorded answer does not read the recorded place:\n%s", recorded)
+	}
+	p := rerunProxy(t, session, "/live/w")
+	_, answer := post(t, p.URL(), "/v1/messages", turn("sys", "claude-a", read, "/live/w", ask))
+	if !strings.Contains(answer, `"file_path\":\"/live/w/notes.txt\"`) || strings.Contains(answer, "/rec/cwd") {
+		t.Errorf("the answer does not name the rerun's directory:\n%s", answer)
+	}
+	if got := p.Report(); got.Tiers[Exact] != 1 {
+		t.Errorf("report %v", got)
+	}
+}
