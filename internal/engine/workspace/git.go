@@ -417,16 +417,41 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		return blobFacts{}, err
 	}
 	defer func() { *bp = data[:0]; readBufs.Put(bp) }()
-	if _, err := w.Write(data); err != nil {
-		return blobFacts{}, err
+	// The lines of a large text file are digested on another core while
+	// its content is redacted and digested on this one.
+	var facts blobFacts
+	text := utf8.Valid(data)
+	var lineDigests chan []uint64
+	if text && len(data) >= parallelLinesMin {
+		lineDigests = make(chan []uint64, 1)
+		go func() { lineDigests <- lineHashes(data) }()
 	}
-	sha, err := sum()
-	facts := blobFacts{sha: sha}
-	if utf8.Valid(data) {
+	// In pieces: the redactor's output buffer stays small and warm in the
+	// cache, not grown to the size of the file.
+	for rest := data; len(rest) > 0 && err == nil; {
+		n := min(len(rest), digestPiece)
+		_, err = w.Write(rest[:n])
+		rest = rest[n:]
+	}
+	if lineDigests != nil {
+		facts.lines = <-lineDigests // done with data before it is given back
+	} else if text {
 		facts.lines = lineHashes(data)
 	}
+	if err != nil {
+		return blobFacts{}, err
+	}
+	facts.sha, err = sum()
 	return facts, err
 }
+
+// parallelLinesMin is the size of text from which its lines are digested
+// on a core of their own; digestPiece, the size of the pieces the content
+// is redacted and digested in.
+const (
+	parallelLinesMin = 128 << 10
+	digestPiece      = 64 << 10
+)
 
 // hashBehindMin is the size from which a file's digest is taken on a core
 // of its own while the redactor reads ahead on another.

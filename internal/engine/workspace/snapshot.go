@@ -745,7 +745,25 @@ func (s *Snapshot) resolveBlobs(need []*entry) error {
 // lineHashes digests each line of data (FNV-1a), in one pass.
 func lineHashes(data []byte) []uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
-	out := make([]uint64, 0, bytes.Count(data, []byte{'\n'})+1)
+	newlines := bytes.Count(data, []byte{'\n'})
+	out := make([]uint64, 0, newlines+1)
+	if len(data) < shortLines*(newlines+1) {
+		// Short lines: byte by byte, ending a line at each newline, rather
+		// than a search for the next newline for every few bytes.
+		h := uint64(offset)
+		for _, c := range data {
+			if c == '\n' {
+				out = append(out, h)
+				h = offset
+				continue
+			}
+			h = (h ^ uint64(c)) * prime
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			out = append(out, h)
+		}
+		return out
+	}
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		line := data
@@ -762,6 +780,10 @@ func lineHashes(data []byte) []uint64 {
 	}
 	return out
 }
+
+// shortLines is the mean line length below which lineHashes goes byte by
+// byte.
+const shortLines = 16
 
 // Change is one recorded change; Source is the file holding the new content
 // (for create and modify), to be read with Snapshot.Open(Effect.Path).
