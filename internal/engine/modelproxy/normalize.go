@@ -43,6 +43,9 @@ var (
 	// and the command's wall time every run.
 	chunkRe    = regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`)
 	wallTimeRe = regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`)
+	// The process ids a shell tool's result names as Qwen Code and Gemini
+	// CLI write it: another every run.
+	pgidRe = regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`)
 )
 
 // idKeys hold ids the agent or the API makes per run; they become
@@ -73,6 +76,7 @@ func (nz normalizer) text(s string) string {
 	s = dateRe.ReplaceAllString(s, "<DATE>")
 	s = chunkRe.ReplaceAllString(s, "Chunk ID: <ID>")
 	s = wallTimeRe.ReplaceAllString(s, "Wall time: <DURATION>")
+	s = pgidRe.ReplaceAllString(s, "$1: <PID>")
 	return wordDateRe.ReplaceAllString(s, "<DATE>")
 }
 

@@ -48,3 +48,18 @@ func TestCodexShellHeaderIsNotTheResult(t *testing.T) {
 		t.Error("a different exit code normalised away")
 	}
 }
+
+// Qwen Code's (and Gemini CLI's) shell results name the command's process
+// group: the same command's result, two runs, is the same result.
+func TestShellProcessGroupIsNotTheResult(t *testing.T) {
+	nz := newNormalizer("/w", "/h", "/t", nil)
+	result := func(pgid, code string) string {
+		return nz.text("Command: mkdir -p out\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: " + code + "\nSignal: 0\nBackground PIDs: " + pgid + "\nProcess Group PGID: " + pgid)
+	}
+	if a, b := result("21961", "0"), result("3307", "0"); a != b {
+		t.Errorf("%q != %q", a, b)
+	}
+	if result("21961", "0") == result("21961", "1") {
+		t.Error("a different exit code normalised away")
+	}
+}
