@@ -172,8 +172,8 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 		}
 	case "tool_call":
 		id := kit.Str(ev, "call_id")
-		kind := ""
-		for k := range kit.Obj(ev, "tool_call") {
+		kind := "" // the call's one member, "readToolCall"; the last such if several
+		for k := range kit.Names(ev["tool_call"]) {
 			if strings.HasSuffix(k, "ToolCall") {
 				kind = k
 			}
@@ -182,8 +182,8 @@ func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
 		case "started":
 			e.StartTool(id, kind)
 		case "completed":
-			call := kit.Obj(kit.Obj(ev, "tool_call"), kind)
-			_, ok := kit.Obj(call, "result")["success"]
+			call := kit.Field(ev["tool_call"], kind)
+			ok := kit.Field(kit.Field(call, "result"), "success") != nil
 			e.EndTool(id, kind, !ok, 0)
 		}
 	case "result":

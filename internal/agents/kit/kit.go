@@ -5,11 +5,14 @@ package kit
 
 import (
 	"encoding/json"
+	"iter"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -72,23 +75,178 @@ func Head(ev map[string]json.RawMessage, known map[string]bool) (e agent.Event, 
 
 // Str reads a string member of ev ("" when absent or not a string).
 func Str(ev map[string]json.RawMessage, key string) string {
+	v := ev[key]
+	switch {
+	case plainString(v):
+		return string(v[1 : len(v)-1])
+	case len(v) == 0 || v[0] != '"' && jsonscan.SkipWS(v, 0) == 0: // absent, or not a string
+		return ""
+	}
 	var s string
-	json.Unmarshal(ev[key], &s)
+	json.Unmarshal(v, &s)
 	return s
+}
+
+// plainString reports whether v is exactly one JSON string that needs no
+// decoding: no escape, no control character, valid UTF-8. Most are, and
+// they are read without encoding/json's reflection.
+func plainString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return false
+	}
+	ascii := true
+	for _, c := range v[1 : len(v)-1] {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	return ascii || utf8.Valid(v)
 }
 
 // Bool reads a boolean member of ev (false when absent or not a boolean).
 func Bool(ev map[string]json.RawMessage, key string) bool {
-	var b bool
-	json.Unmarshal(ev[key], &b)
-	return b
+	switch v := ev[key]; string(v) {
+	case "true":
+		return true
+	case "false", "":
+		return false
+	default:
+		var b bool
+		json.Unmarshal(v, &b)
+		return b
+	}
 }
 
 // Obj reads an object member of ev (nil when absent or not an object).
+// Its members are read in one pass over the bytes (jsonscan), their values
+// slices of ev's; what that scanner refuses goes through encoding/json, so
+// that the result is the same.
 func Obj(ev map[string]json.RawMessage, key string) map[string]json.RawMessage {
+	v := ev[key]
+	if m, ok := Members(v); ok || len(v) == 0 || v[0] != '{' && jsonscan.SkipWS(v, 0) == 0 { // absent, or not an object
+		return m
+	}
 	var m map[string]json.RawMessage
-	json.Unmarshal(ev[key], &m)
+	json.Unmarshal(v, &m)
 	return m
+}
+
+// Members reads the members of the JSON object v as encoding/json would
+// into a map (the last of a repeated name wins), without decoding their
+// values: they are slices of v. ok is false when v is not exactly one
+// object the byte-level scanner (jsonscan) takes: the caller then asks
+// encoding/json, which also takes invalid UTF-8 in strings.
+func Members(v []byte) (m map[string]json.RawMessage, ok bool) {
+	var r Reader
+	return r.Members(v)
+}
+
+// A Reader reads the members of one object after another as [Members]
+// does, into one map it reuses (valid until the next call), and reads each
+// member name once: for a long stream of events of a few shapes.
+type Reader struct {
+	m     map[string]json.RawMessage
+	names map[string]string
+}
+
+// maxNames bounds the names a Reader keeps.
+const maxNames = 1024
+
+// Members reads the members of v into the Reader's map, as [Members] does.
+func (r *Reader) Members(v []byte) (map[string]json.RawMessage, bool) {
+	i := jsonscan.SkipWS(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return nil, false
+	}
+	n := 0
+	end, err := jsonscan.ScanMembers(v, i, 0, func([]byte, jsonscan.Kind, int, int) { n++ })
+	if err != nil || jsonscan.SkipWS(v, end) != len(v) {
+		return nil, false
+	}
+	m := r.m
+	if m == nil {
+		m = make(map[string]json.RawMessage, n)
+	} else {
+		clear(m)
+	}
+	for it := jsonscan.Members(v[i:end]); it.Next(); {
+		m[r.name(it.Key)] = json.RawMessage(it.Val)
+	}
+	if r.names != nil {
+		r.m = m
+	}
+	return m, true
+}
+
+// name decodes a member name; a Reader that reuses its map keeps the names.
+func (r *Reader) name(raw []byte) string {
+	if r.names == nil {
+		return jsonscan.DecodeString(raw)
+	}
+	if s, ok := r.names[string(raw)]; ok {
+		return s
+	}
+	s := jsonscan.DecodeString(raw)
+	if len(r.names) < maxNames {
+		r.names[string(raw)] = s
+	}
+	return s
+}
+
+// NewReader returns a Reader that reuses its map.
+func NewReader() *Reader { return &Reader{names: map[string]string{}} }
+
+// Field reads the member key of the JSON object v, as Obj(…)[key] would
+// (nil when v is absent or not an object, or has no such member), in one
+// pass over the bytes without building a map.
+func Field(v json.RawMessage, key string) json.RawMessage {
+	i := jsonscan.SkipWS(v, 0)
+	if i >= len(v) || v[i] != '{' && i == 0 { // absent, or not an object
+		return nil
+	}
+	if v[i] == '{' {
+		var val json.RawMessage
+		end, err := jsonscan.ScanMembers(v, i, 0, func(k []byte, _ jsonscan.Kind, start, end int) {
+			if jsonscan.KeyIs(k, key) {
+				val = v[start:end]
+			}
+		})
+		if err == nil && jsonscan.SkipWS(v, end) == len(v) {
+			return val
+		}
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(v, &m)
+	return m[key]
+}
+
+// Names yields the member names of the JSON object v in their order (none
+// when v is not an object); a name given twice is yielded once per time.
+func Names(v json.RawMessage) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		i := jsonscan.SkipWS(v, 0)
+		if i < len(v) && v[i] == '{' {
+			end, err := jsonscan.ScanMembers(v, i, 0, nil)
+			if err == nil && jsonscan.SkipWS(v, end) == len(v) {
+				for it := jsonscan.Members(v[i:]); it.Next(); {
+					if !yield(jsonscan.DecodeString(it.Key)) {
+						return
+					}
+				}
+				return
+			}
+		}
+		var m map[string]json.RawMessage
+		json.Unmarshal(v, &m)
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
 }
 
 // Numbers reads the numeric members of an object member of ev (not those

@@ -245,6 +245,7 @@ type parsed struct {
 	tools    []toolView // the tool calls the event starts or ends
 	stampMS  *int64     // the event's own clock, in ms, when it has one
 	delta    string     // text a partial-output event carries in a "delta"
+	raw      json.RawMessage
 }
 
 // toolView is a tool call of an event with what the event says of it: its
@@ -267,10 +268,29 @@ func (e *parsed) failed() bool {
 	return slices.ContainsFunc(e.tools, func(t toolView) bool { return t.Failed })
 }
 
-// parse reads one event through the profile (nil: type and subtype only).
-func parse(p agent.Profile, line []byte) (parsed, bool) {
+// decodeEvent reads a JSON object's members as encoding/json would into an
+// obj, without decoding their values: one byte-level pass (kit.Members),
+// the values slices of line, valid until line is reused. What that scanner
+// refuses goes through encoding/json, so that a line is an event exactly
+// when json.Unmarshal says it is one.
+func decodeEvent(line []byte) (obj, bool) {
+	if ev, ok := kit.Members(line); ok {
+		return ev, true
+	}
 	var ev obj
 	if json.Unmarshal(line, &ev) != nil || ev == nil {
+		return nil, false
+	}
+	return ev, true
+}
+
+// parse reads one event through the profile (nil: type and subtype only).
+// The arguments and results of its tool calls are found when the page
+// shows them ([parsed.values]): a row outside the page costs only what the
+// summary and the rows' bounds need.
+func parse(p agent.Profile, line []byte) (parsed, bool) {
+	ev, ok := decodeEvent(line)
+	if !ok {
 		return parsed{}, false
 	}
 	var e parsed
@@ -293,19 +313,9 @@ func parse(p agent.Profile, line []byte) (parsed, bool) {
 		e.stampMS = &stamp
 	}
 	raw := json.RawMessage(line)
+	e.raw = raw
 	for _, t := range e.Tools {
-		tv := toolView{Tool: t}
-		h := raw
-		if t.ID != "" {
-			h = holder(raw, t.ID)
-		}
-		if t.Start {
-			tv.argName, tv.args = member(h, argNames)
-		}
-		if t.End {
-			tv.resName, tv.result = member(h, resultNames)
-		}
-		e.tools = append(e.tools, tv)
+		e.tools = append(e.tools, toolView{Tool: t})
 	}
 	if len(e.tools) == 0 {
 		e.thinking = thinking(raw, e.Kind)
@@ -317,6 +327,24 @@ func parse(p agent.Profile, line []byte) (parsed, bool) {
 		}
 	}
 	return e, true
+}
+
+// values finds the arguments each tool call of the event starts with and
+// the result each one it ends has: in the object that names the call's id.
+func (e *parsed) values() {
+	for i := range e.tools {
+		tv := &e.tools[i]
+		h := e.raw
+		if tv.ID != "" {
+			h = holder(e.raw, tv.ID)
+		}
+		if tv.Start {
+			tv.argName, tv.args = member(h, argNames)
+		}
+		if tv.End {
+			tv.resName, tv.result = member(h, resultNames)
+		}
+	}
 }
 
 // class is the kind of row an event makes, for colour and filters.

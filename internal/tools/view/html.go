@@ -59,7 +59,11 @@ func (o *out) rawf(format string, args ...any) {
 }
 
 // text writes s escaped for HTML text and attribute values.
-func (o *out) text(s string) { o.esc([]byte(s)) }
+func (o *out) text(s string) {
+	if o.err == nil && !o.mute {
+		o.esc([]byte(s))
+	}
+}
 
 // esc writes p escaped for HTML. Bytes that are not UTF-8 become U+FFFD, so
 // that a page of binary output stays a valid document.

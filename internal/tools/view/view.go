@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -248,7 +249,6 @@ type page struct {
 	stderrBytes    int64
 	stdoutBytes    int64
 	lastEvent      time.Duration
-	result         *parsed
 
 	// file changes
 	filesOpen bool
@@ -266,7 +266,7 @@ type page struct {
 }
 
 type openCall struct {
-	row   string
+	row   int
 	t     time.Duration
 	stamp *int64
 	kind  string
@@ -350,8 +350,9 @@ func (p *page) invocation(h cassette.Header, name string) {
 }
 
 // startRow closes the row being written and opens a new one: its time, a
-// dot on the line, and a card with a head naming it. It returns the row's id.
-func (p *page) startRow(class, name string, t time.Duration, line int, lineText string) string {
+// dot on the line, and a card with a head naming it and its line ("stdout
+// line 12": where, line). It returns the row's number (its id is rowID).
+func (p *page) startRow(class, name string, t time.Duration, line int, where string) int {
 	p.closeRow()
 	p.rows++
 	// A row outside the page is read as any other (the summary counts
@@ -371,21 +372,21 @@ func (p *page) startRow(class, name string, t time.Duration, line int, lineText 
 		p.shown++
 		p.lastLine = line
 	}
-	id := fmt.Sprintf("e%d", p.rows)
-	p.o.rawf(`<div class="ev %s" id="%s" data-line="%d"><div class="when" title="since the agent started">%s</div><div class="dot"></div><div class="card"><div class="head"><span class="label">`,
-		class, id, line, clock(t))
-	p.o.text(name)
-	p.o.raw("</span>")
-	if lineText != "" {
-		p.o.raw(`<a class="ln" href="#` + id + `">`)
-		p.o.text(lineText)
-		p.o.raw("</a>")
+	if !p.o.mute {
+		id := rowID(p.rows)
+		p.o.rawf(`<div class="ev %s" id="%s" data-line="%d"><div class="when" title="since the agent started">%s</div><div class="dot"></div><div class="card"><div class="head"><span class="label">`,
+			class, id, line, clock(t))
+		p.o.text(name)
+		p.o.rawf(`</span><a class="ln" href="#%s">%s %d</a>`, id, where, line)
 	}
 	p.grp.open, p.grp.class, p.grp.name, p.grp.n, p.grp.first, p.grp.last, p.grp.line = true, class, name, 1, line, line, line
 	p.grp.acc, p.grp.raw, p.grp.excerpt = p.grp.acc[:0], p.grp.raw[:0], false
 	p.grp.tw = textWriter{}
-	return id
+	return p.rows
 }
+
+// rowID is the id of a row of the timeline by its number.
+func rowID(n int) string { return "e" + strconv.Itoa(n) }
 
 // closeRow ends the row being written.
 func (p *page) closeRow() {
@@ -453,7 +454,7 @@ func (p *page) stdout(c cassette.Chunk) {
 func (p *page) startLong(part []byte) {
 	p.flushDoc()
 	name := peekKind(p.line)
-	p.startRow("long", name, p.lineStart, p.lineNo, fmt.Sprintf("stdout line %d", p.lineNo))
+	p.startRow("long", name, p.lineStart, p.lineNo, "stdout line")
 	p.o.raw(`</div><div class="body"><div class="note">too long to read as an event; its text:</div>`)
 	p.grp.tw.start(p.o, "raw-line", visibleText/8)
 	p.grp.tw.write(p.o, p.line)
@@ -580,7 +581,7 @@ func (p *page) output(line []byte, t time.Duration, n int) {
 		p.grp.last = n
 		p.grp.tw.write(p.o, []byte("\n"))
 	} else {
-		p.startRow("output", "output", t, n, fmt.Sprintf("stdout line %d", n))
+		p.startRow("output", "output", t, n, "stdout line")
 		p.o.raw(`</div><div class="body">`)
 		p.grp.tw.start(p.o, "txt mono", visibleText)
 	}
@@ -593,7 +594,7 @@ func (p *page) stderr(c cassette.Chunk) {
 	if p.mergeable("stderr", "stderr") {
 		p.grp.n++
 	} else {
-		p.startRow("stderr", "stderr", c.Offset, c.Line, fmt.Sprintf("cassette line %d", c.Line))
+		p.startRow("stderr", "stderr", c.Offset, c.Line, "cassette line")
 		p.o.raw(`</div><div class="body">`)
 		p.grp.tw.start(p.o, "txt mono", visibleText)
 	}
@@ -630,7 +631,7 @@ func (p *page) input(c cassette.Chunk) {
 func (p *page) callerMessage(msg []byte) {
 	p.callerN++
 	kind, about := convmsg.Describe(msg)
-	p.startRow("caller", "caller: "+kind, p.inStart, p.inLine, fmt.Sprintf("cassette line %d", p.inLine))
+	p.startRow("caller", "caller: "+kind, p.inStart, p.inLine, "cassette line")
 	p.o.raw(`</div><div class="body">`)
 	if about != "" {
 		p.o.raw(`<div class="txt">`)
@@ -664,10 +665,10 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 		}
 		return
 	}
-	id := p.startRow(class, e.label, t, n, fmt.Sprintf("stdout line %d", n))
+	row := p.startRow(class, e.label, t, n, "stdout line")
 	switch {
 	case len(e.tools) > 0:
-		p.tools(e, id, t)
+		p.tools(e, row, t)
 	case e.Init:
 		p.o.raw(`<span class="meta">`)
 		if e.Model != "" {
@@ -685,8 +686,6 @@ func (p *page) event(e parsed, raw []byte, t time.Duration, n int) {
 			p.texts("txt prompt", e.user)
 		}
 	case e.Terminal:
-		ep := e
-		p.result = &ep
 		status := "succeeded"
 		if e.Failed {
 			status = "failed"
@@ -809,19 +808,22 @@ func (p *page) rawJSON(raw []byte, n int, first, asExcerpt bool) {
 // tools shows the tool calls an event starts or ends: in the head each
 // call's state (started; done or failed and how long it took, paired with
 // its start), in the body the arguments and results the event carries.
-func (p *page) tools(e parsed, id string, t time.Duration) {
+func (p *page) tools(e parsed, row int, t time.Duration) {
 	for i := range e.tools {
 		if tv := &e.tools[i]; tv.End && !tv.Start && tv.Kind == "" {
 			tv.Kind = p.open[tv.ID].kind // an end may not name its tool (Claude's tool_result)
 		}
 	}
 	for _, tv := range e.tools {
-		if tv.Kind != "" && !strings.Contains(e.label, tv.Kind) {
+		if tv.Kind != "" && !p.o.mute && !strings.Contains(e.label, tv.Kind) {
 			p.o.raw(`<span class="tool-name">`)
 			p.o.text(tv.Kind)
 			p.o.raw(`</span>`)
 		}
-		verdict := map[bool]string{true: "failed", false: "done"}[tv.Failed]
+		verdict := "done"
+		if tv.Failed {
+			verdict = "failed"
+		}
 		if tv.Start {
 			p.res.ToolCalls++
 		}
@@ -833,7 +835,7 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 		}
 		switch {
 		case tv.Start && tv.End: // a call reported once, when done
-			if tv.Took > 0 {
+			if tv.Took > 0 && !p.o.mute {
 				p.o.rawf(`<span class="status %s">%s in %s</span>`, verdict, verdict, took(tv.Took))
 			} else {
 				p.o.rawf(`<span class="status %s">%s</span>`, verdict, verdict)
@@ -843,7 +845,7 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 			p.o.text(tv.ID)
 			p.o.raw(`">`)
 			if _, dup := p.open[tv.ID]; !dup && len(p.open) < maxOpenCalls {
-				p.open[tv.ID] = openCall{row: id, t: t, stamp: e.stampMS, kind: tv.Kind}
+				p.open[tv.ID] = openCall{row: row, t: t, stamp: e.stampMS, kind: tv.Kind}
 				p.o.raw(`started`)
 			} else if !dup {
 				p.untracked++
@@ -856,6 +858,9 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 				continue
 			}
 			delete(p.open, tv.ID)
+			if p.o.mute {
+				continue
+			}
 			d := t - start.t
 			switch {
 			case tv.Took > 0:
@@ -863,12 +868,16 @@ func (p *page) tools(e parsed, id string, t time.Duration) {
 			case start.stamp != nil && e.stampMS != nil:
 				d = time.Duration(*e.stampMS-*start.stamp) * time.Millisecond
 			}
-			p.o.rawf(`<span class="status %s" data-start="%s" data-took="%s" data-call="`, verdict, start.row, took(d))
+			p.o.rawf(`<span class="status %s" data-start="%s" data-took="%s" data-call="`, verdict, rowID(start.row), took(d))
 			p.o.text(tv.ID)
-			p.o.rawf(`">%s in %s</span><a class="pair" href="#%s">↑ started at %s</a>`, verdict, took(d), start.row, clock(start.t))
+			p.o.rawf(`">%s in %s</span><a class="pair" href="#%s">↑ started at %s</a>`, verdict, took(d), rowID(start.row), clock(start.t))
 		}
 	}
 	p.o.raw(`</div><div class="body">`)
+	if p.o.mute {
+		return // a row outside the page: its values are not laid out
+	}
+	e.values()
 	for _, tv := range e.tools {
 		name := ""
 		if len(e.tools) > 1 {
@@ -1140,7 +1149,7 @@ func (p *page) summary(foot cassette.Footer, complete bool) {
 			if n++; n > 1000 {
 				break
 			}
-			p.o.raw(`<i data-row="` + c.row + `" data-call="`)
+			p.o.raw(`<i data-row="` + rowID(c.row) + `" data-call="`)
 			p.o.text(callID)
 			p.o.raw(`"></i>`)
 		}
