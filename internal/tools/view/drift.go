@@ -377,7 +377,7 @@ func orNone(s string) string {
 func writeCell(o *out, p agent.Profile, line []byte, events bool) {
 	if events {
 		if trim := bytes.TrimSpace(line); len(trim) > 0 && trim[0] == '{' {
-			if e, ok := parse(p, trim); ok {
+			if e, ok := parse(p, nil, trim); ok {
 				e.values()
 				o.raw(`<span class="lbl">`)
 				o.text(e.label)

@@ -269,27 +269,34 @@ func (e *parsed) failed() bool {
 }
 
 // decodeEvent reads a JSON object's members as encoding/json would into an
-// obj, without decoding their values: one byte-level pass (kit.Members),
-// the values slices of line, valid until line is reused. What that scanner
-// refuses goes through encoding/json, so that a line is an event exactly
-// when json.Unmarshal says it is one.
-func decodeEvent(line []byte) (obj, bool) {
-	if ev, ok := kit.Members(line); ok {
+// obj, without decoding their values: one byte-level pass (kit.Members; r,
+// when not nil, reuses its map), the values slices of line, valid until
+// line is reused. What that scanner refuses goes through encoding/json, so
+// that a line is an event exactly when json.Unmarshal says it is one.
+func decodeEvent(r *kit.Reader, line []byte) (obj, bool) {
+	var ev obj
+	var ok bool
+	if r != nil {
+		ev, ok = r.Members(line)
+	} else {
+		ev, ok = kit.Members(line)
+	}
+	if ok {
 		return ev, true
 	}
-	var ev obj
 	if json.Unmarshal(line, &ev) != nil || ev == nil {
 		return nil, false
 	}
 	return ev, true
 }
 
-// parse reads one event through the profile (nil: type and subtype only).
-// The arguments and results of its tool calls are found when the page
-// shows them ([parsed.values]): a row outside the page costs only what the
-// summary and the rows' bounds need.
-func parse(p agent.Profile, line []byte) (parsed, bool) {
-	ev, ok := decodeEvent(line)
+// parse reads one event through the profile (nil: type and subtype only),
+// its members read by r (nil: a map of their own). The arguments and
+// results of its tool calls are found when the page shows them
+// ([parsed.values]): a row outside the page costs only what the summary
+// and the rows' bounds need.
+func parse(p agent.Profile, r *kit.Reader, line []byte) (parsed, bool) {
+	ev, ok := decodeEvent(r, line)
 	if !ok {
 		return parsed{}, false
 	}

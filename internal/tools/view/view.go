@@ -239,6 +239,7 @@ type page struct {
 	inLine  int
 	callerN int
 
+	members   *kit.Reader // reads each event's members into one map
 	open      map[string]openCall
 	untracked int
 
@@ -273,7 +274,7 @@ type openCall struct {
 }
 
 func newPage(o *out, hdr cassette.Header, opts Options) *page {
-	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}, from: max(1, opts.From)}
+	p := &page{o: o, hdr: hdr, opts: opts, open: map[string]openCall{}, members: kit.NewReader(), from: max(1, opts.From)}
 	if len(hdr.Argv) > 0 {
 		if pr, ok := agent.ForArgv(hdr.Argv); ok {
 			p.profile, p.sniffed = pr, true
@@ -571,7 +572,7 @@ func (p *page) parse(line []byte) (parsed, bool) {
 			}
 		}
 	}
-	return parse(p.profile, line)
+	return parse(p.profile, p.members, line)
 }
 
 // output shows a line of text output, joined to the lines before it.
