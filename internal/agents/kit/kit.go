@@ -161,31 +161,34 @@ func (r *Reader) Members(v []byte) (map[string]json.RawMessage, bool) {
 	if i >= len(v) || v[i] != '{' {
 		return nil, false
 	}
+	if r.names != nil { // one pass, into the map of the event before
+		if r.m == nil {
+			r.m = map[string]json.RawMessage{}
+		}
+		m := r.m
+		clear(m)
+		end, err := jsonscan.ScanMembers(v, i, 0, func(key []byte, _ jsonscan.Kind, start, end int) {
+			m[r.name(key)] = json.RawMessage(v[start:end])
+		})
+		if err != nil || jsonscan.SkipWS(v, end) != len(v) {
+			return nil, false
+		}
+		return m, true
+	}
 	n := 0
 	end, err := jsonscan.ScanMembers(v, i, 0, func([]byte, jsonscan.Kind, int, int) { n++ })
 	if err != nil || jsonscan.SkipWS(v, end) != len(v) {
 		return nil, false
 	}
-	m := r.m
-	if m == nil {
-		m = make(map[string]json.RawMessage, n)
-	} else {
-		clear(m)
-	}
+	m := make(map[string]json.RawMessage, n)
 	for it := jsonscan.Members(v[i:end]); it.Next(); {
-		m[r.name(it.Key)] = json.RawMessage(it.Val)
-	}
-	if r.names != nil {
-		r.m = m
+		m[jsonscan.DecodeString(it.Key)] = json.RawMessage(it.Val)
 	}
 	return m, true
 }
 
-// name decodes a member name; a Reader that reuses its map keeps the names.
+// name decodes a member name and keeps it for the next events.
 func (r *Reader) name(raw []byte) string {
-	if r.names == nil {
-		return jsonscan.DecodeString(raw)
-	}
 	if s, ok := r.names[string(raw)]; ok {
 		return s
 	}
@@ -274,8 +277,11 @@ func NumbersOf(obj map[string]json.RawMessage) map[string]float64 {
 // not a number.
 func Num(ev map[string]json.RawMessage, key string) (float64, bool) {
 	v := ev[key]
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return 0, false
+	}
 	var f float64
-	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') || json.Unmarshal(v, &f) != nil {
+	if json.Unmarshal(v, &f) != nil {
 		return 0, false
 	}
 	return f, true

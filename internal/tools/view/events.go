@@ -83,8 +83,11 @@ func walkRaw(raw json.RawMessage, depth int, visit func(json.RawMessage, []kv) b
 }
 
 func int64Member(o obj, key string) (int64, bool) {
+	if o == nil || o[key] == nil {
+		return 0, false
+	}
 	var n int64
-	if o == nil || o[key] == nil || json.Unmarshal(o[key], &n) != nil {
+	if json.Unmarshal(o[key], &n) != nil {
 		return 0, false
 	}
 	return n, true
