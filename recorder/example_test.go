@@ -79,3 +79,32 @@ func ExampleRecord_secrets() {
 	// key: <REDACTED>
 	// env:MY_API_KEY stdout 1
 }
+
+// Record a run with its model's exchanges too, for a rerun of a new build
+// of the agent against the recorded answers ("agentvcr rerun"). With
+// ModelAuto an agent whose profile can route its model traffic (claude,
+// gemini, codex...) is recorded with them (cassette version 5), any other
+// program without; ModelOn refuses a program it cannot route.
+func ExampleRecord_model() {
+	for _, mode := range []recorder.ModelMode{recorder.ModelAuto, recorder.ModelOn} {
+		var file bytes.Buffer
+		_, err := recorder.Record(context.Background(), &file, recorder.Options{
+			Argv:  []string{"sh", "-c", "echo hello"}, // e.g. {"claude", "-p", "fix the test"}
+			Env:   []string{"PATH=" + os.Getenv("PATH")},
+			Model: mode,
+		})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		rd, err := cassette.NewReader(&file, "example.cassette")
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("version %d, model %q\n", rd.Version(), rd.Header().Model)
+	}
+	// Output:
+	// version 2, model ""
+	// cannot start agent: recording its model's exchanges: model traffic cannot be recorded: the agent is not known; record it without them
+}

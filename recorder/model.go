@@ -2,63 +2,83 @@ package recorder
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the profiles that route the model's exchanges
+	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
 )
 
 // fieldModel is the field of the redaction report for the model's
 // exchanges (request and answer bodies).
 const fieldModel = "model"
 
-// Model says how the agent's exchanges with its model reach the cassette:
-// a proxy the agent was pointed at (the model proxy of a recording or a
-// rerun) stores each exchange through the ModelSink it is given.
-type Model struct {
-	// Wire is written in the header (cassette.Header.Model).
-	Wire string
-	// Argv and Env are the run as started, routed to the proxy; the
-	// Options' Argv and Env stay what the header records and what the
-	// redactor learns secrets from.
-	Argv, Env []string
-	// Attach is called once the cassette is open, with the sink the proxy
-	// stores exchanges through; the detach function it returns is called
-	// when the agent and its output have ended: exchanges after it are not
-	// stored.
-	Attach func(ModelSink) (detach func())
+// ModelMode says whether a recording holds the agent's exchanges with its
+// model too (see [Options].Model).
+type ModelMode int
+
+const (
+	// ModelOff records the agent's process only: its output, exit and
+	// file changes. The zero value.
+	ModelOff ModelMode = iota
+	// ModelAuto records the model's exchanges when the agent's profile
+	// can route them (agent.ModelRouting), and the process only when it
+	// cannot (an unknown agent, Cursor, Auggie): no proxy is started then.
+	ModelAuto
+	// ModelOn records the model's exchanges; an agent whose profile
+	// cannot route them is not started, and Record's error wraps ErrStart
+	// and agent.ErrModelNotRoutable.
+	ModelOn
+)
+
+func init() {
+	modelproxy.SetHook = func(opts any, h *modelproxy.Hook) { opts.(*Options).hook = h }
 }
 
-// ModelSink stores the model's exchanges in the cassette, redacted, in
-// their place among the output. Its methods are safe for concurrent use.
-type ModelSink interface {
-	// ModelRequest stores request n (numbered from 1 in arrival order).
-	ModelRequest(n int, method, path, query string, body []byte) error
-	// ModelAnswer stores the status and allow-listed headers of answer n.
-	ModelAnswer(n, status int, header map[string]string) error
-	// ModelPiece stores a piece of the body of answer n, as it arrived.
-	ModelPiece(n int, p []byte) error
+// routeModel finds how the run's model exchanges reach the cassette: the
+// hook a rerun set, or a recording proxy started for Options.Model (the
+// cleanup stops it).
+func (r *run) routeModel(env []string) (cleanup func(), err error) {
+	r.model = r.opts.hook
+	if r.model != nil || r.opts.Model == ModelOff {
+		return func() {}, nil
+	}
+	h, cleanup, err := modelproxy.RouteRecording(r.opts.Argv, env, r.opts.Model == ModelOn)
+	if err != nil {
+		return cleanup, fmt.Errorf("%w: recording its model's exchanges: %w; record it without them", ErrStart, err)
+	}
+	r.model = h
+	return cleanup, nil
 }
 
+// modelHeader names the model's wire in the header, and the agent's
+// profile, when the exchanges are stored: only then is the cassette
+// version 5. A run routed to a proxy is, also when it makes no model
+// call: its rerun then runs the agent offline, where a cassette without
+// would be refused as holding no model exchanges.
 func (r *run) modelHeader(h *cassette.Header) {
-	if r.opts.Model != nil {
-		h.Model = r.opts.Model.Wire
-		h.Agent = r.opts.Agent
+	if r.model != nil && r.model.Attach != nil {
+		h.Model = r.model.Wire
+		if h.Agent = r.opts.Agent; h.Agent == "" {
+			h.Agent = r.model.Agent
+		}
 	}
 }
 
 // modelEnv is the environment the agent starts with.
 func (r *run) modelEnv(env []string) []string {
-	if r.opts.Model != nil && r.opts.Model.Env != nil {
-		return r.opts.Model.Env
+	if r.model != nil && r.model.Env != nil {
+		return r.model.Env
 	}
 	return env
 }
 
 func (r *run) attachModel() (detach func()) {
-	if r.opts.Model == nil || r.opts.Model.Attach == nil {
+	if r.model == nil || r.model.Attach == nil {
 		return func() {}
 	}
-	return r.opts.Model.Attach(modelSink{r})
+	return r.model.Attach(modelSink{r})
 }
 
 type modelSink struct{ r *run }

@@ -39,6 +39,14 @@
 // live output is not redacted (it goes where the agent's output would have
 // gone anyway) unless [Options.LiveRedacted] asks for the cassette's bytes.
 //
+// With Options.Model the agent's exchanges with its model are recorded too
+// (cassette version 5): the recorder starts a proxy on 127.0.0.1, points the
+// agent at it as its profile says (package agent, ModelRouting) and stores
+// each exchange, redacted, among the output; keys and other request headers
+// are never stored. A recording of an agent routed so is version 5 even when
+// the agent made no model call: its header says the model was recorded, so a
+// rerun runs the agent offline rather than refusing the cassette.
+//
 // The agent runs in its own process group. On Linux it gets SIGKILL when the
 // recorder dies (a parent-death signal), so a recorder killed by SIGKILL leaves
 // no agent behind; elsewhere such an agent runs on to its end. With
@@ -61,6 +69,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/engine/workspace"
 )
@@ -134,9 +143,17 @@ type Options struct {
 	// Agent is the name of the agent's profile, written in a conversation's
 	// header (cassette.Header.Agent), and in a model recording's.
 	Agent string
-	// Model, when set, records the agent's exchanges with its model too
-	// (cassette version 5); see [Model].
-	Model *Model
+	// Model asks for the agent's exchanges with its model too (cassette
+	// version 5): the recorder starts a proxy on 127.0.0.1, points the
+	// agent at it through the profile of Argv[0] (agent.ModelRouting),
+	// forwards each request to the upstream Env names (else the
+	// provider's), streaming the answer back, and stores each exchange,
+	// redacted, in its place among the output; the proxy stops when
+	// Record returns. "agentvcr rerun" then runs a new build of the agent
+	// against the recorded answers, offline. Default: ModelOff.
+	Model ModelMode
+
+	hook *modelproxy.Hook // a rerun's model proxy (modelproxy.SetHook)
 }
 
 // Files says which files a recording keeps the changes of. The zero value
@@ -214,6 +231,7 @@ func Record(ctx context.Context, w io.Writer, opts Options) (Result, error) {
 
 type run struct {
 	opts    Options
+	model   *modelproxy.Hook // how the model's exchanges reach the cassette; nil: they do not
 	red     *redact.Redactor
 	res     Result
 	started time.Time
@@ -257,6 +275,11 @@ func (r *run) record(ctx context.Context, w io.Writer) (Result, error) {
 	if stdin != nil {
 		defer stdin.Close()
 	}
+	stopModel, err := r.routeModel(env)
+	if err != nil {
+		return r.res, err
+	}
+	defer stopModel()
 	hdr := r.header(env, hdrStdin)
 	hdr.Conversation = r.opts.Conversation
 	if hdr.Conversation != "" {
@@ -375,8 +398,8 @@ func (r *run) start(ctx context.Context, env []string, stdin *os.File) (*exec.Cm
 		return nil, nil, nil, err
 	}
 	argv := r.opts.Argv
-	if r.opts.Model != nil && len(r.opts.Model.Argv) > 0 {
-		argv = r.opts.Model.Argv
+	if r.model != nil && len(r.model.Argv) > 0 {
+		argv = r.model.Argv
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = r.opts.Dir, env, outW, errW

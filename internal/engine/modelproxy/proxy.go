@@ -1,8 +1,8 @@
 // Package modelproxy is agentvcr's model endpoint on loopback: the agent's
 // profile points its model traffic at it (see agent.ModelRouting). Recording,
 // it forwards each request to the upstream and streams the answer back event
-// by event, storing the exchange through the recorder (package recorder,
-// ModelSink); rerunning, it answers each request from a recording's
+// by event, storing the exchange through the recorder (a [Sink], see
+// [Hook]); rerunning, it answers each request from a recording's
 // exchanges (a [Recording]), matched in tiers (see [Tier]), with no network.
 //
 // Never stored: request headers (keys, authorization, cookies among them);
@@ -25,7 +25,6 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/engine/relocate"
-	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // Options configure a Proxy.
@@ -61,13 +60,16 @@ type Proxy struct {
 
 	mu       sync.Mutex // numbers requests and stores them in that order
 	n        int
-	sink     recorder.ModelSink
+	sink     Sink
 	attached chan struct{}
 	once     sync.Once
 	match    *matcher
 	counts   [tiers]int
 	moves    *relocate.Map // the recording's places to the rerun's, in answers
 }
+
+// listen is net.Listen; a test counts the proxies started through it.
+var listen = net.Listen
 
 // Start listens on 127.0.0.1 (a free port, never another interface) and
 // serves until Close.
@@ -93,7 +95,7 @@ func Start(opts Options) (*Proxy, error) {
 			p.moves = relocate.ForHeader(opts.Recording.Header, relocate.Here{Cwd: opts.Cwd, Home: opts.Home, TempDir: opts.TempDir})
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("model proxy: %w", err)
 	}
@@ -128,11 +130,11 @@ func (p *Proxy) SetRoute(r agent.ModelRoute) {
 // URL is the proxy's base URL: "http://127.0.0.1:PORT".
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// Attach gives the proxy the sink that stores exchanges (recorder.Model's
+// Attach gives the proxy the sink that stores exchanges (a Hook's
 // Attach); the function it returns stops storing: what a process the
 // agent left behind still asks after the agent ended is not part of the
 // recording (the recorder refuses it too once the run is over).
-func (p *Proxy) Attach(s recorder.ModelSink) (detach func()) {
+func (p *Proxy) Attach(s Sink) (detach func()) {
 	p.mu.Lock()
 	p.sink = s
 	p.mu.Unlock()
@@ -266,7 +268,7 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 // keptHeaders are the only answer headers stored.
 var keptHeaders = []string{"Content-Type"}
 
-func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []byte, sink recorder.ModelSink) {
+func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []byte, sink Sink) {
 	if p.upstream == nil {
 		http.Error(w, "agentvcr: no model upstream", http.StatusBadGateway)
 		return
@@ -340,7 +342,7 @@ func isHop(h string) bool {
 
 // answer gives a rerun's request its recorded answer, a minimal one, or
 // a refusal.
-func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []byte, m match, sink recorder.ModelSink) {
+func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []byte, m match, sink Sink) {
 	wire := wireOf(req.URL.Path, p.opts.Route.Wire)
 	status, ctype := 0, ""
 	var pieces []Piece

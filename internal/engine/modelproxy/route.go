@@ -6,72 +6,86 @@ import (
 	"os"
 
 	"github.com/agentvcr/agentvcr/agent"
-	"github.com/agentvcr/agentvcr/recorder"
 )
 
-// The modes of recording the model's exchanges (record --model,
-// $AGENTVCR_RECORD_MODEL).
-const (
-	RecordAuto = "auto" // when the agent's profile can route its model traffic
-	RecordOn   = "on"   // or fail with the profile's reason
-	RecordOff  = "off"
-)
-
-// ParseRecordMode reads a mode; "" is RecordAuto.
-func ParseRecordMode(s string) (string, error) {
-	switch s {
-	case "":
-		return RecordAuto, nil
-	case RecordAuto, RecordOn, RecordOff:
-		return s, nil
-	}
-	return "", fmt.Errorf("model recording %q: want auto, on or off", s)
+// Sink stores the model's exchanges in the cassette being recorded,
+// redacted, in their place among the output. Its methods are safe for
+// concurrent use.
+type Sink interface {
+	// ModelRequest stores request n (numbered from 1 in arrival order).
+	ModelRequest(n int, method, path, query string, body []byte) error
+	// ModelAnswer stores the status and allow-listed headers of answer n.
+	ModelAnswer(n, status int, header map[string]string) error
+	// ModelPiece stores a piece of the body of answer n, as it arrived.
+	ModelPiece(n int, p []byte) error
 }
 
-// RouteRecording points the run opts describes at a recording proxy when
-// mode asks for it and the agent's profile can route its model traffic;
-// the cleanup stops the proxy once the recording is done. An error is the
-// one line a user sees.
-func RouteRecording(mode string, opts *recorder.Options) (cleanup func(), err error) {
+// Hook says how a run's exchanges with its model reach its cassette: the
+// recorder starts the agent with Argv and Env (routed to a proxy), and
+// gives Attach the Sink the proxy stores exchanges through.
+type Hook struct {
+	// Wire (the header's model) and Agent (its profile) are written in
+	// the header when the exchanges are stored.
+	Wire, Agent string
+	// Argv and Env are the run as started, routed to the proxy; the
+	// recorder's Options keep what the header records and what the
+	// redactor learns secrets from.
+	Argv, Env []string
+	// Attach is called once the cassette is open; the detach function it
+	// returns is called when the agent and its output have ended:
+	// exchanges after it are not stored. Nil: the exchanges are not
+	// stored, and the header names no model (a rerun not written).
+	Attach func(Sink) (detach func())
+}
+
+// SetHook gives the recorder.Options at opts (a *recorder.Options) the
+// hook of a run whose proxy the caller started: a rerun's, which answers
+// from a recording. Package recorder sets it, so that the rerun and a
+// recording share one recorder; the recorder's public Options only ask it
+// to record a run's model exchanges (Options.Model).
+var SetHook func(opts any, h *Hook)
+
+// RouteRecording starts a proxy recording the model exchanges of the run
+// (argv with the program first, env as os.Environ) and routes the run to
+// it through the agent's profile. An agent that cannot be routed (an
+// unknown one, Cursor, Auggie) gets no proxy: a nil hook, or with
+// required an error wrapping agent.ErrModelNotRoutable. The cleanup stops
+// the proxy once the recording is done.
+func RouteRecording(argv, env []string, required bool) (h *Hook, cleanup func(), err error) {
 	cleanup = func() {}
-	if mode == RecordOff {
-		return cleanup, nil
+	p, _ := agent.ForArgv(argv)
+	scratch, err := os.MkdirTemp("", "agentvcr-model-")
+	if err != nil {
+		return nil, cleanup, err
 	}
-	p, _ := agent.ForArgv(opts.Argv)
-	if _, routes := p.(agent.ModelRouting); !routes && mode == RecordAuto {
-		return cleanup, nil
+	// The route a profile gives needs the proxy's URL; asked first with a
+	// stand-in URL, an agent that cannot be routed says so before any
+	// proxy listens. The real route then writes over the same scratch.
+	_, err = agent.ModelRouteOf(p, argv, env, "http://127.0.0.1:1", scratch)
+	if err != nil {
+		os.RemoveAll(scratch)
+		switch {
+		case errors.Is(err, agent.ErrModelNotRoutable) && !required:
+			return nil, cleanup, nil
+		case errors.Is(err, agent.ErrModelNotRoutable):
+			return nil, cleanup, err
+		}
+		return nil, cleanup, fmt.Errorf("routing the model traffic: %w", err)
 	}
 	proxy, err := Start(Options{Record: true})
 	if err != nil {
-		return cleanup, err
-	}
-	scratch, err := os.MkdirTemp("", "agentvcr-model-")
-	if err != nil {
-		proxy.Close()
-		return cleanup, err
+		os.RemoveAll(scratch)
+		return nil, cleanup, err
 	}
 	cleanup = func() { proxy.Close(); os.RemoveAll(scratch) }
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	route, err := agent.ModelRouteOf(p, opts.Argv, env, proxy.URL(), scratch)
+	route, err := agent.ModelRouteOf(p, argv, env, proxy.URL(), scratch)
 	if err == nil {
 		err = proxy.SetUpstream(route.Upstream)
 	}
-	switch {
-	case errors.Is(err, agent.ErrModelNotRoutable) && mode == RecordAuto:
+	if err != nil {
 		cleanup()
-		return func() {}, nil
-	case errors.Is(err, agent.ErrModelNotRoutable):
-		cleanup()
-		return func() {}, fmt.Errorf("recording the model's exchanges: %w; record it with them off", err)
-	case err != nil:
-		cleanup()
-		return func() {}, fmt.Errorf("routing the model traffic: %w", err)
+		return nil, func() {}, fmt.Errorf("routing the model traffic: %w", err)
 	}
 	proxy.SetRoute(route)
-	opts.Model = &recorder.Model{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env, Attach: proxy.Attach}
-	opts.Agent = p.Name()
-	return cleanup, nil
+	return &Hook{Wire: string(route.Wire), Agent: p.Name(), Argv: route.Argv, Env: route.Env, Attach: proxy.Attach}, cleanup, nil
 }

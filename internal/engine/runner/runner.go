@@ -29,6 +29,21 @@ import (
 	"github.com/agentvcr/agentvcr/replayer"
 )
 
+// ModelMode reads the mode of recording the model's exchanges, as
+// "record --model" and $AGENTVCR_RECORD_MODEL give it: auto (also ""),
+// on or off.
+func ModelMode(s string) (recorder.ModelMode, error) {
+	switch s {
+	case "", "auto":
+		return recorder.ModelAuto, nil
+	case "on":
+		return recorder.ModelOn, nil
+	case "off":
+		return recorder.ModelOff, nil
+	}
+	return recorder.ModelAuto, fmt.Errorf("model recording %q: want auto, on or off", s)
+}
+
 // Record runs the agent and saves its cassette at path, atomically: the
 // cassette is written to a temporary file beside path and renamed over it
 // only when complete (or ended by a signal or the timeout, with its

@@ -544,11 +544,9 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	if stdin != nil {
 		opts.Stdin = stdin
 	}
-	stopModel, err := c.routeModel(&opts)
-	if err != nil {
+	if err := c.routeModel(&opts); err != nil {
 		return answer{}.failed(err, "")
 	}
-	defer stopModel()
 	c.warnLive()
 	// The directory's first recording by the stand-in starts the index
 	// committed with the cassettes, which a fresh machine's first call reads

@@ -297,11 +297,9 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 		Take: inv.Take, Files: &recorder.Files{Exclude: c.ownFiles()}, WorkDir: cwd,
 		AskVersion: all.Known(real), VersionCache: index.CacheDir(),
 		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
-	stopModel, err := c.routeModel(&opts)
-	if err != nil {
+	if err := c.routeModel(&opts); err != nil {
 		return c.fail(err, "")
 	}
-	defer stopModel()
 	opts.Agent = cv.profile.Name()
 	c.warnLive()
 	saved := runner.Saved{StartIndex: true, Name: func(tmp string) (string, error) {

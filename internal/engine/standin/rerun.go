@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
+	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/recorder"
 )
 
@@ -70,7 +71,9 @@ func (c *call) rerun(path string, stdin io.Reader) answer {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	opts := recorder.Options{Argv: argv, Env: c.agentEnv(), Stdin: stdin, Stdout: c.env.Stdout, Stderr: c.env.Stderr, LiveRedacted: true,
-		Signals: sigs, WorkDir: c.agentDir(cwd), Model: &recorder.Model{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env}}
+		Signals: sigs, WorkDir: c.agentDir(cwd)}
+	// The rerun is not written (io.Discard): the hook has no Attach.
+	modelproxy.SetHook(&opts, &modelproxy.Hook{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env})
 	if h.Conversation != "" {
 		opts.Conversation, opts.Agent = h.Conversation, p.Name()
 	}
@@ -91,13 +94,14 @@ func (c *call) rerun(path string, stdin io.Reader) answer {
 
 // routeModel records the model's exchanges of a call recorded in opts
 // when the agent's profile can route them ($AGENTVCR_RECORD_MODEL: auto,
-// the default, on or off); the cleanup stops the proxy.
-func (c *call) routeModel(opts *recorder.Options) (cleanup func(), err error) {
-	mode, err := modelproxy.ParseRecordMode(c.env.Getenv(EnvRecordModel))
+// the default, on or off).
+func (c *call) routeModel(opts *recorder.Options) error {
+	mode, err := runner.ModelMode(c.env.Getenv(EnvRecordModel))
 	if err != nil {
-		return func() {}, fmt.Errorf("$%s: %w", EnvRecordModel, err)
+		return fmt.Errorf("$%s: %w", EnvRecordModel, err)
 	}
-	return modelproxy.RouteRecording(mode, opts)
+	opts.Model = mode
+	return nil
 }
 
 // EnvRecordModel says whether record and once record the model's

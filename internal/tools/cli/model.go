@@ -3,7 +3,8 @@ package cli
 import (
 	"fmt"
 
-	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
+	"github.com/agentvcr/agentvcr/internal/engine/runner"
+	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // modelFlagDoc explains record --model.
@@ -12,13 +13,13 @@ const modelFlagDoc = "record the agent's exchanges with its model too, through a
 	"$AGENTVCR_RECORD_MODEL sets the default"
 
 // modelMode is the --model value, or the environment's default.
-func modelMode(env *Env, flag string) (string, error) {
+func modelMode(env *Env, flag string) (recorder.ModelMode, error) {
 	if flag == "" {
 		flag = env.Getenv("AGENTVCR_RECORD_MODEL")
 	}
-	m, err := modelproxy.ParseRecordMode(flag)
+	m, err := runner.ModelMode(flag)
 	if err != nil {
-		return "", fmt.Errorf("--model %q: want auto, on or off", flag)
+		return m, fmt.Errorf("--model %q: want auto, on or off", flag)
 	}
 	return m, nil
 }

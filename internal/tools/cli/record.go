@@ -14,7 +14,6 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
-	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
@@ -93,11 +92,7 @@ func runRecord(env *Env, args []string) int {
 	if !*noFiles {
 		opts.Files = &recorder.Files{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
 	}
-	stopModel, err := modelproxy.RouteRecording(mode, &opts)
-	if err != nil {
-		return fail(env, name, err)
-	}
-	defer stopModel()
+	opts.Model = mode
 	res, code, ok := recordCassette(env, name, *out, opts)
 	if ok && !*quiet {
 		fmt.Fprintln(env.Stderr, summaryLine(res, *out))

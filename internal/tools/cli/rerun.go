@@ -115,8 +115,12 @@ func runRerun(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 	proxy.SetRoute(route)
-	opts := recorder.Options{Argv: argv, Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr, Agent: p.Name(),
-		Model: &recorder.Model{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env, Attach: proxy.Attach}}
+	opts := recorder.Options{Argv: argv, Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr, Agent: p.Name()}
+	hook := &modelproxy.Hook{Wire: string(route.Wire), Argv: route.Argv, Env: route.Env}
+	if *out != "" {
+		hook.Attach = proxy.Attach
+	}
+	modelproxy.SetHook(&opts, hook)
 	var code int
 	if *out != "" {
 		opts.Files = &recorder.Files{Exclude: append(cassetteFiles(*out), cassetteFiles(path)...)}
