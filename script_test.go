@@ -18,7 +18,17 @@ func TestMain(m *testing.M) {
 	cmds := agentscript.Commands()
 	cmds["agentvcr"] = func() { os.Exit(agentvcr.Main()) }
 	cmds["cursor-agent-sim"] = func() { os.Exit(simagent.Main()) }
-	testscript.Main(m, cmds)
+	testscript.Main(removingUserCommands{m}, cmds)
+}
+
+// removingUserCommands runs the tests, then removes the commands the
+// user-module tests built.
+type removingUserCommands struct{ m *testing.M }
+
+func (r removingUserCommands) Run() int {
+	code := r.m.Run()
+	removeUserCommands()
+	return code
 }
 
 // TestScript runs testdata/script/*.txtar: each replays cassettes from

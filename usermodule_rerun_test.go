@@ -23,11 +23,9 @@ func TestUserModuleRerun(t *testing.T) {
 	root, _ := os.Getwd()
 	work := t.TempDir()
 	mod := filepath.Join(work, "myproject")
-	realAgent := filepath.Join(work, "real", "claude")
+	realAgent := filepath.Join(userCommandDir(t, "./internal/testsupport/wireagent/wireagent", "claude"), "claude")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
-	if out, err := gorun(root, nil, "build", "-o", realAgent, "./internal/testsupport/wireagent/wireagent"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	os.MkdirAll(filepath.Join(work, "real"), 0o755)
 	newBuild := filepath.Join(work, "real", "claude-next")
 	os.WriteFile(newBuild, []byte("#!/bin/sh\nWIREAGENT_VERSION=2 exec "+realAgent+" \"$@\"\n"), 0o755)
 	files := map[string]string{

@@ -18,6 +18,7 @@ import (
 // packages sharing one cassette directory, CI, leftovers, a relative
 // AGENTVCR_CASSETTES.
 func TestUserModuleRoundTrip(t *testing.T) {
+	t.Parallel() // a module of its own, in directories of its own
 	if testing.Short() {
 		t.Skip("builds and tests a Go module of its own")
 	}
@@ -27,13 +28,13 @@ func TestUserModuleRoundTrip(t *testing.T) {
 	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")     // agentvcr
+	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")
 	agents := filepath.Join(work, "real") // the real agent
 	mod := filepath.Join(work, "do")
 	runs := filepath.Join(work, "agent-runs")
 	const secret = "svc-0123456789abcdef" // the value of a secret-looking variable
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=",
+	goEnv := append(os.Environ(), userGoFlags, "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=",
 		"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "AGENT_RUNS="+runs, "MY_SERVICE_TOKEN="+secret,
 		"AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
 	gorun := func(env []string, args ...string) (string, error) {
@@ -42,9 +43,6 @@ func TestUserModuleRoundTrip(t *testing.T) {
 		cmd.Dir, cmd.Env = mod, append(append([]string(nil), goEnv...), env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
-	}
-	if out, err := exec.Command(goCmd, "build", "-o", filepath.Join(bin, "agentvcr"), "./cmd/agentvcr").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// The real agent: it writes summary.txt where it runs and names it by
 	// its absolute path, raw and JSON-escaped as some agents do, and prints

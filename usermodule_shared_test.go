@@ -42,12 +42,9 @@ func TestUserModuleSharedCassettes(t *testing.T) {
 	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
-	agents := filepath.Join(work, "real")
+	agents := userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent")
 	mod := filepath.Join(work, "shared")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
-	if out, err := gorun(root, nil, "build", "-o", filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	files := map[string]string{
 		"go.mod": "module example.com/shared\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
 	}
@@ -216,21 +213,16 @@ func TestUserModuleHintsAsPrinted(t *testing.T) {
 	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
-	bin, agents := filepath.Join(work, "bin"), filepath.Join(work, "real")
+	bin, agents := userCommandDir(t, "./cmd/agentvcr", "agentvcr"), userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=",
 		"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0")
-	for _, b := range [][2]string{{filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"}, {filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"}} {
-		if out, err := gorun(root, nil, "build", "-o", b[0], b[1]); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
-		}
-	}
 	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	shell := func(dir string, env []string, line string) (string, error) {
 		cmd := exec.Command("sh", "-c", line)
 		cmd.Dir = dir
-		cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=",
+		cmd.Env = append(append(os.Environ(), userGoFlags, "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=",
 			"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0"), env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err

@@ -23,12 +23,9 @@ func TestUserModuleTakesAndFaults(t *testing.T) {
 	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
+	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")
 	mod := filepath.Join(work, "myproject")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
-	if out, err := gorun(root, nil, "build", "-o", filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	// The real agent: rate limited the first time it is asked a "flaky"
 	// question, answering after; each answer numbered.
 	realAgent := filepath.Join(work, "real", "flaky-agent")

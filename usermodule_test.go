@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -23,15 +24,10 @@ func TestUserModule(t *testing.T) {
 	}
 	root, _ := os.Getwd()
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")     // agentvcr
-	agents := filepath.Join(work, "real") // the "real" agent: the simulated one, as cursor-agent
+	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")                // agentvcr
+	agents := userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent") // the "real" agent: the simulated one, as cursor-agent
 	mod := filepath.Join(work, "myproject")
 	gorun := userGo(t)
-	for _, b := range [][2]string{{filepath.Join(bin, "agentvcr"), "./cmd/agentvcr"}, {filepath.Join(agents, "cursor-agent"), "./cmd/cursor-agent-sim"}} {
-		if out, err := gorun(root, nil, "build", "-o", b[0], b[1]); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
-		}
-	}
 	files := readmeFiles(t, filepath.Join(root, "README.md"))
 	for _, name := range []string{"summarize.go", "summarize_test.go"} {
 		if files[name] == "" {
@@ -411,6 +407,10 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 	return head + "\n" + code
 }
 
+// userGoFlags are the go flags of the user-module tests' go runs: modules
+// resolved from go.mod.
+const userGoFlags = "GOFLAGS=-mod=mod"
+
 // userGo is the go command as the user-module tests run it, in a module of
 // their own: modules resolved from go.mod, the local toolchain, no
 // workspace, not under CI, goldie not updating, with extra set after the
@@ -421,7 +421,7 @@ func userGo(t *testing.T, extra ...string) func(dir string, env []string, args .
 	if err != nil {
 		t.Skip("needs the go command")
 	}
-	goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=")
+	goEnv := append(os.Environ(), userGoFlags, "GOTOOLCHAIN=local", "CI=", "GOWORK=off", "GOLDIE_UPDATE=")
 	goEnv = append(goEnv, extra...)
 	return func(dir string, env []string, args ...string) (string, error) {
 		t.Helper()
@@ -429,5 +429,69 @@ func userGo(t *testing.T, extra ...string) func(dir string, env []string, args .
 		cmd.Dir, cmd.Env = dir, append(append([]string(nil), goEnv...), env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
+	}
+}
+
+// userCommands are the commands the user-module tests put on PATH, each
+// built once per test binary and shared (no test writes to them): a build
+// is a link of seconds, and the tests used to make one each.
+var userCommands struct {
+	sync.Mutex
+	root string                // holds a directory per command
+	dirs map[string]*userBuilt // by package and name
+}
+
+type userBuilt struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// userCommandDir returns a directory that holds only the main package pkg
+// of this module built as name, to put on PATH or to run from; built on
+// first use.
+func userCommandDir(t *testing.T, pkg, name string) string {
+	t.Helper()
+	userCommands.Lock()
+	if userCommands.dirs == nil {
+		userCommands.dirs = map[string]*userBuilt{}
+	}
+	b := userCommands.dirs[pkg+" "+name]
+	if b == nil {
+		b = &userBuilt{}
+		userCommands.dirs[pkg+" "+name] = b
+	}
+	userCommands.Unlock()
+	b.once.Do(func() {
+		userCommands.Lock()
+		if userCommands.root == "" {
+			userCommands.root, b.err = os.MkdirTemp("", "agentvcr-usercmds-")
+		}
+		root := userCommands.root
+		userCommands.Unlock()
+		if b.err != nil {
+			return
+		}
+		if b.dir, b.err = os.MkdirTemp(root, name+"-"); b.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, name), pkg)
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.dir
+}
+
+// removeUserCommands removes what userCommandDir built, after the tests.
+func removeUserCommands() {
+	userCommands.Lock()
+	defer userCommands.Unlock()
+	if userCommands.root != "" {
+		os.RemoveAll(userCommands.root)
 	}
 }
