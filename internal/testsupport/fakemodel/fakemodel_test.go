@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +224,21 @@ func TestScripts(t *testing.T) {
 	} {
 		if got := post("/v1/chat/completions", c.body); !strings.Contains(got, c.want) {
 			t.Errorf("chat %s: %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	// Cline's tools: read_files takes a list of files, run_commands a list
+	// of commands, editor writes new_text.
+	clineTools := `"tools":[{"type":"function","function":{"name":"read_files","parameters":{"type":"object","properties":{"files":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"}}}}},"required":["files"]}}},
+		{"type":"function","function":{"name":"run_commands","parameters":{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}}},"required":["commands"]}}},
+		{"type":"function","function":{"name":"editor","parameters":{"type":"object","properties":{"path":{"type":"string"},"old_text":{"anyOf":[{"type":"string"},{"type":"null"}]},"new_text":{"type":"string"},"insert_line":{"anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["path","new_text"]}}}]`
+	for _, c := range []struct{ name, prompt, want string }{
+		{"read", "Read the file /w/notes.txt and say", `"arguments":"{\"files\":[{\"path\":\"/w/notes.txt\"}]}","name":"read_files"`},
+		{"shell", "Please run the command `echo hi` and report.", `"arguments":"{\"commands\":[\"echo hi\"]}","name":"run_commands"`},
+		{"write", "Write the text `hi there` to the file /w/out.txt.", `"arguments":"{\"new_text\":\"hi there\",\"path\":\"/w/out.txt\"}","name":"editor"`},
+	} {
+		body := `{"stream":false,` + clineTools + `,"messages":[{"role":"user","content":` + strconv.Quote(c.prompt) + `}]}`
+		if got := post("/v1/chat/completions", body); !strings.Contains(got, c.want) {
+			t.Errorf("cline %s: %s\nwant %s", c.name, got, c.want)
 		}
 	}
 	geminiTools := `"tools":[{"functionDeclarations":[{"name":"run_shell_command","parametersJsonSchema":{"properties":{"command":{"type":"string"},"is_background":{"type":"boolean"}},"required":["command","is_background"]}},

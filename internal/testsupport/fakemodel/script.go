@@ -57,11 +57,11 @@ type toolDecl struct {
 
 // scriptTools are the tool names each kind of script uses, in the order
 // the fake prefers them: Gemini CLI and Qwen Code, OpenCode, Copilot CLI,
-// Auggie, Codex.
+// Auggie, Codex, Claude Code, Cline.
 var scriptTools = map[string][]string{
-	"read":  {"read_file", "read", "view", "Read"},
-	"write": {"write_file", "write", "create", "save-file", "Write"},
-	"shell": {"run_shell_command", "bash", "shell", "launch-process", "exec_command", "shell_command", "Bash"},
+	"read":  {"read_file", "read", "view", "Read", "read_files"},
+	"write": {"write_file", "write", "create", "save-file", "Write", "editor"},
+	"shell": {"run_shell_command", "bash", "shell", "launch-process", "exec_command", "shell_command", "Bash", "run_commands"},
 }
 
 // reply is the text answer of a script: the words asked for, or "Done."
@@ -121,9 +121,11 @@ func (s script) args(schema json.RawMessage) map[string]any {
 		l := strings.ToLower(name)
 		var v any
 		switch {
+		case s.kind == "read" && l == "files" && p.Type == "array": // Cline's read_files
+			v = []map[string]string{{"path": s.path}}
 		case s.kind != "shell" && (strings.Contains(l, "path") || l == "file" || l == "filename"):
 			v = s.path
-		case s.kind == "write" && (strings.Contains(l, "content") || l == "text" || l == "file_text"):
+		case s.kind == "write" && (strings.Contains(l, "content") || l == "text" || l == "file_text" || l == "new_text"):
 			v = s.text
 		case s.kind == "shell" && (l == "command" || l == "cmd" || l == "commands"):
 			v = s.command
