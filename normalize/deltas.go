@@ -474,7 +474,7 @@ func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok 
 		k := c.needleOf[i]
 		if c.hits[k] == needleUnknown {
 			c.hits[k] = needleAbsent
-			if bytes.Contains(line, c.needles[k]) {
+			if indexNeedle(line, c.needles[k]) >= 0 {
 				c.hits[k] = needleFound
 			}
 		}
@@ -538,17 +538,34 @@ type deltaJoiner struct {
 	src     []byte // the held lines' bytes: held, or the piece
 	held    []byte
 	lines   []heldLine
-	streams map[string]int // stream key → index in pieces
-	pieces  [][]int        // each stream's lines, by index in lines
-	reach   []span         // of each match, with its context
-	joined  []byte
-	bounds  []int
-	scratch []byte
-	cut     []byte // the re-cut pieces
+	// streams maps a stream's key to its index in pieces, in the run of
+	// generation run: entries of earlier runs are stale, not deleted (a
+	// stream goes on from run to run, and its key is then not copied
+	// again), until there are maxStreamKeys.
+	streams map[string]*streamSlot
+	run     uint64
+	// lastKey is the key of the last event held, of stream lastStream
+	// (-1: none since the last reset).
+	lastKey    []byte
+	lastStream int
+	pieces     [][]int // each stream's lines, by index in lines
+	reach      []span  // of each match, with its context
+	joined     []byte
+	bounds     []int
+	scratch    []byte
+	cut        []byte // the re-cut pieces
 
 	out    []byte // ready to be read; in a piece, the piece as far as copied
 	copied int    // in a piece: how much of it is in out
 }
+
+type streamSlot struct {
+	run   uint64
+	index int
+}
+
+// maxStreamKeys bounds the stream keys a deltaJoiner keeps from run to run.
+const maxStreamKeys = 1024
 
 type heldLine struct {
 	start, end int // in src
@@ -562,7 +579,7 @@ type heldLine struct {
 }
 
 func newDeltaJoiner(cls *deltaClassifier, finder *Normalizer) *deltaJoiner {
-	return &deltaJoiner{cls: cls, finder: finder, streams: map[string]int{}}
+	return &deltaJoiner{cls: cls, finder: finder, streams: map[string]*streamSlot{}, lastStream: -1}
 }
 
 // deltaFinder returns a Normalizer that finds matches with the settings
@@ -718,7 +735,7 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 		for k, nd := range needles {
 			if nexts[k] < pos && nexts[k] != len(in) {
 				nexts[k] = len(in)
-				if i := bytes.Index(in[pos:], nd); i >= 0 {
+				if i := indexNeedle(in[pos:], nd); i >= 0 {
 					nexts[k] = pos + i
 				}
 			}
@@ -727,7 +744,7 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 		if cand == len(in) {
 			break
 		}
-		if s := pos + bytes.LastIndexByte(in[pos:cand], '\n') + 1; s > pos {
+		if s := pos + lastNewline(in[pos:cand]) + 1; s > pos {
 			d.release() // lines without a needle in between
 			pos = s
 		}
@@ -765,10 +782,27 @@ func (d *deltaJoiner) hold(line []byte, at, ps, pe int, key []byte) {
 			d.release()
 		}
 	}
-	s, ok := d.streams[string(key)]
+	// Events of one stream often come in a row: the last one's is
+	// compared first, before the map is asked.
+	s, ok := d.lastStream, d.lastStream >= 0 && string(key) == string(d.lastKey)
 	if !ok {
-		s = len(d.pieces)
-		d.streams[string(key)] = s
+		slot := d.streams[string(key)]
+		if ok = slot != nil && slot.run == d.run; ok {
+			s = slot.index
+		} else {
+			s = len(d.pieces)
+			if slot == nil {
+				if len(d.streams) >= maxStreamKeys {
+					clear(d.streams)
+				}
+				slot = &streamSlot{}
+				d.streams[string(key)] = slot
+			}
+			slot.run, slot.index = d.run, s
+		}
+		d.lastKey, d.lastStream = append(d.lastKey[:0], key...), s
+	}
+	if !ok {
 		if s < cap(d.pieces) {
 			d.pieces = d.pieces[:s+1]
 			d.pieces[s] = d.pieces[s][:0]
@@ -826,7 +860,8 @@ func (d *deltaJoiner) emit() {
 
 func (d *deltaJoiner) reset() {
 	d.held, d.lines, d.pieces, d.cut = d.held[:0], d.lines[:0], d.pieces[:0], d.cut[:0]
-	clear(d.streams)
+	d.run++
+	d.lastStream = -1
 }
 
 // recut moves the boundaries between the pieces of one stream that fall
@@ -915,7 +950,7 @@ func safeCut(s []byte, k *int, i int) int {
 // holds none is no delta event.
 func (c *deltaClassifier) holdsNeedle(line []byte) bool {
 	for _, nd := range c.needles {
-		if bytes.Contains(line, nd) {
+		if indexNeedle(line, nd) >= 0 {
 			return true
 		}
 	}

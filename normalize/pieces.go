@@ -425,7 +425,7 @@ func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 	// A line that holds no needle is no delta event: the nearest to the
 	// end is found with searches alone.
 	for i := end; i > 0; {
-		s := bytes.LastIndexByte(buf[:i-1], '\n') + 1
+		s := lastNewline(buf[:i-1]) + 1
 		if !pl.readCls.holdsNeedle(buf[s:i]) {
 			return buf, i
 		}

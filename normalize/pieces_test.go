@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -386,5 +387,45 @@ func TestPublishedBounded(t *testing.T) {
 	pub.publish([]byte("id-7"), true, true, "<SESSION-1>")
 	if e := pub.lookup([]byte("id-7")); e == nil || e.ph != "<SESSION-1>" || !e.session || pub.promotions.Load() != 1 {
 		t.Fatalf("id-7 after its promotion: %+v, %d promotions", e, pub.promotions.Load())
+	}
+}
+
+// lastNewline finds the last newline as bytes.LastIndexByte does, whatever
+// the bytes around it.
+func TestLastNewline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	alphabet := []byte{'\n', 0, 1, 9, 10, 11, 0x0b, 0x8a, 0xff, 'a', 0x80, 0x7f}
+	for range 20000 {
+		s := make([]byte, rng.IntN(40))
+		for i := range s {
+			s[i] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) == 0 {
+				s[i] = byte(rng.IntN(256))
+			}
+		}
+		if got, want := lastNewline(s), bytes.LastIndexByte(s, '\n'); got != want {
+			t.Fatalf("lastNewline(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// indexNeedle finds a needle where bytes.Index does, in text full of its
+// first and last bytes and of near misses.
+func TestIndexNeedle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for _, nd := range []string{`thinking"`, `assistant"`, `delta"`, `a"`, `x`, `""`, `tt"`, `é"`} {
+		parts := []string{nd, nd[:len(nd)-1], nd[1:], `"`, "t", "a", " ", "\n", "é", "\xff", "th", "assist"}
+		for range 3000 {
+			var b strings.Builder
+			for range rng.IntN(12) {
+				b.WriteString(parts[rng.IntN(len(parts))])
+			}
+			s := b.String()
+			for from := range min(len(s), 9) {
+				if got, want := indexNeedle([]byte(s[from:]), []byte(nd)), strings.Index(s[from:], nd); got != want {
+					t.Fatalf("indexNeedle(%q, %q) = %d, want %d", s[from:], nd, got, want)
+				}
+			}
+		}
 	}
 }

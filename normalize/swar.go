@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -12,6 +13,7 @@ import (
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
+	lows  = 0x7f7f7f7f7f7f7f7f
 )
 
 // zeroBytes has the high bit set in the lowest byte of x that is zero (and
@@ -82,4 +84,56 @@ func shortHash(v []byte) uint64 {
 		a = shortKeyOf(v).b
 	}
 	return (a ^ bits.RotateLeft64(b*0x9E3779B97F4A7C15, 29) ^ uint64(len(v))) * 0xFF51AFD7ED558CCD
+}
+
+// lastNewline is bytes.LastIndexByte(s, '\n') a word at a time (that one
+// goes byte by byte): the cut of a piece walks back over many lines.
+func lastNewline(s []byte) int {
+	i := len(s)
+	for ; i >= 8; i -= 8 {
+		w := binary.LittleEndian.Uint64(s[i-8:])
+		// Exact in every byte: no borrow from a lower byte that is zero.
+		x := w ^ '\n'*ones
+		if m := ((x&lows + lows) | x | lows) ^ ^uint64(0); m != 0 {
+			return i - 8 + (63-bits.LeadingZeros64(m))>>3
+		}
+	}
+	for i--; i >= 0; i-- {
+		if s[i] == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// indexNeedle is bytes.Index(s, nd) for a rule's needle. A needle is a
+// word and its closing quote, and the words of events (thinking, delta,
+// assistant) start with letters that text is full of, where bytes.Index
+// stops at every first letter: this looks at eight places a step for the
+// first byte and the last (a quote) at once, and compares only there.
+func indexNeedle(s, nd []byte) int {
+	n := len(nd)
+	if n < 2 {
+		return bytes.Index(s, nd)
+	}
+	first, last := uint64(nd[0])*ones, uint64(nd[n-1])*ones
+	i := 0
+	for ; i+n-1+8 <= len(s); i += 8 {
+		a := binary.LittleEndian.Uint64(s[i:]) ^ first
+		b := binary.LittleEndian.Uint64(s[i+n-1:]) ^ last
+		// Exact in every byte (no borrow from a lower zero byte): the
+		// high bit of each byte where both matched.
+		m := ^((a&lows + lows) | a | lows) & ^((b&lows + lows) | b | lows)
+		for m != 0 {
+			j := i + bits.TrailingZeros64(m)>>3
+			if string(s[j+1:j+n-1]) == string(nd[1:n-1]) {
+				return j
+			}
+			m &= m - 1
+		}
+	}
+	if k := bytes.Index(s[i:], nd); k >= 0 {
+		return i + k
+	}
+	return -1
 }
