@@ -180,3 +180,55 @@ func firstLineDiff(got, want []byte) string {
 	}
 	return "no line differs"
 }
+
+// A piece can be cut anywhere in a run of delta events: at every place,
+// the pieces give the bytes one pass gives, which joins the run whole.
+// The runs carry values split across their events (the cwd, a uuid, a
+// date) in two streams, so a seam handled as two runs shows.
+func TestDeltaRunCutEverywhere(t *testing.T) {
+	const cwd = "/work/proj-17"
+	text := "see " + cwd + "/a.go, session 63381cce-e1aa-4482-8031-72f97c0b99da at 2026-05-10T10:00:00Z in " + cwd + " done "
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"type":"system","subtype":"init","cwd":%q}`+"\n", cwd)
+	for run := range 2 {
+		b.WriteString(`{"type":"tool","name":"x"}` + "\n")
+		step := 4 + run
+		for i := 0; i < len(text); i += step {
+			b.WriteString(pieceEvent("a", text[i:min(i+step, len(text))]))
+			if j := len(text) - i; i%2 == 0 {
+				b.WriteString(pieceEvent("b", text[max(j-step, 0):j]))
+			}
+		}
+	}
+	data := b.Bytes()
+	for _, given := range []string{cwd, ""} {
+		stride := 1
+		if given == "" { // learned: the pieces before it are done again
+			stride = 5
+		}
+		if testing.Short() {
+			stride *= 4
+		}
+		opts := Options{Format: cassette.StreamJSON, Cwd: given, AgentRules: mustParse(t, testDeltaRules)}
+		want, err := onePass(opts, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := opts
+		plain.AgentRules = nil
+		if without, _ := onePass(plain, data); bytes.Equal(without, want) {
+			t.Fatal("the delta rules changed nothing here: the test shows nothing")
+		}
+		for size := 1; size <= len(data); size += stride {
+			inPieces(size, 2, func() {
+				var got bytes.Buffer
+				if err := New(opts).Copy(&got, bytes.NewReader(data), cassette.Stdout); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Fatalf("cwd %q, pieces of %d bytes: not what one pass gives: %s", given, size, firstLineDiff(got.Bytes(), want))
+				}
+			})
+		}
+	}
+}
