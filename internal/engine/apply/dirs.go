@@ -101,14 +101,15 @@ type window struct {
 const windowSize = 1 << 20
 
 // slice is the content of s when it fits in the window, read into it if
-// it is not there yet; nil, false for content larger than the window.
+// it is not there yet; nil, false for content larger than the window. The
+// window is no larger than the plan's content.
 func (w *window) slice(p *Plan, s *step) ([]byte, bool, error) {
-	if s.Size > windowSize {
+	if s.Size > min(windowSize, p.size) {
 		return nil, false, nil
 	}
 	if s.off < w.off || s.off+s.Size > w.off+int64(w.n) {
 		if w.buf == nil {
-			w.buf = make([]byte, windowSize)
+			w.buf = make([]byte, min(windowSize, p.size))
 		}
 		n, err := p.content.ReadAt(w.buf, s.off)
 		if err != nil && err != io.EOF {

@@ -38,6 +38,7 @@ type Plan struct {
 	lines  int
 
 	content *os.File // effect content, at step.off
+	size    int64    // of the content
 	footer  *cassette.Footer
 }
 
@@ -190,7 +191,7 @@ func (b *PlanBuilder) Finish(lines int, footer *cassette.Footer) (*Plan, error) 
 			p.steps[i].line = -p.steps[i].line
 		}
 	}
-	p.lines, p.footer = lines, footer
+	p.lines, p.footer, p.size = lines, footer, b.off
 	if err := b.content.Flush(); err != nil {
 		b.Abort()
 		return nil, fmt.Errorf("spooling the cassette's files: %w", err)
