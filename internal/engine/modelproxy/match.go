@@ -170,7 +170,30 @@ func (m *matcher) missLine(n int, lane string, pos int, live request) string {
 	if !ok {
 		return fmt.Sprintf("%s; nearest: recorded request %d, the same conversation (already answered)", head, near.N)
 	}
-	return fmt.Sprintf("%s; nearest: recorded request %d, which differs first at %s: recorded %s, now %s", head, near.N, where, quote(was), quote(now))
+	q1, q2 := quotePair(was, now)
+	return fmt.Sprintf("%s; nearest: recorded request %d, which differs first at %s: recorded %s, now %s", head, near.N, where, q1, q2)
+}
+
+// quotePair quotes two differing values; two strings alike in a long
+// beginning (a tool's result of many lines) are shown from a little
+// before where they part, so that the difference is on the line.
+func quotePair(was, now any) (string, string) {
+	a, okA := was.(string)
+	b, okB := now.(string)
+	if !okA || !okB {
+		return quote(was), quote(now)
+	}
+	ra, rb := []rune(a), []rune(b)
+	same := 0
+	for same < len(ra) && same < len(rb) && ra[same] == rb[same] {
+		same++
+	}
+	const before = 20
+	if same <= before {
+		return quote(was), quote(now)
+	}
+	from := same - before
+	return quote("…" + string(ra[from:])), quote("…" + string(rb[from:]))
 }
 
 // quote shows a value on one line, control characters visible, cut to a

@@ -2,6 +2,7 @@ package modelproxy
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,22 @@ func TestShellProcessGroupIsNotTheResult(t *testing.T) {
 	}
 	if result("21961", "0") == result("21961", "1") {
 		t.Error("a different exit code normalised away")
+	}
+}
+
+// A miss shows two long results from near where they part: Qwen Code
+// 0.24 writes "Signal: (none)" where 0.15 wrote "Signal: 0", after a
+// hundred characters both have.
+func TestMissShowsWhereTheyPart(t *testing.T) {
+	head := "Command: mkdir -p out && echo generated > out/result.txt\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\n"
+	was, now := quotePair(head+"Signal: 0\nProcess Group PGID: <PID>", head+"Signal: (none)\nProcess Group PGID: (none)")
+	if !strings.Contains(was, `Signal: 0`) || !strings.Contains(now, `Signal: (none)`) || !strings.HasPrefix(was, `"…`) {
+		t.Errorf("recorded %s, now %s", was, now)
+	}
+	if was, now := quotePair("README.md\n", "NOTES.md\n"); was != `"README.md\n"` || now != `"NOTES.md\n"` {
+		t.Errorf("short values: %s, %s", was, now)
+	}
+	if was, now := quotePair(3.0, "x"); was != `"3"` || now != `"x"` {
+		t.Errorf("not strings: %s, %s", was, now)
 	}
 }
