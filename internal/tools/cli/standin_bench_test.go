@@ -1,10 +1,12 @@
 package cli_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,22 +27,76 @@ type standinBench struct {
 func newStandinBench(b *testing.B, n int) *standinBench {
 	dir := b.TempDir()
 	s := &standinBench{b: b, bin: filepath.Join(dir, "agentvcr"), agent: filepath.Join(dir, "cursor-agent"),
-		hello: buildHello(b), cassettes: filepath.Join(dir, "cassettes")}
+		hello: buildHello(b), cassettes: standinLibrary(b, n)}
 	if err := os.Symlink(buildAgentvcr(b), s.bin); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.Symlink(s.bin, s.agent); err != nil {
 		b.Fatal(err)
 	}
-	os.Mkdir(s.cassettes, 0o755)
-	for i := range n {
-		s.put(fmt.Sprintf("prompt number %d", i))
-	}
 	cache := filepath.Join(dir, "cache")
 	s.env = append(os.Environ(), "AGENTVCR_CASSETTES="+s.cassettes, "AGENTVCR_CACHE="+cache)
 	b.Setenv("AGENTVCR_CACHE", cache)
 	s.call() // builds the index
 	return s
+}
+
+// libraries are the directories of cassettes the stand-in benchmarks
+// share, by size, each written once for the test binary (20 000 files take
+// longer to write than any of the benchmarks takes to measure) in
+// built.dir, which TestMain removes.
+var libraries struct {
+	sync.Mutex
+	dirs map[int]string
+}
+
+// standinLibrary is a directory of n cassettes of the prompts "prompt
+// number 0" to n-1, as the benchmark found it: what it adds (cassettes,
+// a committed index) is removed when it ends.
+func standinLibrary(b *testing.B, n int) string {
+	buildAgentvcr(b) // makes built.dir
+	libraries.Lock()
+	defer libraries.Unlock()
+	dir, ok := libraries.dirs[n]
+	if !ok {
+		dir = filepath.Join(built.dir, fmt.Sprintf("cassettes-%d", n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for i := range n {
+			args := []string{"--print", "--output-format", "json", fmt.Sprintf("prompt number %d", i)}
+			writeBenchCassette(b, filepath.Join(dir, index.NewInvocation(args, "/w", "/h", "").FileName()), args)
+		}
+		if libraries.dirs == nil {
+			libraries.dirs = map[int]string{}
+		}
+		libraries.dirs[n] = dir
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(entries) != n {
+		b.Fatalf("%s holds %d entries, want the %d cassettes", dir, len(entries), n)
+	}
+	library := map[string]bool{}
+	for _, e := range entries {
+		library[e.Name()] = true
+	}
+	b.Cleanup(func() {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range entries {
+			if !library[e.Name()] {
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	return dir
 }
 
 // put writes a cassette of the prompt, as another program (git, cp) would.
@@ -65,18 +121,19 @@ func (s *standinBench) call() time.Duration {
 	return s.run(s.agent, "--print", "--output-format", "json", "prompt number 1234")
 }
 
+// writeBenchCassette writes the cassette in one write: the library's
+// 20 000 are written with as few system calls as a file can be.
 func writeBenchCassette(b *testing.B, path string, args []string) {
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	w, err := cassette.NewWriter(f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
+	var buf bytes.Buffer
+	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	w.WriteChunk(cassette.Stdout, time.Millisecond, []byte(`{"type":"result","subtype":"success","is_error":false,"result":"ok"}`+"\n"))
 	w.Close(cassette.Footer{})
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkStandinStartup is a stand-in call against a directory of 20 000
