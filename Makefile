@@ -38,9 +38,14 @@ demo: build
 # Benchmarks print their figures (MB/s, x-tee-speed, overhead-%, ms/call, x-vs-baseline), each
 # run once (the heavy ones time many calls or a large input inside), and perftable prints the
 # performance table from them; a whole run (BENCH=.) writes it to docs/performance.md.
+# go test builds every package's benchmarks, then runs them one package at a
+# time (so that none skews another's figures); without the vet pass it adds
+# (make lint runs vet), and the run's time counts from the first step.
+BENCH_TEST := $(GO) test -vet=off -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(BENCH_PKGS)
 bench:
-	@$(GO) build -o $(BIN)/perftable ./internal/tools/perftable/cmd/perftable
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -benchmem $(BENCH_PKGS) 2>&1 | $(BIN)/perftable $(if $(filter .,$(BENCH)),-o docs/performance.md)
+	@start=$$(date +%s) && $(GO) build -o $(BIN)/perftable ./internal/tools/perftable/cmd/perftable && \
+	echo "$(BENCH_TEST)" && \
+	$(BENCH_TEST) 2>&1 | $(BIN)/perftable -start $$start $(if $(filter .,$(BENCH)),-o docs/performance.md)
 
 # Re-record every cassette of the suite (AGENT=path/to/cursor-agent for a real one).
 record: build

@@ -32,6 +32,9 @@ type Run struct {
 	Failed []string
 	// Elapsed is how long the run took, when known.
 	Elapsed time.Duration
+	// Notes say, above the table, what the run lacked (the real-world
+	// corpus): why rows say not measured.
+	Notes []string
 }
 
 var (
@@ -254,6 +257,10 @@ func Page(w io.Writer, run *Run) (missed int) {
 	fmt.Fprintln(w, "do not edit. Timings vary by some 10–20% between runs, more on a loaded machine; ratios (`x-…`)")
 	fmt.Fprintln(w, "compare with a baseline timed in the same run.")
 	fmt.Fprintln(w)
+	for _, n := range run.Notes {
+		fmt.Fprintln(w, n)
+		fmt.Fprintln(w)
+	}
 	missed = Render(w, run, Rows)
 	if run.Elapsed > 0 {
 		mark := "met"

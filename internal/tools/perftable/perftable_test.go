@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The sample is the output of a bench run cut short: some rows met, one
@@ -95,5 +96,27 @@ func TestParseFailure(t *testing.T) {
 	}
 	if len(run.Failed) == 0 {
 		t.Fatal("no failure found")
+	}
+}
+
+// A run without the real-world corpus says so above the table, and the
+// run's time against its line below it.
+func TestPageNotesAndTime(t *testing.T) {
+	run, err := Parse(strings.NewReader("pkg: example.com/x\nBenchmarkX-2 \t 1\t 100 ns/op\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Notes = []string{"Measured without the real-world corpus."}
+	run.Elapsed = 95 * time.Second
+	var page bytes.Buffer
+	Page(&page, run)
+	got := page.String()
+	note := strings.Index(got, "\nMeasured without the real-world corpus.\n")
+	table := strings.Index(got, "| figure |")
+	if note < 0 || table < 0 || note > table {
+		t.Errorf("the note is not above the table:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "The whole `make bench` run: 95 s (line: ≤ 90 s, MISSED).\n") {
+		t.Errorf("the run's time is not at the end against its line:\n%s", got)
 	}
 }
