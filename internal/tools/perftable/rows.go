@@ -79,7 +79,7 @@ var Rows = []Row{
 	{What: "`view`, the page of a 10 MiB stream-json run (some 400 tool calls with 24 KB results)",
 		Bench: "BenchmarkViewLargeRun", Show: []string{"MB/s", "peak-heap-MiB"}},
 	{What: "`view`, the page of runs of 10^4, 10^5 and 10^6 tiny events (10 000 rows at most)",
-		Bench: "BenchmarkViewPageSize/.*", Show: []string{"page-MiB", "ms/page"},
+		Bench: "BenchmarkViewPageSize/.*", Show: []string{"page-MiB", "ms/page", "peak-heap-MiB"},
 		Line: &Line{Metric: "ms/page", Value: 2000, Only: "events=1000000", Text: "≤ 2 s at 10^6 events"}},
 }
 

@@ -127,15 +127,17 @@ func TestPageSizeBounded(t *testing.T) {
 }
 
 // BenchmarkViewPageSize writes the page of runs of 10^4, 10^5 and 10^6
-// tiny events and reports its size (page-MiB) and the time to write it
-// (ms/page); scripts/view-tti.sh measures how long Chromium takes to open
-// such pages.
+// tiny events and reports its size (page-MiB), the time to write it
+// (ms/page) and the peak of the heap meanwhile (peak-heap-MiB: the same
+// whatever the run's length); scripts/view-tti.sh measures how long
+// Chromium takes to open such pages.
 func BenchmarkViewPageSize(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range []int{10000, 100000, 1000000} {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 			path := tinyRun(b, dir, n)
 			var size int
+			peak := heapPeak()
 			start := time.Now()
 			for b.Loop() {
 				rd, err := cassette.Open(path)
@@ -149,8 +151,10 @@ func BenchmarkViewPageSize(b *testing.B) {
 				rd.Close()
 				size = int(cw)
 			}
+			took := time.Since(start)
 			b.ReportMetric(float64(size)/(1<<20), "page-MiB")
-			b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/page")
+			b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "ms/page")
+			b.ReportMetric(peak(), "peak-heap-MiB")
 		})
 	}
 }
@@ -270,5 +274,39 @@ func TestDriftPageBounded(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte("</html>")) {
 		t.Error("the page is not whole")
+	}
+}
+
+// summaryOf is what a page's summary says of the whole run: its outcome,
+// its chips but the rows the page shows, and the calls never completed.
+func summaryOf(page []byte) string {
+	s := page[bytes.Index(page, []byte(`<section class="summary card"`)):]
+	s = s[:bytes.Index(s, []byte("</section>"))]
+	s = regexp.MustCompile(`<span class="chip"><i>rows on this page</i>[^<]*</span>|<nav class="jump">.*?</nav>`).ReplaceAll(s, nil)
+	return string(s)
+}
+
+// The rows outside a page are read for the summary only (their tool
+// calls' values and their markup are skipped): the summary must be the one
+// the page of every row gives, whichever rows a page shows.
+func TestSummaryTheSameOnEveryPage(t *testing.T) {
+	dir := t.TempDir()
+	runs := append(suiteRuns(t), run{name: "tiny", path: tinyRun(t, dir, 3000)}, run{name: "rich", path: richRun(t, dir)})
+	for _, r := range runs {
+		whole, res := render(t, r.path, view.Options{Name: "c"})
+		if len(ids(whole)) == 0 {
+			continue
+		}
+		want := summaryOf(whole)
+		for _, size := range []int{1, 7} {
+			restore := view.SetPageRows(size)
+			for _, from := range []int{1, 2, 6, 40, 1<<31 - 1} {
+				page, got := render(t, r.path, view.Options{Name: "c", From: from})
+				if s := summaryOf(page); s != want || fmt.Sprint(got) != fmt.Sprint(res) {
+					t.Errorf("%s, rows %d from %d: the summary differs from the page of every row:\n%s\n%+v\nwant:\n%s\n%+v", r.name, size, from, s, got, want, res)
+				}
+			}
+			restore()
+		}
 	}
 }
