@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // normalizer takes out of a request what varies between two runs of one
@@ -34,19 +35,30 @@ func newNormalizer(cwd, home, tmp string, injected []*regexp.Regexp) normalizer 
 	return normalizer{places: ps, injected: injected}
 }
 
-var (
-	uuidRe = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-	dateRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b`)
-	// Dates as agents write them in their environment context.
-	wordDateRe = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`)
-	// A shell tool's result header as Codex writes it: a fresh chunk id
-	// and the command's wall time every run.
-	chunkRe    = regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`)
-	wallTimeRe = regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`)
-	// The process ids a shell tool's result names as Qwen Code and Gemini
-	// CLI write it: another every run.
-	pgidRe = regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`)
-)
+// textRules are the patterns text() replaces, compiled on first use: a
+// process that never normalises a model exchange (a stand-in's replay)
+// does not pay for them at start.
+var textRules = sync.OnceValue(func() []textRule {
+	return []textRule{
+		{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
+		{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b`), "<DATE>"},
+		// A shell tool's result header as Codex writes it: a fresh chunk id
+		// and the command's wall time every run.
+		{regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`), "Chunk ID: <ID>"},
+		{regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`), "Wall time: <DURATION>"},
+		// The process ids a shell tool's result names as Qwen Code and Gemini
+		// CLI write it: another every run.
+		{regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`), "$1: <PID>"},
+		// Dates as agents write them in their environment context.
+		{regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`), "<DATE>"},
+	}
+})
+
+// textRule replaces what re matches with with (its $1 expanded).
+type textRule struct {
+	re   *regexp.Regexp
+	with string
+}
 
 // idKeys hold ids the agent or the API makes per run; they become
 // ordinals in the order they first appear.
@@ -72,12 +84,10 @@ func (nz normalizer) text(s string) string {
 	for _, p := range nz.places {
 		s = strings.ReplaceAll(s, p.path, p.symbol)
 	}
-	s = uuidRe.ReplaceAllString(s, "<UUID>")
-	s = dateRe.ReplaceAllString(s, "<DATE>")
-	s = chunkRe.ReplaceAllString(s, "Chunk ID: <ID>")
-	s = wallTimeRe.ReplaceAllString(s, "Wall time: <DURATION>")
-	s = pgidRe.ReplaceAllString(s, "$1: <PID>")
-	return wordDateRe.ReplaceAllString(s, "<DATE>")
+	for _, r := range textRules() {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
 }
 
 // value normalises a decoded JSON value, dropping injected text blocks
