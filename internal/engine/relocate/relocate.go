@@ -85,6 +85,22 @@ func (m *Map) Target(from string) string {
 // Empty reports whether m moves nothing.
 func (m *Map) Empty() bool { return m == nil || len(m.pats) == 0 }
 
+// Grown is the most n bytes of output can become, rewritten: no more
+// than n times the largest ratio of a move's new path to its old.
+func (m *Map) Grown(n int64) int64 {
+	most := n
+	if m.Empty() {
+		return most
+	}
+	for _, p := range m.pats {
+		from, to := int64(len(p.from)), int64(len(p.to))
+		if grown := n/from*to + (n%from*to+from-1)/from; grown > most {
+			most = grown
+		}
+	}
+	return most
+}
+
 // Bytes rewrites b whole.
 func (m *Map) Bytes(b []byte) []byte {
 	if m.Empty() {

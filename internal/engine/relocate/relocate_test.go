@@ -114,3 +114,22 @@ func TestUnchangedWithoutMoves(t *testing.T) {
 		t.Errorf("got %q", out.String())
 	}
 }
+
+// Grown bounds what output becomes, rewritten: here every byte is part of
+// a moved path, the shortest growing most.
+func TestGrown(t *testing.T) {
+	if n := (*Map)(nil).Grown(100); n != 100 {
+		t.Errorf("nil map: %d", n)
+	}
+	m := New(Move{From: "/w", To: "/tmp/work"}, Move{From: "/home/u", To: "/h"})
+	out := m.Bytes([]byte(strings.Repeat("/w ", 10)[:29]))
+	if n := m.Grown(29); n < int64(len(out)) {
+		t.Errorf("Grown(29) = %d, but 29 bytes became %d", n, len(out))
+	}
+	if n := m.Grown(2); n != int64(len("/tmp/work")) {
+		t.Errorf("Grown(2) = %d, want %d", n, len("/tmp/work"))
+	}
+	if n := m.Grown(0); n != 0 {
+		t.Errorf("Grown(0) = %d", n)
+	}
+}

@@ -198,7 +198,12 @@ type Replay struct {
 // plays (or before), one ends the replay as a killed agent would end, 128+N
 // and none of its changes made; while the changes are applied, it stops the
 // apply with nothing written, or lets a commit under way finish (then the
-// status is 128+N all the same).
+// status is 128+N all the same). In a command's own process (OwnProcess),
+// a replay that cannot wait is the exception: a small cassette with no file
+// changes, neither paced nor stalled, whose whole output the file or pipe
+// it goes to takes at once (see cannotWait), is over in microseconds and
+// leaves the signals alone, which then end the process as they do before
+// any replay begins.
 func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []string, err error) {
 	if why := rd.Header().FilesNotRecorded; why != "" && r.Apply {
 		// A replay that silently lacks the agent's files is a bug to find.
@@ -206,10 +211,21 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 			r.Name, term.Visible(path), term.Visible(why))
 	}
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	caught := false
+	catch := func() {
+		caught = true
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	}
+	defer func() {
+		if caught {
+			signal.Stop(sigs)
+		}
+	}()
+	if !r.mayLeaveSignals(path) {
+		catch()
+	}
 	if !r.Apply {
-		code, _, err = r.play(path, rd, rd.Line, sigs)
+		code, _, err = r.play(path, rd, rd.Line, sigs, caught)
 		return code, nil, err
 	}
 	rec, err := readRecording(rd)
@@ -217,13 +233,18 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 		return exitcode.Failed, nil, err
 	}
 	defer rec.Close()
+	if !caught && (len(rec.Plan.Effects()) > 0 || !r.cannotWait(rec.size)) {
+		// Changes to apply, or output a reader may hold up: a signal then
+		// ends the replay, as the agent would have ended.
+		catch()
+	}
 	// The recording kept digests of redacted content: files are redacted the
 	// same way when they are compared with them.
 	opts := apply.ApplyOptions{Force: r.Force, Redact: filesRedact(r.Redactor)}
 	if err := apply.Check(r.Dir, rec.Plan, opts); err != nil {
 		return exitcode.Failed, nil, err
 	}
-	code, cut, err := r.play(path, rec.output(), func() int { return rec.Lines }, sigs)
+	code, cut, err := r.play(path, rec.output(), func() int { return rec.Lines }, sigs, caught)
 	if err != nil || cut || len(rec.Plan.Effects()) == 0 {
 		// A replay a fault stopped, or a signal ended, is an agent that
 		// did not finish: the changes it made by its end are not made.
@@ -255,8 +276,10 @@ var BeforeApply func()
 
 // play plays src; line says where an incomplete cassette ended. cut is set
 // when the replay did not reach the end: a fault stopped it, or a signal
-// from sigs, which play stops reading before it returns.
-func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-chan os.Signal) (code int, cut bool, err error) {
+// from sigs, which play stops reading before it returns. caught says
+// whether the signals are caught; a replay that leaves them alone (see
+// Play) is its process's last step, which may ignore SIGPIPE for good.
+func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-chan os.Signal, caught bool) (code int, cut bool, err error) {
 	opts := r.Options
 	opts.Stdout, opts.Stderr = r.Stdout, r.Stderr
 	flush := func() error { return nil }
@@ -264,22 +287,43 @@ func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-c
 		o, e := r.Relocate.Writers(r.Stdout, r.Stderr)
 		opts.Stdout, opts.Stderr, flush = o, e, o.Flush
 	}
-	defer CatchBrokenPipe()() // a closed pipe becomes an error we end on quietly
-	ctx, stop := context.WithCancel(context.Background())
+	// A closed pipe becomes an error we end on quietly.
+	if caught {
+		defer CatchBrokenPipe()()
+	} else {
+		// Ignored rather than caught: no round trip to the signal thread.
+		// An ignored SIGPIPE is inherited across exec, but this process
+		// runs nothing after the replay.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	var killedBy syscall.Signal // a stalled or paced replay ends as a killed agent would
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
+	var res replayer.Result
+	if opts.Pace > 0 || opts.Fault.Stall {
+		// The replay waits: a signal ends the wait.
+		ctx, stop := context.WithCancel(context.Background())
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			select {
+			case sig := <-sigs:
+				killedBy = sig.(syscall.Signal)
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+		res, err = replayer.Play(ctx, src, opts)
+		stop()
+		<-watched // a signal from now on is the apply's
+	} else {
+		// The replay never waits but on its writes, which a signal does
+		// not cut short: one that came while it played is taken after.
+		res, err = replayer.Play(context.Background(), src, opts)
 		select {
 		case sig := <-sigs:
 			killedBy = sig.(syscall.Signal)
-			stop()
-		case <-ctx.Done():
+		default:
 		}
-	}()
-	res, err := replayer.Play(ctx, src, opts)
-	stop()
-	<-watched                                       // a signal from now on is the apply's
+	}
 	if ferr := flush(); err == nil && ferr != nil { // also what a stopped replay holds back
 		err = ferr
 	}

@@ -56,7 +56,11 @@
 // ended re-creates none of the run's file changes (the agent did not
 // finish), unless the signal came as the last step, renaming them into
 // place, was under way, which then finishes: all or nothing. A signal
-// while a stopped replay stalls (fault stall) ends it the same way. While
+// while a stopped replay stalls (fault stall) ends it the same way. A
+// replay with nothing to wait for (a small cassette without file changes,
+// whose whole output the pipe or file it goes to takes at once) is over
+// in microseconds and catches no signal: one then ends the stand-in as it
+// does before any replay begins. While
 // the real agent runs (record, once on a miss, passthrough), SIGINT,
 // SIGTERM, SIGHUP and SIGQUIT are passed on to it, and the stand-in exits
 // with its status, 128+N when the signal ended it.
@@ -130,6 +134,7 @@ import (
 	"strings"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
 )
 
@@ -221,8 +226,10 @@ type Env struct {
 }
 
 // Main runs the stand-in with the process's arguments, streams and
-// environment, and returns the exit status: os.Exit(standin.Main()).
+// environment, and returns the exit status: os.Exit(standin.Main()). The
+// process is the stand-in's (see runner.OwnProcess).
 func Main() int {
+	runner.OwnProcess()
 	return Run(Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args)
 }
 

@@ -23,6 +23,7 @@ import (
 	_ "github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/engine/exitcode"
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
+	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
 )
@@ -49,8 +50,10 @@ var commands = map[string]*command{}
 // register adds a subcommand; each subcommand's file registers itself in init.
 func register(c *command) { commands[c.name] = c }
 
-// Main runs the command line of this process.
+// Main runs the command line of this process, which it owns (see
+// runner.OwnProcess).
 func Main() int {
+	runner.OwnProcess()
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	return Run(env, os.Args)
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -181,5 +182,87 @@ func TestStandinPassthroughPassesSignalsOn(t *testing.T) {
 	}
 	if calls, err := standin.ReadLog(runLog); err != nil || len(calls) != 1 || calls[0].Outcome != standin.Passthrough || calls[0].Code != 143 {
 		t.Errorf("run log %+v, %v", calls, err)
+	}
+}
+
+// outputCassette writes, for the call args, a cassette whose stdout is
+// lines, and returns its path.
+func outputCassette(t *testing.T, dir string, args []string, lines [][]byte) string {
+	t.Helper()
+	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"}
+	var buf bytes.Buffer
+	w, _ := cassette.NewWriter(&buf, h)
+	for _, l := range lines {
+		w.WriteChunk(cassette.Stdout, 0, l)
+	}
+	if err := w.Close(cassette.Footer{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, index.HeaderInvocation(h).FileName())
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A replay whose output is more than the pipe it goes to holds waits for
+// its reader, and a signal while it waits ends it as the agent would have
+// ended: 128+N, the output played, logged as replayed. (A short output
+// that the pipe takes whole is played with the signals left alone: it
+// never waits.)
+func TestStandinSignalWhileOutputWaits(t *testing.T) {
+	args := []string{"--print", "stream a lot"}
+	line := []byte(strings.Repeat("x", 1023) + "\n")
+	lines := make([][]byte, 512) // 512 KiB: far more than a pipe holds, less than a cassette read at once
+	for i := range lines {
+		lines[i] = line
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		k := newStandin(t)
+		outputCassette(t, k.cassettes, args, lines)
+		runLog := filepath.Join(t.TempDir(), "runs.jsonl")
+		cmd := k.command("", []string{standin.EnvRunLog + "=" + runLog}, args...)
+		live, errb := startPiped(t, cmd)
+		if got := readLine(t, live); got != string(line) {
+			t.Fatalf("%v: first line %q", sig, got)
+		}
+		// The rest does not fit in the pipe: the stand-in waits to write it.
+		cmd.Process.Signal(sig)
+		rest, _ := io.ReadAll(live)
+		code := vcrtest.ExitCode(cmd, cmd.Wait())
+		want := 128 + int(sig)
+		if code != want || len(rest)+len(line) != len(lines)*len(line) {
+			t.Errorf("%v: exit %d, %d bytes of output; want %d and %d bytes; stderr %q", sig, code, len(rest)+len(line), want, len(lines)*len(line), errb.String())
+		}
+		calls, err := standin.ReadLog(runLog)
+		if err != nil || len(calls) != 1 || calls[0].Outcome != standin.Replayed || calls[0].Code != want {
+			t.Errorf("%v: run log %+v, %v", sig, calls, err)
+		}
+	}
+}
+
+// A short replay to a pipe its reader has closed is not killed by
+// SIGPIPE: it ends by itself, and the call is logged.
+func TestStandinBrokenPipe(t *testing.T) {
+	args := []string{"--print", "say little"}
+	k := newStandin(t)
+	outputCassette(t, k.cassettes, args, [][]byte{[]byte("a little\n")})
+	runLog := filepath.Join(t.TempDir(), "runs.jsonl")
+	cmd := k.command("", []string{standin.EnvRunLog + "=" + runLog}, args...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // nobody reads
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &errb
+	err = cmd.Run()
+	w.Close()
+	code := vcrtest.ExitCode(cmd, err)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); code < 0 || ok && ws.Signaled() {
+		t.Fatalf("the stand-in was killed: %v, stderr %q", cmd.ProcessState, errb.String())
+	}
+	if calls, err := standin.ReadLog(runLog); err != nil || len(calls) != 1 || calls[0].Code != code {
+		t.Errorf("exit %d, run log %+v, %v", code, calls, err)
 	}
 }
