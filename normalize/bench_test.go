@@ -10,6 +10,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +25,23 @@ const benchCwd = "/home/bench/work/checkout"
 // benchCorpus returns the real transcripts, each perturbed eight ways (fresh
 // ids, clocks, durations and counts) and moved to benchCwd. Repeated, they
 // make a stream of any size whose distinct ids stay few, as in one long run.
+// They are made once for the test binary (perturbing takes a second or more)
+// and shared: the benchmarks only read them.
 func benchCorpus(b testing.TB) [][]byte {
+	corpusOnce.Lock()
+	defer corpusOnce.Unlock()
+	if corpusOnce.parts == nil { // made when first asked for, not when that skipped
+		corpusOnce.parts = perturbedCorpus(b)
+	}
+	return corpusOnce.parts
+}
+
+var corpusOnce struct {
+	sync.Mutex
+	parts [][]byte
+}
+
+func perturbedCorpus(b testing.TB) [][]byte {
 	var parts [][]byte
 	files := realworld(b)
 	names := make([]string, 0, len(files))
