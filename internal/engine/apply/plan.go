@@ -103,12 +103,8 @@ type PlanBuilder struct {
 // NewPlanBuilder starts the plan of the cassette name with header h. The
 // builder is done with once Finish or Abort is called, or Add fails.
 func NewPlanBuilder(name string, h cassette.Header) (*PlanBuilder, error) {
-	p := &Plan{name: name, header: h}
-	var err error
-	if p.content, err = spoolFile("agentvcr-plan-*"); err != nil {
-		return nil, err
-	}
-	return &PlanBuilder{p: p, content: bufio.NewWriterSize(p.content, 256<<10), digest: sha256.New(), seen: map[string]int{}}, nil
+	// The spool is made with the first content: most replays have none.
+	return &PlanBuilder{p: &Plan{name: name, header: h}, digest: sha256.New(), seen: map[string]int{}}, nil
 }
 
 // Abort releases what the builder holds.
@@ -153,8 +149,17 @@ func (b *PlanBuilder) add(c cassette.Chunk) error {
 	if b.cur == nil {
 		return p.errAt(c.Line, "file content without its effect")
 	}
-	if _, err := b.content.Write(c.Data); err != nil {
-		return fmt.Errorf("spooling the cassette's files: %w", err)
+	if len(c.Data) > 0 {
+		if b.content == nil {
+			var err error
+			if p.content, err = spoolFile("agentvcr-plan-*"); err != nil {
+				return err
+			}
+			b.content = bufio.NewWriterSize(p.content, 256<<10)
+		}
+		if _, err := b.content.Write(c.Data); err != nil {
+			return fmt.Errorf("spooling the cassette's files: %w", err)
+		}
 	}
 	b.digest.Write(c.Data)
 	b.got += int64(len(c.Data))
@@ -192,6 +197,9 @@ func (b *PlanBuilder) Finish(lines int, footer *cassette.Footer) (*Plan, error) 
 		}
 	}
 	p.lines, p.footer, p.size = lines, footer, b.off
+	if b.content == nil {
+		return p, nil
+	}
 	if err := b.content.Flush(); err != nil {
 		b.Abort()
 		return nil, fmt.Errorf("spooling the cassette's files: %w", err)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ const maxChunk = 1 << 20
 // recording is a cassette read once. Close it when done.
 //
 // A replay that also re-creates its file changes reads the cassette once:
-// the header, the output frames spooled to a private file, the file
+// the header, the output frames spooled (see spool), the file
 // changes as a checked plan, and the footer. The replayer plays the frames
 // and package apply applies the plan; neither reads the cassette again, so
 // what is played and applied is what was checked, whatever the cassette
@@ -34,7 +35,7 @@ type recording struct {
 	Lines int
 
 	footer *cassette.Footer
-	frames *os.File // stdout and stderr chunks, as frame records
+	frames spool // stdout and stderr chunks, as frame records
 	size   int64
 }
 
@@ -54,12 +55,7 @@ func readRecording(rd *cassette.Reader) (rec *recording, err error) {
 			rec = nil
 		}
 	}()
-	if rec.frames, err = os.CreateTemp("", "agentvcr-output-*"); err != nil {
-		plan.Abort()
-		return rec, fmt.Errorf("cannot spool the cassette: %w", err)
-	}
-	os.Remove(rec.frames.Name()) // private: nobody else can open it, and it goes with the process
-	w := bufio.NewWriterSize(rec.frames, 256<<10)
+	w := &rec.frames
 	var head [1 + 3*binary.MaxVarintLen64]byte
 	for {
 		c, err := rd.Next()
@@ -88,13 +84,9 @@ func readRecording(rd *cassette.Reader) (rec *recording, err error) {
 			return rec, fmt.Errorf("spooling the cassette's output: %w", err)
 		}
 	}
-	if err := w.Flush(); err != nil {
+	if rec.size, err = w.finish(); err != nil {
 		plan.Abort()
 		return rec, fmt.Errorf("spooling the cassette's output: %w", err)
-	}
-	if rec.size, err = rec.frames.Seek(0, io.SeekCurrent); err != nil {
-		plan.Abort()
-		return rec, err
 	}
 	if f, ok := rd.Footer(); ok {
 		rec.footer = &f
@@ -115,7 +107,7 @@ func (r *recording) Footer() (f cassette.Footer, ok bool) {
 // output returns the recorded output, stdout and stderr chunks in recorded
 // order, from the beginning: a replayer.Source.
 func (r *recording) output() *output {
-	return &output{rec: r, r: bufio.NewReaderSize(io.NewSectionReader(r.frames, 0, r.size), 64<<10)}
+	return &output{rec: r, r: bufio.NewReaderSize(io.NewSectionReader(r.frames.readerAt(), 0, r.size), 64<<10)}
 }
 
 // Close releases the recording's spool files.
@@ -123,10 +115,8 @@ func (r *recording) Close() error {
 	if r.Plan != nil {
 		r.Plan.Close()
 	}
-	if r.frames != nil {
-		r.frames.Close()
-	}
-	r.Plan, r.frames = nil, nil
+	r.frames.close()
+	r.Plan = nil
 	return nil
 }
 
@@ -174,4 +164,59 @@ func (o *output) Footer() (cassette.Footer, bool) { return o.rec.Footer() }
 
 func (o *output) damaged(err error) error {
 	return fmt.Errorf("%s: the spooled output is damaged: %v", o.rec.Name, err)
+}
+
+// spoolMemory is the most output a spool keeps in memory.
+const spoolMemory = 1 << 20
+
+// spool keeps a recording's output frames in memory up to spoolMemory, in
+// a private temporary file past it: a short replay makes no file.
+type spool struct {
+	mem  bytes.Buffer
+	file *os.File
+	w    *bufio.Writer
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.file == nil {
+		if s.mem.Len()+len(p) <= spoolMemory {
+			return s.mem.Write(p)
+		}
+		f, err := os.CreateTemp("", "agentvcr-output-*")
+		if err != nil {
+			return 0, fmt.Errorf("cannot spool the cassette: %w", err)
+		}
+		os.Remove(f.Name()) // private: nobody else can open it, and it goes with the process
+		s.file, s.w = f, bufio.NewWriterSize(f, 256<<10)
+		if _, err := s.w.Write(s.mem.Bytes()); err != nil {
+			return 0, err
+		}
+		s.mem = bytes.Buffer{}
+	}
+	return s.w.Write(p)
+}
+
+// finish ends the writing and returns the spool's size.
+func (s *spool) finish() (int64, error) {
+	if s.file == nil {
+		return int64(s.mem.Len()), nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return 0, err
+	}
+	return s.file.Seek(0, io.SeekCurrent)
+}
+
+func (s *spool) readerAt() io.ReaderAt {
+	if s.file == nil {
+		return bytes.NewReader(s.mem.Bytes())
+	}
+	return s.file
+}
+
+func (s *spool) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+	s.file, s.w, s.mem = nil, nil, bytes.Buffer{}
 }

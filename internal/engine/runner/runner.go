@@ -240,7 +240,10 @@ func (r Replay) Play(path string, rd *cassette.Reader) (code int, applied []stri
 	}
 	// The recording kept digests of redacted content: files are redacted the
 	// same way when they are compared with them.
-	opts := apply.ApplyOptions{Force: r.Force, Redact: filesRedact(r.Redactor)}
+	opts := apply.ApplyOptions{Force: r.Force}
+	if len(rec.Plan.Effects()) > 0 {
+		opts.Redact = filesRedact(r.Redactor)
+	}
 	if err := apply.Check(r.Dir, rec.Plan, opts); err != nil {
 		return exitcode.Failed, nil, err
 	}

@@ -405,7 +405,11 @@ func (c *call) replay(rec *recording) answer {
 		}
 		return a.failed(err, hint)
 	}
-	if mod := moduleRoot(cwd); len(applied) > 0 && mod != "" {
+	mod := ""
+	if len(applied) > 0 {
+		mod = moduleRoot(cwd)
+	}
+	if mod != "" {
 		// A Go source tree (go test runs a package in its directory): the
 		// re-created files pile up there and meet the next run.
 		note := fmt.Sprintf("%s: note: applied %d recorded file changes in %s, inside the Go module at %s; "+
