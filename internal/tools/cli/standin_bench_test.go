@@ -138,7 +138,7 @@ func writeBenchCassette(b *testing.B, path string, args []string) {
 
 // BenchmarkStandinStartup is a stand-in call against a directory of 20 000
 // cassettes with its index warm, compared with starting a Go hello-world
-// (target: <= 2x).
+// (target: <= 1.5x).
 func BenchmarkStandinStartup(b *testing.B) {
 	s := newStandinBench(b, 20000)
 	// Each iteration makes many calls: one process start is too short, and
@@ -187,7 +187,7 @@ func BenchmarkStandinAfterChange(b *testing.B) {
 // BenchmarkStandinColdCache is the first call on a machine that has never
 // seen the directory of 20 000 cassettes (a fresh CI machine: no index in
 // the cache), which reads the index committed beside the cassettes,
-// compared with starting a Go hello-world (target: <= 20x).
+// compared with starting a Go hello-world (target: <= 2x).
 func BenchmarkStandinColdCache(b *testing.B) {
 	s := newStandinBench(b, 20000)
 	if err := index.WriteCommitted(s.cassettes); err != nil {
