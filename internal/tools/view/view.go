@@ -19,7 +19,10 @@
 //     A page holds 10 000 rows (or 48 MiB of them) at most, and 1 MiB of
 //     any one text, so that a browser opens the page of a run of any size:
 //     it says where it stops and which [Options].From writes the next one,
-//     and how much of a text it left off.
+//     and how much of a text it left off. The rows outside the page are
+//     read for the summary and the bounds of the rows only: an event's
+//     members in one pass over its bytes, its tool calls' values not
+//     looked for, nothing laid out.
 //   - Safe on any cassette: everything read from it is escaped; a file
 //     outside the working directory is never read (a diff's "before" side
 //     is read through os.Root).
