@@ -205,10 +205,14 @@ func Apply(root string, p *Plan, opts ApplyOptions) (*Result, error) {
 	}
 	res.Stale = a.removeStale()
 	if err := a.stage(); err != nil {
+		a.handles.close()
 		a.discard()
 		res.Signal = a.signal
 		return res, err
 	}
+	// The staged directories are renamed by the commit: none is held open
+	// meanwhile (Windows refuses to rename a directory held open).
+	a.handles.close()
 	if err := a.commit(res); err != nil {
 		return res, err
 	}
