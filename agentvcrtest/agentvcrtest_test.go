@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agentvcrtest"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 func TestMain(m *testing.M) { agentvcrtest.Main(m) }
@@ -129,7 +130,7 @@ func TestStandInMiss(t *testing.T) {
 		t.Fatal(err)
 	}
 	cwd, _ := os.Getwd()
-	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "--print", long + "Be brief."}, Cwd: cwd, Home: os.Getenv("HOME")})
+	w := vcrtest.NewCassetteWriter(t, f, cassette.Header{Argv: []string{"cursor-agent", "--print", long + "Be brief."}, Cwd: cwd, Home: os.Getenv("HOME")})
 	w.Close(cassette.Footer{})
 	f.Close()
 	var c *capture

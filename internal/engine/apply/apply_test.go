@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/apply"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // fx is one effect of a test cassette, with its content.
@@ -51,15 +52,10 @@ func newCassette(t testing.TB, h cassette.Header, effects ...fx) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	h.Argv = []string{"agent"}
-	w, err := cassette.NewWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.NewCassetteWriter(t, &buf, h)
 	w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
 	for _, e := range effects {
-		if err := w.WriteEffect(0, e.Effect, strings.NewReader(e.content), int64(len(e.content))); err != nil {
-			t.Fatal(err)
-		}
+		w.WriteEffect(0, e.Effect, strings.NewReader(e.content), int64(len(e.content)))
 	}
 	w.Close(cassette.Footer{})
 	return buf.Bytes()

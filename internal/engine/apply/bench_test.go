@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/apply"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // BenchmarkApply10kVsTar applies a cassette of 10 000 created files of 2
@@ -29,7 +30,7 @@ func BenchmarkApply10kVsTar(b *testing.B) {
 	}
 	dir := b.TempDir()
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.NewCassetteWriter(b, &buf, cassette.Header{Argv: []string{"a"}})
 	archive := filepath.Join(dir, "same.tar")
 	af, err := os.Create(archive)
 	if err != nil {

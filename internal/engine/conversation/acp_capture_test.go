@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // testdata/acp holds live ACP sessions of Gemini CLI, OpenCode, Copilot
@@ -129,7 +130,7 @@ func TestACPCaptures(t *testing.T) {
 
 			// The cassette the stand-in would have recorded.
 			var buf bytes.Buffer
-			w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: append([]string{prof.Binaries()[0]}, argv[1:]...), Cwd: cwd, Conversation: string(conv.Framing)})
+			w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: append([]string{prof.Binaries()[0]}, argv[1:]...), Cwd: cwd, Conversation: string(conv.Framing)})
 			rec := &rpcClient{t: t, lines: splitLines(stdin)}
 			for {
 				for rec.sendable() {

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // benchCassette records turns JSON-RPC prompts, each answered by an update and
 // a response.
 func benchCassette(b *testing.B, turns int) []byte {
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec", Conversation: "json-rpc"})
+	w := vcrtest.NewCassetteWriter(b, &buf, cassette.Header{Argv: []string{"gemini", "--acp"}, Cwd: "/rec", Conversation: "json-rpc"})
 	for i := range turns {
 		w.WriteChunk(cassette.Input, 0, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"turn %d in /rec/x"}]}}`+"\n", i, i))
 		w.WriteChunk(cassette.Stdout, 0, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"done"}}}}`+"\n"))

@@ -16,6 +16,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the profiles
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -51,11 +52,8 @@ func captureCassette(t *testing.T, dir, agentName string) (*cassette.Reader, []s
 		}
 	}
 	var buf bytes.Buffer
-	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: argv, Cwd: meta.Cwd,
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: argv, Cwd: meta.Cwd,
 		Home: filepath.Join(filepath.Dir(meta.Cwd), "home"), Conversation: "stream-json", Agent: agentName})
-	if err != nil {
-		t.Fatal(err)
-	}
 	events, err := os.ReadFile(filepath.Join(dir, "events.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -74,9 +72,7 @@ func captureCassette(t *testing.T, dir, agentName string) (*cassette.Reader, []s
 		}
 		n, _ := strconv.Atoi(m[2])
 		s := streams[m[1]]
-		if err := w.WriteChunk(kind[m[1]], time.Millisecond, s[:n]); err != nil {
-			t.Fatal(err)
-		}
+		w.WriteChunk(kind[m[1]], time.Millisecond, s[:n])
 		streams[m[1]] = s[n:]
 	}
 	for s, rest := range streams {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // BenchmarkOpenLibraryAfterChange opens a library of 20 000 cassettes after
@@ -24,7 +25,7 @@ func BenchmarkOpenLibraryAfterChange(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w, _ := cassette.NewWriter(f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
+		w := vcrtest.NewCassetteWriter(b, f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"})
 		w.Close(cassette.Footer{})
 		f.Close()
 	}

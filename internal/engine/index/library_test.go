@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -119,19 +120,11 @@ func TestFileName(t *testing.T) {
 func putCassette(t *testing.T, dir, name string, stdinSHA string, args ...string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"}
 	if stdinSHA != "" {
 		h.Stdin = &cassette.Stdin{SHA256: stdinSHA}
 	}
-	w, err := cassette.NewWriter(f, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.CreateCassette(t, p, h)
 	w.WriteChunk(cassette.Stdout, 0, []byte(strings.Join(args, " ")+"\n"))
 	w.Close(cassette.Footer{})
 	return p

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/apply"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 	"github.com/agentvcr/agentvcr/replayer"
 )
 
@@ -22,17 +23,12 @@ import (
 func newCassette(t *testing.T, content string, code int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"agent"}})
 	w.WriteChunk(cassette.Stdout, time.Millisecond, []byte("out\n"))
 	w.WriteChunk(cassette.Stderr, 2*time.Millisecond, []byte("err\n"))
 	sum := sha256.Sum256([]byte(content))
 	e := cassette.Effect{Op: cassette.OpCreate, Path: "x.txt", Mode: "0644", SHA256: hex.EncodeToString(sum[:])}
-	if err := w.WriteEffect(3*time.Millisecond, e, strings.NewReader(content), int64(len(content))); err != nil {
-		t.Fatal(err)
-	}
+	w.WriteEffect(3*time.Millisecond, e, strings.NewReader(content), int64(len(content)))
 	w.WriteChunk(cassette.Stdout, 4*time.Millisecond, bytes.Repeat([]byte("long line "), 20000))
 	if code >= 0 {
 		w.Close(cassette.Footer{Code: code})

@@ -14,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/apply"
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/engine/runner"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // A file the agent changed held a secret of the call's (its argv's, say):
@@ -23,24 +24,14 @@ import (
 func TestReplayRedactsFilesWithTheCallersRedactor(t *testing.T) {
 	const secret = "call-only-secret-7f3a9"
 	path := filepath.Join(t.TempDir(), "run.cassette")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "--print", "hi"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.CreateCassette(t, path, cassette.Header{Argv: []string{"cursor-agent", "--print", "hi"}})
 	w.WriteChunk(cassette.Stdout, 0, []byte("done\n"))
 	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
 	after := "key=" + redact.Placeholder + "\nmore\n"
 	e := cassette.Effect{Op: cassette.OpModify, Path: "conf.txt", Mode: "0644", SHA256: digest(after),
 		Before: digest("key=" + redact.Placeholder + "\n")}
-	if err := w.WriteEffect(0, e, strings.NewReader(after), int64(len(after))); err != nil {
-		t.Fatal(err)
-	}
+	w.WriteEffect(0, e, strings.NewReader(after), int64(len(after)))
 	w.Close(cassette.Footer{})
-	f.Close()
 
 	replay := func(red *redact.Redactor) (string, []string, error) {
 		dir := t.TempDir()

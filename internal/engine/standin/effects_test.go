@@ -10,34 +10,22 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // writeEffectsCassette records a call that created out.txt; notRecorded,
 // when set, is the header's reason for file changes not recorded instead.
 func writeEffectsCassette(t *testing.T, dir string, args []string, notRecorded string) {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, "call.cassette"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := cassette.NewWriter(f, cassette.Header{Argv: append([]string{"cursor-agent"}, args...), FilesNotRecorded: notRecorded})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.CreateCassette(t, filepath.Join(dir, "call.cassette"), cassette.Header{Argv: append([]string{"cursor-agent"}, args...), FilesNotRecorded: notRecorded})
 	w.WriteChunk(cassette.Stdout, 0, []byte("done\n"))
 	if notRecorded == "" {
 		const content = "made by the agent\n"
 		sum := sha256.Sum256([]byte(content))
-		err = w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "out.txt", Mode: "0644", Size: int64(len(content)),
+		w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "out.txt", Mode: "0644", Size: int64(len(content)),
 			SHA256: hex.EncodeToString(sum[:])}, strings.NewReader(content), int64(len(content)))
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
-	if err := w.Close(cassette.Footer{}); err != nil {
-		t.Fatal(err)
-	}
+	w.Close(cassette.Footer{})
 }
 
 // Applying recorded files inside a Go source tree (a go.mod there) works and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // A replay names the call's directories, not the recording's: the working
@@ -17,20 +18,10 @@ func TestReplayRelocates(t *testing.T) {
 	dir := t.TempDir()
 	out := `{"path":"\/tmp\/TestRec1\/003\/summary.txt","home":"/home/rec/.cursor"}` + "\n" +
 		"wrote /tmp/TestRec1/003/summary.txt, not /tmp/TestRec1/0031\n"
-	f, err := os.Create(filepath.Join(dir, "moved.cassette"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "--print", "hi"}, Cwd: "/tmp/TestRec1/003", Home: "/home/rec", TempDir: "/tmp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.CreateCassette(t, filepath.Join(dir, "moved.cassette"), cassette.Header{Argv: []string{"cursor-agent", "--print", "hi"}, Cwd: "/tmp/TestRec1/003", Home: "/home/rec", TempDir: "/tmp"})
 	w.WriteChunk(cassette.Stdout, 0, []byte(out[:20])) // a path cut across two chunks
 	w.WriteChunk(cassette.Stdout, 0, []byte(out[20:]))
-	if err := w.Close(cassette.Footer{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	w.Close(cassette.Footer{})
 	cwd, _ := os.Getwd()
 	env := map[string]string{standin.EnvCassettes: dir, "HOME": "/home/now"}
 	r := run(t, env, "--print", "hi")

@@ -23,11 +23,9 @@ func writeTake(t testing.TB, dir string, take int, args []string, out string, co
 	cwd, _ := os.Getwd()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: cwd, Home: os.Getenv("HOME"), Take: take}
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, h)
+	w := vcrtest.NewCassetteWriter(t, &buf, h)
 	w.WriteChunk(cassette.Stdout, 0, []byte(out))
-	if err := w.Close(cassette.Footer{Code: code}); err != nil {
-		t.Fatal(err)
-	}
+	w.Close(cassette.Footer{Code: code})
 	path := filepath.Join(dir, index.HeaderInvocation(h).FileName())
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

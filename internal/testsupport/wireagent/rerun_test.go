@@ -177,10 +177,8 @@ func TestNotRoutable(t *testing.T) {
 		t.Errorf("record --model=on cursor-agent: exit %d\n%s", r.code, r.stderr)
 	}
 	c := filepath.Join(t.TempDir(), "a.cassette")
-	f, _ := os.Create(c)
-	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"auggie", "--print", "hi"}})
+	w := vcrtest.CreateCassette(t, c, cassette.Header{Argv: []string{"auggie", "--print", "hi"}})
 	w.Close(cassette.Footer{})
-	f.Close()
 	r = run(t, t.TempDir(), vcrtest.Env(t), "rerun", c)
 	if r.code != 2 || !strings.Contains(r.stderr, "Augment's own backend") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("rerun auggie: exit %d\n%s", r.code, r.stderr)

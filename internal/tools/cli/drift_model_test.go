@@ -1,13 +1,13 @@
 package cli_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // writeModelCassette writes a Claude Code recording whose model exchanges
@@ -15,21 +15,11 @@ import (
 // helper is set), the same stdout each time.
 func writeModelCassette(t *testing.T, path, cwd string, helper bool, bodies ...string) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := cassette.NewWriter(f, cassette.Header{Argv: []string{"claude", "-p", "hi", "--output-format", "text"}, Cwd: cwd, Model: "anthropic"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.CreateCassette(t, path, cassette.Header{Argv: []string{"claude", "-p", "hi", "--output-format", "text"}, Cwd: cwd, Model: "anthropic"})
 	n := 0
 	exchange := func(path, body, answer string) {
 		n++
-		if err := w.WriteModelRequest(time.Millisecond, cassette.Exchange{N: n, Method: "POST", Path: path}, []byte(body)); err != nil {
-			t.Fatal(err)
-		}
+		w.WriteModelRequest(time.Millisecond, cassette.Exchange{N: n, Method: "POST", Path: path}, []byte(body))
 		w.WriteModelAnswer(time.Millisecond, cassette.Exchange{N: n, Status: 200, Header: map[string]string{"content-type": "application/json"}})
 		w.WriteModelPiece(time.Millisecond, n, []byte(answer))
 	}
@@ -40,9 +30,7 @@ func writeModelCassette(t *testing.T, path, cwd string, helper bool, bodies ...s
 		exchange("/v1/messages", b, `{"type":"message","content":[{"type":"text","text":"hello"}]}`)
 	}
 	w.WriteChunk(cassette.Stdout, 2*time.Millisecond, []byte("hello\n"))
-	if err := w.Close(cassette.Footer{Code: 0}); err != nil {
-		t.Fatal(err)
-	}
+	w.Close(cassette.Footer{Code: 0})
 }
 
 // drift of a recording and its rerun by a newer build names what the

@@ -200,7 +200,7 @@ func TestApplyRefusesEscapes(t *testing.T) {
 			os.Symlink(outside, filepath.Join(dir, "linkdir"))
 			os.Symlink(filepath.Join(outside, "f"), filepath.Join(dir, "linkfile"))
 			var buf bytes.Buffer
-			w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+			w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"a"}})
 			w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
 			w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "fine.txt", SHA256: sha("ok\n")}, strings.NewReader("ok\n"), 3)
 			if tc.e.Op == cassette.OpSymlink {
@@ -351,7 +351,7 @@ func TestRecordSkipsLargeFiles(t *testing.T) {
 // played, whatever comes before it in the cassette.
 func TestApplyImpossibleChangeWritesNothing(t *testing.T) {
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"a"}})
 	w.WriteChunk(cassette.Stdout, 0, []byte("out\n"))
 	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c", Mode: "0644", SHA256: sha("file\n")}, strings.NewReader("file\n"), 5)
 	w.WriteEffect(0, cassette.Effect{Op: cassette.OpCreate, Path: "c/d.txt", Mode: "0644", SHA256: sha("x\n")}, strings.NewReader("x\n"), 2)

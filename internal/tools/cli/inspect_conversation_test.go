@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 var captureEvent = regexp.MustCompile(`^\s*[0-9.]+ms (stdin|stdout|stderr) (?:(\d+) bytes|EOF)`)
@@ -36,11 +37,8 @@ func sdkCassette(t *testing.T, name string) string {
 	}
 	path := filepath.Join(t.TempDir(), name+".cassette")
 	var buf bytes.Buffer
-	w, err := cassette.NewWriter(&buf, cassette.Header{Argv: append([]string{"claude"}, meta.Argv[1:]...), Cwd: meta.Cwd,
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: append([]string{"claude"}, meta.Argv[1:]...), Cwd: meta.Cwd,
 		Home: "/home/u", Conversation: "stream-json", Agent: "claude"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	events, _ := os.ReadFile(filepath.Join(dir, "events.log"))
 	kind := map[string]cassette.Stream{"stdin": cassette.Input, "stdout": cassette.Stdout, "stderr": cassette.Stderr}
 	for _, line := range strings.Split(string(events), "\n") {
@@ -55,9 +53,7 @@ func sdkCassette(t *testing.T, name string) string {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
-		if err := w.WriteChunk(kind[m[1]], time.Millisecond, streams[m[1]][:n]); err != nil {
-			t.Fatal(err)
-		}
+		w.WriteChunk(kind[m[1]], time.Millisecond, streams[m[1]][:n])
 		streams[m[1]] = streams[m[1]][n:]
 	}
 	w.Close(cassette.Footer{})

@@ -29,7 +29,7 @@ func raw(s string) bool {
 func TestInspectShowsEscapesInert(t *testing.T) {
 	esc := `\u001b]0;pwned\u0007\u001b[2J`
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"},
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"},
 		Cwd: "/work" + escapes, AgentVersion: "1.0" + escapes})
 	w.WriteChunk(cassette.Stdout, 0, []byte(`{"type":"tool_call","subtype":"started","call_id":"c1`+esc+`","tool_call":{"rm`+esc+`ToolCall":{"args":{}}}}`+"\n"+
 		`{"type":"`+esc+`"}`+"\n"))

@@ -189,14 +189,12 @@ func TestReplayBadCassettes(t *testing.T) {
 // nothing on stderr.
 func TestReplayBrokenPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.cassette")
-	f, _ := os.Create(path)
-	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.CreateCassette(t, path, cassette.Header{Argv: []string{"a"}})
 	line := []byte(strings.Repeat("x", 1023) + "\n")
 	for range 4096 { // 4 MiB: far more than a pipe buffers
 		w.WriteChunk(cassette.Stdout, 0, line)
 	}
 	w.Close(cassette.Footer{})
-	f.Close()
 
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", path)
 	stdout, err := cmd.StdoutPipe() // raw, to close it like `| head -c 10` does
@@ -223,11 +221,9 @@ func TestReplayBrokenPipe(t *testing.T) {
 // is killed; it then exits as a killed agent would.
 func TestReplayStallUntilKilled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "stall.cassette")
-	f, _ := os.Create(path)
-	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.CreateCassette(t, path, cassette.Header{Argv: []string{"a"}})
 	w.WriteChunk(cassette.Stdout, 0, []byte("{\"type\":\"system\"}\n{\"type\":\"assistant\"}\n"))
 	w.Close(cassette.Footer{})
-	f.Close()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--stall", "--stop-after-events", "1", path)
 		live, errb := startPiped(t, cmd)

@@ -49,17 +49,13 @@ func applyingCassette(t *testing.T, dir string, args []string) string {
 	t.Helper()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h"}
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, h)
+	w := vcrtest.NewCassetteWriter(t, &buf, h)
 	w.WriteChunk(cassette.Stdout, 0, []byte("made it\n"))
 	const content = "made by the agent\n"
 	sum := sha256.Sum256([]byte(content))
-	if err := w.WriteEffect(1, cassette.Effect{Op: cassette.OpCreate, Path: "made.txt", Mode: "0644", Size: int64(len(content)),
-		SHA256: hex.EncodeToString(sum[:])}, strings.NewReader(content), int64(len(content))); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(cassette.Footer{}); err != nil {
-		t.Fatal(err)
-	}
+	w.WriteEffect(1, cassette.Effect{Op: cassette.OpCreate, Path: "made.txt", Mode: "0644", Size: int64(len(content)),
+		SHA256: hex.EncodeToString(sum[:])}, strings.NewReader(content), int64(len(content)))
+	w.Close(cassette.Footer{})
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, index.HeaderInvocation(h).FileName())
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/exitcode"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 // writeTakeCassette writes take n of the call args into dir, answering out.
@@ -21,14 +22,9 @@ func writeTakeCassette(t *testing.T, dir string, take int, args []string, out st
 	t.Helper()
 	h := cassette.Header{Argv: append([]string{"cursor-agent"}, args...), Cwd: "/w", Home: "/h", Take: take}
 	var buf bytes.Buffer
-	w, err := cassette.NewWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := vcrtest.NewCassetteWriter(t, &buf, h)
 	w.WriteChunk(cassette.Stdout, 0, []byte(out))
-	if err := w.Close(cassette.Footer{}); err != nil {
-		t.Fatal(err)
-	}
+	w.Close(cassette.Footer{})
 	if err := os.WriteFile(filepath.Join(dir, index.HeaderInvocation(h).FileName()), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func craftedCassette(t *testing.T, effects ...cassette.Effect) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"agent"}})
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"agent"}})
 	w.WriteChunk(cassette.Stdout, 0, []byte("{\"type\":\"result\"}\n"))
 	w.WriteChunk(cassette.Stderr, 1, []byte("warn"))
 	for _, e := range effects {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 	"github.com/agentvcr/agentvcr/internal/tools/view"
 )
 
@@ -170,7 +171,7 @@ func TestDiffOnlyFromTheFileAsItWas(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"cursor-agent"}, Cwd: filepath.Join(fixture, "sub")})
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"cursor-agent"}, Cwd: filepath.Join(fixture, "sub")})
 	secret := "top secret\n"
 	os.MkdirAll(filepath.Join(fixture, "sub"), 0o755)
 	os.WriteFile(filepath.Join(fixture, "outside.txt"), []byte(secret), 0o644)
@@ -265,14 +266,12 @@ func bigRun(t testing.TB, size, outLines int) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w, _ := cassette.NewWriter(f, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
+	w := vcrtest.NewCassetteWriter(t, f, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
 	at, n := time.Duration(0), 0
 	line := func(s string) {
 		at += time.Millisecond
 		n += len(s) + 1
-		if err := w.WriteChunk(cassette.Stdout, at, []byte(s+"\n")); err != nil {
-			t.Fatal(err)
-		}
+		w.WriteChunk(cassette.Stdout, at, []byte(s+"\n"))
 	}
 	line(`{"type":"system","subtype":"init","apiKeySource":"env","cwd":"/w",` + sess + `,"model":"m","permissionMode":"default"}`)
 	long := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", view.MaxEvent+10) + `"}]},` + sess + `}`

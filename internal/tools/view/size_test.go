@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 	"github.com/agentvcr/agentvcr/internal/tools/view"
 )
 
@@ -27,7 +28,7 @@ func tinyRun(t testing.TB, dir string, n int) string {
 	}
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, _ := cassette.NewWriter(bw, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
+	w := vcrtest.NewCassetteWriter(t, bw, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
 	var chunk bytes.Buffer
 	at := time.Duration(0)
 	for i := range n {
@@ -38,15 +39,11 @@ func tinyRun(t testing.TB, dir string, n int) string {
 		fmt.Fprintf(&chunk, `{"type":"tool_call","subtype":"%s","call_id":"c%d","tool_call":{"readToolCall":{"args":{"path":"a.go"}}}}`+"\n", sub, i/2)
 		if chunk.Len() > 64<<10 || i == n-1 {
 			at += time.Millisecond
-			if err := w.WriteChunk(cassette.Stdout, at, chunk.Bytes()); err != nil {
-				t.Fatal(err)
-			}
+			w.WriteChunk(cassette.Stdout, at, chunk.Bytes())
 			chunk.Reset()
 		}
 	}
-	if err := w.Close(cassette.Footer{Code: 0, Duration: at}); err != nil {
-		t.Fatal(err)
-	}
+	w.Close(cassette.Footer{Code: 0, Duration: at})
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +230,7 @@ func TestPageBytesBounded(t *testing.T) {
 	defer view.SetPageBytes(64<<10, 20<<10)()
 	path := filepath.Join(t.TempDir(), "long.cassette")
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"cursor-agent", "-p", "--output-format", "stream-json"}})
 	for i := range 20 {
 		text := strings.Repeat(fmt.Sprintf("word%d ", i), 5000) // 30 KiB and more
 		w.WriteChunk(cassette.Stdout, time.Duration(i)*time.Millisecond,
