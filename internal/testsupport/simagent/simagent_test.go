@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 )
 
 const readme = "# Demo project\n\nRecords and replays agent runs.\nCafé ☕ 录制\n"
@@ -573,7 +575,7 @@ func (bg *background) stop() int {
 func readUntil(t *testing.T, r *bufio.Reader, marker string) {
 	t.Helper()
 	for {
-		line, err := r.ReadString('\n')
+		line, err := vcrtest.ReadString(r, '\n')
 		if strings.Contains(line, marker) {
 			return
 		}

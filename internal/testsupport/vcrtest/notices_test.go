@@ -1,6 +1,7 @@
 package vcrtest
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"strings"
@@ -24,5 +25,29 @@ func TestNoticesNextHasADeadline(t *testing.T) {
 	line, err := n.Next()
 	if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "no notice on "+n.Path) {
 		t.Fatalf("Next() with nothing written = %q, %v; want a deadline error naming the pipe", line, err)
+	}
+}
+
+// ReadString returns what a child wrote, and an error instead of hanging
+// when nothing comes.
+func TestReadStringHasADeadline(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.WriteString("started\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(r)
+	if line, err := ReadString(br, '\n'); line != "started\n" || err != nil {
+		t.Fatalf("ReadString() = %q, %v; want the line written", line, err)
+	}
+	was := noticeWait
+	noticeWait = 10 * time.Millisecond
+	t.Cleanup(func() { noticeWait = was })
+	if line, err := ReadString(br, '\n'); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("ReadString() with nothing written = %q, %v; want a deadline error", line, err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // readLine reads one line of live output, failing the test at end of file.
 func readLine(t *testing.T, r *bufio.Reader) string {
 	t.Helper()
-	line, err := r.ReadString('\n')
+	line, err := vcrtest.ReadString(r, '\n')
 	if err != nil {
 		t.Fatalf("live output ended (%v) after %q", err, line)
 	}
