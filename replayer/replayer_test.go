@@ -41,7 +41,9 @@ func newCassette(t *testing.T, frames []frame, f *cassette.Footer) []byte {
 		}
 	}
 	if f != nil {
-		w.Close(*f)
+		if err := w.Close(*f); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return buf.Bytes()
 }

@@ -50,7 +50,9 @@ func cassetteOf(t testing.TB, h cassette.Header, frames []frame) *cassette.Reade
 			t.Fatal(err)
 		}
 	}
-	w.Close(cassette.Footer{Code: 3})
+	if err := w.Close(cassette.Footer{Code: 3}); err != nil {
+		t.Fatal(err)
+	}
 	rd, err := cassette.NewReader(&b, "rec.cassette")
 	if err != nil {
 		t.Fatal(err)
