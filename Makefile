@@ -19,9 +19,14 @@ build:
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.
 # The timeout is far above a quiet run (the user-module tests build scratch
 # modules): a loaded machine must not fail the suite by being slow.
+# lint has run go vet over the same packages, whose checks include every one
+# go test would run before each package: -vet=off does not vet them twice.
+# -trimpath (here, in lint and in the user-module tests' go runs): what is
+# compiled does not depend on where the clone is, so a fresh clone, another
+# worktree or a CI checkout finds it in the Go cache.
 test: lint
-	$(GO) test -count=1 -timeout 60m $(PKGS)
-	@$(GO) run ./internal/testsupport/corpus/cmd/realworld
+	$(GO) test -trimpath -count=1 -vet=off -timeout 60m $(PKGS)
+	@$(GO) run -trimpath ./internal/testsupport/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).
 race:
@@ -29,7 +34,7 @@ race:
 
 lint:
 	@out=$$(gofmt -l . 2>&1); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
+	$(GO) vet -trimpath $(PKGS)
 
 # Record, replay and inspect a run of the built-in simulated agent in each format.
 demo: build

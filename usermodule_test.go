@@ -408,8 +408,10 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 }
 
 // userGoFlags are the go flags of the user-module tests' go runs: modules
-// resolved from go.mod.
-const userGoFlags = "GOFLAGS=-mod=mod"
+// resolved from go.mod; -trimpath, as make test builds, so that this
+// module's packages compiled once serve every scratch module and every
+// clone of the repository.
+const userGoFlags = "GOFLAGS=-mod=mod -trimpath"
 
 // userGo is the go command as the user-module tests run it, in a module of
 // their own: modules resolved from go.mod, the local toolchain, no
@@ -476,7 +478,7 @@ func userCommandDir(t *testing.T, pkg, name string) string {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, name), pkg)
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off")
+		cmd.Env = append(os.Environ(), userGoFlags, "GOTOOLCHAIN=local", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
