@@ -35,7 +35,7 @@ func chromium(t testing.TB) string {
 // "--screenshot=FILE". It returns what Chromium printed on stdout.
 func browser(t testing.TB, bin, page, what string, size string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := browserContext(t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--user-data-dir="+t.TempDir(), "--window-size="+size, "--virtual-time-budget=5000", what, "file://"+page)
@@ -45,6 +45,19 @@ func browser(t testing.TB, bin, page, what string, size string) []byte {
 		t.Fatalf("chromium %s %s: %v\n%s", what, page, err, stderr.Bytes())
 	}
 	return stdout.Bytes()
+}
+
+// browserContext ends Chromium a little before the test binary's own
+// deadline (go test -timeout), so that a hung browser fails this test with
+// its stderr rather than the whole run with a stack dump. No shorter limit:
+// Chromium's start on a loaded machine has been seen to take over 90 s.
+func browserContext(t testing.TB) (context.Context, context.CancelFunc) {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			return context.WithDeadline(context.Background(), end.Add(-time.Until(end)/20))
+		}
+	}
+	return context.WithCancel(context.Background())
 }
 
 func writePage(t *testing.T, dir, name string, page []byte) string {
