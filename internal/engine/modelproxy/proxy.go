@@ -425,8 +425,10 @@ func (h *headerRecorder) Write(p []byte) (int, error) {
 }
 
 // cutter cuts an answer's body into the pieces stored: server-sent events
-// whole (a read may hold several or part of one), other bodies read by
-// read; a piece never grows past 1 MiB, so memory stays flat.
+// whole (a read may hold several or part of one), another body whole. The
+// redactor and a rerun's relocation then see a secret or a path that two
+// reads split in one piece. A piece never grows past 1 MiB, so memory
+// stays flat; the agent gets every read as it arrives all the same.
 type cutter struct {
 	sse     bool
 	pending []byte
@@ -437,12 +439,8 @@ const maxPiece = 1 << 20
 func newCutter(sse bool) *cutter { return &cutter{sse: sse} }
 
 func (c *cutter) add(p []byte, emit func([]byte)) {
-	if !c.sse {
-		emit(p)
-		return
-	}
 	c.pending = append(c.pending, p...)
-	for {
+	for c.sse {
 		i := eventEnd(c.pending)
 		if i < 0 {
 			break

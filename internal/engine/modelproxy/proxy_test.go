@@ -361,3 +361,52 @@ func TestAnswerRelocated(t *testing.T) {
 		t.Errorf("report %v", got)
 	}
 }
+
+// A body that is not a stream of events reaches the agent read by read
+// but is stored whole: a path or a secret that two reads split is then in
+// one piece, where a rerun's relocation and the redactor see it whole.
+func TestRecordStoresAPlainBodyWhole(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"content":[{"type":"tool_use","input":{"path":"/rec/cw`)
+		w.(http.Flusher).Flush()
+		<-release
+		fmt.Fprint(w, `d/notes.txt"}}]}`)
+	}))
+	defer up.Close()
+	var b bytes.Buffer
+	s := newSink(t, &b)
+	p, err := Start(Options{Upstream: up.URL, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	detach := p.Attach(s)
+	resp, err := http.Post(p.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, len(`{"content"`))
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatalf("the body's first read did not reach the agent before the upstream finished: %v", err)
+	}
+	close(release)
+	rest, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	detach()
+	s.w.Close(cassette.Footer{})
+	if got := string(first) + string(rest); !strings.HasSuffix(got, `d/notes.txt"}}]}`) {
+		t.Errorf("the agent got %q", got)
+	}
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recorded.Exchanges) != 1 {
+		t.Fatalf("%d exchanges", len(recorded.Exchanges))
+	}
+	if ps := recorded.Exchanges[0].Pieces; len(ps) != 1 || !bytes.Contains(ps[0].Data, []byte("/rec/cwd/notes.txt")) {
+		t.Errorf("stored in %d pieces: %q", len(ps), ps)
+	}
+}
