@@ -38,7 +38,7 @@ func Create(path string) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+base+TempMark+"*")
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,11 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // lockedSuffix ends the name of CreateLocked's temporary file: fixed, so
 // that every writer of a path meets the same file, and of the shape of
 // Create's (".BASE.tmp-..."), so that lookups pass it by as they do those.
-const lockedSuffix = ".tmp-lock"
+const lockedSuffix = TempMark + "lock"
+
+// TempMark follows the name of the path a temporary file is written for:
+// ".BASE" + TempMark + "…".
+const TempMark = ".tmp-"
 
 // LockedFile is a file being written in place of a path by one writer at a
 // time, across processes (see CreateLocked). Write to File and Commit or
@@ -226,7 +230,7 @@ func (f *LockedFile) Unlock() {
 // keepAside renames the file at path to a fresh name of Create's beside it.
 func keepAside(path string) error {
 	dir, base := filepath.Split(path)
-	aside, err := os.CreateTemp(dir, strings.TrimSuffix(base, lockedSuffix)+".tmp-*")
+	aside, err := os.CreateTemp(dir, strings.TrimSuffix(base, lockedSuffix)+TempMark+"*")
 	if err != nil {
 		return err
 	}

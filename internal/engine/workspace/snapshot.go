@@ -15,7 +15,8 @@
 // content a clean tracked file had is read from git only if the agent
 // changed it (see git.go). Elsewhere the tree is walked, with the .gitignore
 // rules applied by a matcher of git's rules. .git is always ignored, and so
-// is whatever matches Options.Ignore; a file larger than Options.MaxFileSize
+// are agentvcr's own files (see ownFile) and whatever matches
+// Options.Ignore; a file larger than Options.MaxFileSize
 // is noted as skipped, an unreadable file or one that is not a regular file
 // (a pipe, a socket, a device) as a note, never read.
 package workspace
@@ -40,14 +41,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/safefile"
+	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
 )
 
 // Options says what a Snapshot looks at.
 type Options struct {
 	// Ignore lists globs (path.Match syntax) of paths not recorded, matched
 	// against the slash-separated path relative to the root and against each
-	// of its elements; they add to what git ignores. .git is always ignored.
-	// Default: nothing more.
+	// of its elements; they add to what git ignores. .git and agentvcr's own
+	// files are always ignored. Default: nothing more.
 	Ignore []string
 	// NoGitignore records what .gitignore files, .git/info/exclude and the
 	// global excludes file ignore too: the whole tree is walked and read.
@@ -212,6 +215,9 @@ func excludesWithin(root string, excludes []string) []string {
 }
 
 func (s *Snapshot) ignored(rel string) bool {
+	if ownFile(rel) {
+		return true
+	}
 	if len(s.excludes) > 0 {
 		abs := filepath.Join(s.root, filepath.FromSlash(rel))
 		for _, x := range s.excludes {
@@ -230,6 +236,22 @@ func (s *Snapshot) ignored(rel string) bool {
 	}
 	_, ok := IgnoredBy(s.opts.Ignore, rel)
 	return ok
+}
+
+// ownFile reports whether rel names a file agentvcr itself writes into a
+// tree (a cassette, a pending golden, a directory's ledger of users, or the
+// temporary file one is written through), wherever it is: the test
+// packages of a module run at once, so another package records, compares
+// goldens or keeps its ledger under the same root while this one's agent
+// runs, and none of that is the agent's doing.
+func ownFile(rel string) bool {
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	if len(name) > 1 && name[0] == '.' {
+		if i := strings.LastIndex(name, safefile.TempMark); i > 1 {
+			name = name[1:i] // safefile's ".BASE.tmp-…"
+		}
+	}
+	return strings.HasSuffix(name, cassette.Ext) || strings.HasSuffix(name, ".golden.new") /* golden.PendingSuffix */ || name == unreferenced.LedgerName
 }
 
 // walk calls visit for every path under the root but the root, in lexical

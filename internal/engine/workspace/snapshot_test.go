@@ -405,6 +405,42 @@ func TestExcludeUnderRoot(t *testing.T) {
 	})
 }
 
+// The test packages of a module run at once: while one package's agent
+// runs, another records its cassette, leaves a pending golden and keeps
+// its ledger under the same root. None of that is the agent's doing, and a
+// cassette that recorded it would, on replay, find the other package's
+// temporary file gone and refuse to apply.
+func TestOtherPackagesArtefactsAreNotTheAgents(t *testing.T) {
+	inBothModes(t, func(t *testing.T, inGit bool) {
+		dir := t.TempDir()
+		write(t, dir, "a/testdata/cassettes/old.cassette", "was\n")
+		if inGit {
+			gitIn(t, dir, "init", "-q")
+		}
+		s := take(t, dir, Options{})
+		for _, rel := range []string{
+			"a/testdata/cassettes/.json-reply-1e18.cassette.tmp-lock",
+			"a/testdata/cassettes/.json-reply-1e18.cassette.tmp-83712",
+			"a/testdata/cassettes/json-reply-1e18.cassette",
+			"b/testdata/.hello.golden.new.tmp-991",
+			"b/testdata/hello.golden.new",
+			"b/testdata/cassettes/.agentvcr-users",
+			"b/testdata/cassettes/..agentvcr-users.tmp-5",
+			"out.txt",      // the agent's
+			".notes.tmp-1", // an agent's own temporary file is its doing
+		} {
+			write(t, dir, rel, "x\n")
+		}
+		write(t, dir, "a/testdata/cassettes/old.cassette", "re-recorded\n")
+		// The directories the other package made are left in: a replay
+		// that makes one already there finds it as it should be.
+		want := "mkdir b\nmkdir b/testdata\nmkdir b/testdata/cassettes\ncreate .notes.tmp-1\ncreate out.txt"
+		if got := summary(changes(t, s)); got != want {
+			t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
 // A working directory git ignores whole (a scratch directory inside a
 // checkout) is walked: the agent's files there are recorded.
 func TestIgnoredWorkingDirectoryIsWalked(t *testing.T) {
