@@ -328,7 +328,13 @@ func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-c
 		}
 	}
 	if ferr := flush(); err == nil && ferr != nil { // also what a stopped replay holds back
-		err = ferr
+		if !errors.Is(ferr, syscall.EPIPE) && !errors.Is(ferr, io.ErrClosedPipe) {
+			err = ferr
+		} else if !res.BrokenPipe {
+			// The reader left while relocated bytes were held back: the
+			// replay ends as it does when a write meets the closed pipe.
+			res = replayer.Result{Code: 128 + int(syscall.SIGPIPE), BrokenPipe: true}
+		}
 	}
 	if killedBy != 0 {
 		return 128 + int(killedBy), true, nil

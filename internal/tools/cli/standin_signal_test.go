@@ -258,6 +258,9 @@ func TestStandinBrokenPipe(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); code < 0 || ok && ws.Signaled() {
 		t.Fatalf("the stand-in was killed: %v, stderr %q", cmd.ProcessState, errb.String())
 	}
+	if code != 128+int(syscall.SIGPIPE) {
+		t.Errorf("exit %d, want %d as a filter killed by SIGPIPE reports; stderr %q", code, 128+int(syscall.SIGPIPE), errb.String())
+	}
 	if calls, err := standin.ReadLog(runLog); err != nil || len(calls) != 1 || calls[0].Code != code {
 		t.Errorf("exit %d, run log %+v, %v", code, calls, err)
 	}
