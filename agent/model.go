@@ -56,6 +56,12 @@ type ModelRoute struct {
 	// never fail a run for being unused. Nil: only the calls every agent
 	// of the wire makes (token counting, probes) are helpers.
 	Helper func(method, path string, body []byte) bool
+	// Volatile rewrites what the agent's own tools write differently on
+	// every run of one prompt (a shell result's process ids, chunk id or
+	// wall time) into the same text, for matching a rerun's requests to a
+	// recording's: it is given each string of a request, already rid of
+	// the run's places, uuids and dates. Nil: nothing more varies.
+	Volatile func(text string) string
 }
 
 // ModelRouting is implemented by profiles that know how to point their

@@ -79,7 +79,7 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if !kit.AnySet(env, envKey) {
 		env = kit.Setenv(env, envKey, kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: routed, Env: env, Injected: injected(), Helper: helper}, nil
+	return agent.ModelRoute{Wire: wire, Upstream: upstream, Argv: routed, Env: env, Injected: injected(), Helper: helper, Volatile: volatile}, nil
 }
 
 // injected are the blocks Codex writes into the input itself: the
@@ -92,6 +92,15 @@ var injected = sync.OnceValue(func() []*regexp.Regexp {
 		regexp.MustCompile(`(?s)<permissions instructions>.*?</permissions instructions>`),
 		regexp.MustCompile(`(?s)<user_instructions>.*?</user_instructions>`),
 		regexp.MustCompile(`(?s)# AGENTS\.md instructions for .*?</INSTRUCTIONS>`),
+	}
+})
+
+// volatile: the header of a shell tool's result, a fresh chunk id and the
+// command's wall time every run.
+var volatile = kit.Volatile(func() []kit.Rewrite {
+	return []kit.Rewrite{
+		{Re: regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`), With: "Chunk ID: <ID>"},
+		{Re: regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`), With: "Wall time: <DURATION>"},
 	}
 })
 

@@ -106,3 +106,20 @@ func TestModelInjectedAndHelpers(t *testing.T) {
 		}
 	}
 }
+
+// Codex's shell results carry a fresh chunk id and the wall time: the
+// route's Volatile makes the same command's result, two runs, the same.
+func TestShellHeaderIsVolatile(t *testing.T) {
+	r, err := Profile{}.RouteModel([]string{"codex", "exec", "hi"}, []string{"HOME=" + t.TempDir()}, "http://127.0.0.1:9", t.TempDir())
+	if err != nil || r.Volatile == nil {
+		t.Fatalf("route %v, Volatile set: %v", err, r.Volatile != nil)
+	}
+	a := r.Volatile("Chunk ID: abb2b0\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nhi\n")
+	b := r.Volatile("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 0\nOutput:\nhi\n")
+	if a != b {
+		t.Errorf("%q != %q", a, b)
+	}
+	if c := r.Volatile("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 1\nOutput:\nhi\n"); c == a {
+		t.Error("a different exit code normalised away")
+	}
+}

@@ -2,8 +2,10 @@ package kit
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The placeholder keys a routed run is given when the caller's environment
@@ -102,4 +104,24 @@ func JSONPeek(body []byte) map[string]json.RawMessage {
 		return nil
 	}
 	return m
+}
+
+// Rewrite is a rule of a profile's agent.ModelRoute.Volatile: what Re
+// matches becomes With, its $1 expanded.
+type Rewrite struct {
+	Re   *regexp.Regexp
+	With string
+}
+
+// Volatile is an agent.ModelRoute.Volatile applying rules in order. The
+// rules are made on first use: a process that never matches a request (a
+// stand-in's replay) does not compile them.
+func Volatile(rules func() []Rewrite) func(string) string {
+	made := sync.OnceValue(rules)
+	return func(s string) string {
+		for _, r := range made() {
+			s = r.Re.ReplaceAllString(s, r.With)
+		}
+		return s
+	}
 }

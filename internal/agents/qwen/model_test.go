@@ -62,3 +62,22 @@ func TestModelInjectedAndHelpers(t *testing.T) {
 		}
 	}
 }
+
+// The shell tool's results name the command's process group and the
+// background processes: the route's Volatile makes the same command's
+// result, two runs, the same.
+func TestShellProcessGroupIsVolatile(t *testing.T) {
+	r, err := Profile{}.RouteModel([]string{"qwen", "-p", "hi"}, nil, "http://127.0.0.1:9", "")
+	if err != nil || r.Volatile == nil {
+		t.Fatalf("route %v, Volatile set: %v", err, r.Volatile != nil)
+	}
+	result := func(pgid, code string) string {
+		return r.Volatile("Command: mkdir -p out\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: " + code + "\nSignal: 0\nBackground PIDs: " + pgid + "\nProcess Group PGID: " + pgid)
+	}
+	if a, b := result("21961", "0"), result("3307", "0"); a != b {
+		t.Errorf("%q != %q", a, b)
+	}
+	if result("21961", "0") == result("21961", "1") {
+		t.Error("a different exit code normalised away")
+	}
+}

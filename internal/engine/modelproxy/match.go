@@ -86,8 +86,8 @@ func (l *laneCounter) next(r request) (lane string, pos int) {
 
 func newMatcher(t *Recording, route agent.ModelRoute, cwd, home, tmp string) *matcher {
 	m := &matcher{helper: route.Helper, wire: route.Wire}
-	m.nz = newNormalizer(cwd, home, tmp, route.Injected)
-	recNZ := newNormalizer(t.Header.Cwd, t.Header.Home, t.Header.TempDir, route.Injected)
+	m.nz = newNormalizer(cwd, home, tmp, route)
+	recNZ := newNormalizer(t.Header.Cwd, t.Header.Home, t.Header.TempDir, route)
 	var lanes laneCounter
 	t.bodies(func(e *Exchange, body []byte) {
 		if !e.Answered {

@@ -10,20 +10,24 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/agentvcr/agentvcr/agent"
 )
 
 // normalizer takes out of a request what varies between two runs of one
 // prompt: the working and home directories, uuids, dates, the agent's own
 // ids for tool calls (made ordinals), prompt-cache keys and markers, the
-// user id in metadata.
+// user id in metadata; and what the agent's profile says its tools write
+// differently every run (agent.ModelRoute.Volatile).
 type normalizer struct {
 	places   []place
 	injected []*regexp.Regexp
+	volatile func(string) string
 }
 
 type place struct{ path, symbol string }
 
-func newNormalizer(cwd, home, tmp string, injected []*regexp.Regexp) normalizer {
+func newNormalizer(cwd, home, tmp string, route agent.ModelRoute) normalizer {
 	var ps []place
 	for _, p := range []place{{cwd, "$CWD"}, {tmp, "$TMP"}, {home, "$HOME"}} {
 		if len(p.path) > 1 {
@@ -32,7 +36,7 @@ func newNormalizer(cwd, home, tmp string, injected []*regexp.Regexp) normalizer 
 	}
 	// The longest first: a working directory under the home directory.
 	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].path) > len(ps[j].path) })
-	return normalizer{places: ps, injected: injected}
+	return normalizer{places: ps, injected: route.Injected, volatile: route.Volatile}
 }
 
 // textRules are the patterns text() replaces, compiled on first use: a
@@ -42,13 +46,6 @@ var textRules = sync.OnceValue(func() []textRule {
 	return []textRule{
 		{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
 		{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b`), "<DATE>"},
-		// A shell tool's result header as Codex writes it: a fresh chunk id
-		// and the command's wall time every run.
-		{regexp.MustCompile(`(?m)^Chunk ID: [0-9a-f]+$`), "Chunk ID: <ID>"},
-		{regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`), "Wall time: <DURATION>"},
-		// The process ids a shell tool's result names as Qwen Code and Gemini
-		// CLI write it: another every run.
-		{regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`), "$1: <PID>"},
 		// Dates as agents write them in their environment context.
 		{regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`), "<DATE>"},
 	}
@@ -86,6 +83,9 @@ func (nz normalizer) text(s string) string {
 	}
 	for _, r := range textRules() {
 		s = r.re.ReplaceAllString(s, r.with)
+	}
+	if nz.volatile != nil {
+		s = nz.volatile(s)
 	}
 	return s
 }

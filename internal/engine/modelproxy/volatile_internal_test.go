@@ -2,8 +2,11 @@ package modelproxy
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/agent"
 )
 
 // Codex 0.160 stamps every input message with the time it was made: two
@@ -15,7 +18,7 @@ func TestMessageClockIsNotTheRequest(t *testing.T) {
 			"internal_chat_message_metadata_passthrough":{"create_time":`+clock+`}}],"client_metadata":{"installation_id":"`+clock+`"}}`), &v)
 		return v
 	}
-	nz := newNormalizer("/w", "/h", "/t", nil)
+	nz := newNormalizer("/w", "/h", "/t", agent.ModelRoute{})
 	a, b := digest(nz.value(body("1795861478.0057654"), ordinals{}, false)), digest(nz.value(body("1795861653.6492314"), ordinals{}, false))
 	if a != b {
 		t.Error("the message's create_time made two runs' requests differ")
@@ -27,7 +30,7 @@ func TestMessageClockIsNotTheRequest(t *testing.T) {
 func TestOrdinalsInKeyOrder(t *testing.T) {
 	var v any
 	json.Unmarshal([]byte(`{"input":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"exec_command"},{"type":"function_call_output","call_id":"call_1"}]}`), &v)
-	nz := newNormalizer("/w", "/h", "/t", nil)
+	nz := newNormalizer("/w", "/h", "/t", agent.ModelRoute{})
 	want := digest(nz.value(v, ordinals{}, false))
 	for range 50 {
 		if got := digest(nz.value(v, ordinals{}, false)); got != want {
@@ -36,32 +39,30 @@ func TestOrdinalsInKeyOrder(t *testing.T) {
 	}
 }
 
-// Codex's shell results carry a fresh chunk id and the wall time: the
-// same command's result, two runs, is the same result.
-func TestCodexShellHeaderIsNotTheResult(t *testing.T) {
-	nz := newNormalizer("/w", "/h", "/t", nil)
-	a := nz.text("Chunk ID: abb2b0\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nhi\n")
-	b := nz.text("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 0\nOutput:\nhi\n")
-	if a != b {
-		t.Errorf("%q != %q", a, b)
+// What a profile says its agent's tools write differently every run
+// (agent.ModelRoute.Volatile) is rewritten in every string of a request,
+// after the run's places: the same command's result, two runs, is the same
+// request; another exit code is not.
+func TestRouteVolatileIsNotTheRequest(t *testing.T) {
+	route := agent.ModelRoute{Volatile: func(s string) string {
+		return regexp.MustCompile(`(?m)^Job: [0-9]+$`).ReplaceAllString(s, "Job: <N>")
+	}}
+	nz := newNormalizer("/w", "/h", "/t", route)
+	body := func(job, code string) []byte {
+		return []byte(`{"model":"m","messages":[{"role":"tool","content":"Job: ` + job + `\nin /w/sub\nExit Code: ` + code + `"}]}`)
 	}
-	if c := nz.text("Chunk ID: 81e301\nWall time: 0.0099 seconds\nProcess exited with code 1\nOutput:\nhi\n"); c == a {
+	a, b := nz.describe("POST", "/v1/chat/completions", "", body("21961", "0"), nil), nz.describe("POST", "/v1/chat/completions", "", body("3307", "0"), nil)
+	if a.full != b.full || a.conv != b.conv {
+		t.Error("the volatile line made two runs' requests differ")
+	}
+	if c := nz.describe("POST", "/v1/chat/completions", "", body("21961", "1"), nil); c.full == a.full {
 		t.Error("a different exit code normalised away")
 	}
-}
-
-// Qwen Code's (and Gemini CLI's) shell results name the command's process
-// group: the same command's result, two runs, is the same result.
-func TestShellProcessGroupIsNotTheResult(t *testing.T) {
-	nz := newNormalizer("/w", "/h", "/t", nil)
-	result := func(pgid, code string) string {
-		return nz.text("Command: mkdir -p out\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: " + code + "\nSignal: 0\nBackground PIDs: " + pgid + "\nProcess Group PGID: " + pgid)
+	if got := nz.text("Job: 12\nin /w/sub"); got != "Job: <N>\nin $CWD/sub" {
+		t.Errorf("text %q", got)
 	}
-	if a, b := result("21961", "0"), result("3307", "0"); a != b {
-		t.Errorf("%q != %q", a, b)
-	}
-	if result("21961", "0") == result("21961", "1") {
-		t.Error("a different exit code normalised away")
+	if got := newNormalizer("/w", "/h", "/t", agent.ModelRoute{}).text("Job: 12"); got != "Job: 12" {
+		t.Errorf("a route without Volatile rewrote %q", got)
 	}
 }
 
