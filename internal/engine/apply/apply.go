@@ -310,7 +310,6 @@ type applier struct {
 
 	fresh   map[string]*job // the directories made where nothing is, staged whole
 	handles dirHandles
-	win     window
 }
 
 func newApplier(r *os.Root, root string, p *Plan, opts ApplyOptions) *applier {
@@ -913,10 +912,54 @@ func (a *applier) stage() error {
 		}
 		a.fresh[j.path] = j
 	}
+	if err := a.stageFiles(wrote); err != nil {
+		return err
+	}
+	for i, j := range a.jobs {
+		d := path.Dir(j.path)
+		if j.kind == jobChmod || wrote[d] || a.now(d).kind != isDir && d != "." || a.removes[d] != nil {
+			continue
+		}
+		wrote[d] = true
+		probe := a.tempName(d, i, "probe")
+		dir, name := a.handles.at(probe)
+		f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
+		}
+		f.Close()
+		dir.Remove(name)
+	}
+	return nil
+}
+
+// stageFiles stages every new file and link, and keeps every original to
+// replace or remove; the new files' content is written by writers.
+func (a *applier) stageFiles(wrote map[string]bool) error {
+	files := 0
+	for _, j := range a.jobs {
+		if j.kind == jobPlace && j.s.Op != cassette.OpSymlink {
+			files++
+		}
+	}
+	w := newWriters(a, files)
+	err := a.stageInOrder(w, wrote)
+	// Whatever failed, every writer is done before the caller discards
+	// what was staged.
+	if i, werr := w.wait(); err == nil && werr != nil {
+		err = fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, a.jobs[i].path, werr)
+	}
+	return err
+}
+
+func (a *applier) stageInOrder(w *writers, wrote map[string]bool) error {
 	for i, j := range a.jobs {
 		if i%64 == 0 {
 			if err := a.interrupted(); err != nil {
 				return err
+			}
+			if w.failed.Load() {
+				return nil // wait says what failed
 			}
 		}
 		if j.kind == jobPlace || j.kind == jobDelete {
@@ -936,8 +979,13 @@ func (a *applier) stage() error {
 				wrote[dir] = true
 				at = j.staged
 			}
-			if err := a.stageOne(j, at); err != nil {
-				return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, err)
+			if j.s.Op == cassette.OpSymlink {
+				d, name := a.handles.at(at)
+				if err := d.Symlink(j.s.Target, name); err != nil {
+					return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
+				}
+			} else {
+				w.write(writeTask{i: i, at: at, s: j.s, mode: j.mode})
 			}
 		}
 		if (j.kind == jobPlace || j.kind == jobDelete) && (j.old.kind == isFile || j.old.kind == isLink) {
@@ -945,21 +993,6 @@ func (a *applier) stage() error {
 				return err
 			}
 		}
-	}
-	for i, j := range a.jobs {
-		d := path.Dir(j.path)
-		if j.kind == jobChmod || wrote[d] || a.now(d).kind != isDir && d != "." || a.removes[d] != nil {
-			continue
-		}
-		wrote[d] = true
-		probe := a.tempName(d, i, "probe")
-		dir, name := a.handles.at(probe)
-		f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, unwrapPath(err))
-		}
-		f.Close()
-		dir.Remove(name)
 	}
 	return nil
 }
@@ -988,27 +1021,6 @@ func (a *applier) stagedAt(rel string) string {
 		}
 	}
 	return rel
-}
-
-// stageOne writes a job's new file (verified against its recorded size and
-// sha256) or link at the staged path at.
-func (a *applier) stageOne(j *job, at string) error {
-	d, name := a.handles.at(at)
-	if j.s.Op == cassette.OpSymlink {
-		return unwrapPath(d.Symlink(j.s.Target, name))
-	}
-	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|safefile.NoFollowInRoot, 0o600)
-	if err != nil {
-		return unwrapPath(err)
-	}
-	err = a.writeContent(f, j.s)
-	if err == nil {
-		err = f.Chmod(j.mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return unwrapPath(err)
 }
 
 // keep makes a backup of the path a job replaces or removes: a hard link

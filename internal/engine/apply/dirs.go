@@ -1,11 +1,7 @@
 package apply
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path"
 )
@@ -87,61 +83,4 @@ func (h *dirHandles) rename(from, to string) error {
 		}
 	}
 	return h.root.Rename(from, to)
-}
-
-// window is a piece of the plan's content spool held in memory: the
-// content of small files, which the plan keeps in the order they are
-// applied, is read a window at a time rather than with a read each.
-type window struct {
-	buf []byte
-	off int64 // of buf[0] in the spool
-	n   int   // bytes of buf read
-}
-
-const windowSize = 1 << 20
-
-// slice is the content of s when it fits in the window, read into it if
-// it is not there yet; nil, false for content larger than the window. The
-// window is no larger than the plan's content.
-func (w *window) slice(p *Plan, s *step) ([]byte, bool, error) {
-	if s.Size > min(windowSize, p.size) {
-		return nil, false, nil
-	}
-	if s.off < w.off || s.off+s.Size > w.off+int64(w.n) {
-		if w.buf == nil {
-			w.buf = make([]byte, min(windowSize, p.size))
-		}
-		n, err := p.content.ReadAt(w.buf, s.off)
-		if err != nil && err != io.EOF {
-			return nil, true, err
-		}
-		w.off, w.n = s.off, n
-		if int64(n) < s.Size {
-			return nil, true, fmt.Errorf("%w: the plan's spool holds %d of its %d bytes", ErrContent, n, s.Size)
-		}
-	}
-	return w.buf[s.off-w.off : s.off-w.off+s.Size], true, nil
-}
-
-// writeContent writes the content of step s to f, in one write when it
-// fits in the window, and verifies it against its recorded size and
-// sha256 as it goes.
-func (a *applier) writeContent(f *os.File, s *step) error {
-	data, small, err := a.win.slice(a.p, s)
-	if err != nil {
-		return err
-	}
-	if small {
-		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != s.SHA256 {
-			return fmt.Errorf("%w: %d bytes staged, sha256 not as recorded", ErrContent, len(data))
-		}
-		_, err := f.Write(data)
-		return err
-	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), a.p.contentOf(s))
-	if err == nil && (n != s.Size || hex.EncodeToString(h.Sum(nil)) != s.SHA256) {
-		err = fmt.Errorf("%w: %d bytes staged, sha256 not as recorded", ErrContent, n)
-	}
-	return err
 }

@@ -12,3 +12,15 @@ func SetPlanLimits(effects, bytes int) (restore func()) {
 	planLimits.effects, planLimits.bytes = effects, bytes
 	return func() { planLimits = old }
 }
+
+// SetWriteHook makes f run before each new file is written, on the
+// goroutine that writes it (nil: none).
+func SetWriteHook(f func(path string) error) { writeHook = f }
+
+// SetParallelWrites makes Apply write new files on several goroutines from
+// n of them, with up to 4 goroutines, until restore is called.
+func SetParallelWrites(n int) (restore func()) {
+	old := parallelWrites
+	parallelWrites = n
+	return func() { parallelWrites = old }
+}
