@@ -439,6 +439,16 @@ type deltaClassifier struct {
 	hits     []byte
 	w        walker
 	key      []byte
+
+	// shapes are those of the delta events seen last (see deltaShape),
+	// the one matched last first; the rest is scratch for them.
+	shapes     []*deltaShape
+	spare      *deltaShape
+	holes      [maxShapeHoles]span
+	shapeHoles []span
+	fixed      []span
+	stack      []byte
+	noShapes   bool // every line the long way (for tests)
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -466,6 +476,9 @@ func (c *deltaClassifier) classify(line []byte) (ps, pe int, key []byte, ok bool
 
 // classifyHits is classify with what is known of the needles in c.hits.
 func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok bool, obj []byte, start int) {
+	if ps, pe, key, ok := c.shaped(line); ok {
+		return ps, pe, key, true, nil, -1
+	}
 	// Most lines hold no rule's needle: they are not parsed. Rules often
 	// share one (a type): each is looked for once, when a rule asks, and
 	// a delta event stops the search at its rule.
@@ -500,6 +513,12 @@ func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok 
 		}
 		ps, pe, c.key, ok = c.w.result(d, obj, i, c.key[:0])
 		if ok {
+			if !c.noShapes {
+				c.learnShape(line, obj, start, i)
+				// learnShape used the walker and the key: found again.
+				c.w.lookup(d, obj)
+				ps, pe, c.key, _ = c.w.result(d, obj, i, c.key[:0])
+			}
 			return start + ps, start + pe, c.key, true, obj, start
 		}
 	}
@@ -716,50 +735,14 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.inPiece, d.src = true, in
 	d.out, d.copied = d.out[:0], 0
 	defer func() { d.src = nil }()
-	// Only lines that hold a needle are looked at: the others end a run
-	// and pass as they are.
-	needles := d.cls.needles
-	if !d.finder.cwdKnown && d.finder.flags.learnCwd {
-		needles = append(slices.Clip(needles), []byte(`"cwd"`))
-	}
-	var next [8]int
-	nexts := next[:0]
-	if len(needles) > len(next) {
-		nexts = make([]int, 0, len(needles))
-	}
-	for range needles {
-		nexts = append(nexts, -1)
-	}
+	// Line by line: a delta event of a shape seen before is classified
+	// in one pass over it; any other line is searched for the needles.
 	for pos := 0; pos < len(in); {
-		cand := len(in)
-		for k, nd := range needles {
-			if nexts[k] < pos && nexts[k] != len(in) {
-				nexts[k] = len(in)
-				if i := indexNeedle(in[pos:], nd); i >= 0 {
-					nexts[k] = pos + i
-				}
-			}
-			cand = min(cand, nexts[k])
-		}
-		if cand == len(in) {
-			break
-		}
-		if s := pos + lastNewline(in[pos:cand]) + 1; s > pos {
-			d.release() // lines without a needle in between
-			pos = s
-		}
 		end := len(in)
-		if i := bytes.IndexByte(in[cand:], '\n'); i >= 0 {
-			end = cand + i + 1
+		if i := bytes.IndexByte(in[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
 		}
-		// The searches above found which needles the line holds.
-		for k := range d.cls.needles {
-			d.cls.hits[k] = needleAbsent
-			if nexts[k] < end {
-				d.cls.hits[k] = needleFound
-			}
-		}
-		if d.lineHits(in[pos:end], pos) {
+		if d.line(in[pos:end], pos) {
 			d.reset()
 			return nil, true
 		}
@@ -769,7 +752,8 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	if d.copied == 0 {
 		return in, false
 	}
-	return append(d.out, in[d.copied:]...), false
+	d.out = append(d.out, in[d.copied:]...) // kept: the next piece's
+	return d.out, false
 }
 
 func (d *deltaJoiner) hold(line []byte, at, ps, pe int, key []byte) {

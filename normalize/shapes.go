@@ -1,0 +1,273 @@
+package normalize
+
+import (
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
+)
+
+// A run of delta events is the same event over and over with other text:
+//
+//	{"type":"thinking","subtype":"delta","text":"…","session_id":"…","timestamp_ms":…}
+//
+// Once one such event was classified the long way (its rule's needle
+// searched for, the line checked whole as JSON and walked), its shape is
+// kept: its bytes with every string and number value left open, but for
+// the values that some rule's condition reads. A later line of that shape
+// is an event of the same rule, whose piece and stream are in its open
+// values: it is classified in one pass over it, which compares the shape's
+// bytes and checks each open value as jsonscan does, and no more.
+//
+// Why a line of the shape is classified as the long way would classify it:
+//   - it is valid JSON, one object alone on its line: the shape's bytes are
+//     those of a valid line, each open value is a valid string or number
+//     where the shape had one (and is followed by the byte that followed
+//     it), and only whitespace follows the object;
+//   - every rule's walk reads the same members (the member names, nesting
+//     and the values of conditions are the shape's bytes), and finds
+//     values of the same kinds;
+//   - so every rule before the shape's failed on it, as on the line the
+//     shape was made from (checked when it is made, needle or not), and the
+//     shape's rule matches; its needle lies in the shape's bytes, so the
+//     long way would have tried it.
+
+// maxShapes bounds the shapes a classifier keeps; maxShapeLine the line one
+// is made from, maxShapeHoles its open values.
+const (
+	maxShapes     = 8
+	maxShapeLine  = 4 << 10
+	maxShapeHoles = 32
+)
+
+// deltaShape is the shape of a delta event of rule rule.
+type deltaShape struct {
+	rule int
+	lit  []byte // the fixed bytes, end to end
+	segs []shapeSeg
+	// piece is the open value that holds the piece; by, for each of the
+	// rule's by paths, the open value it is (or -1: the fixed bytes
+	// byConst[k]).
+	piece   int
+	by      []int
+	byConst [][]byte
+}
+
+// shapeSeg is fixed bytes (up to litEnd in lit) and the open value after
+// them, or the end of the line.
+type shapeSeg struct {
+	litEnd int
+	hole   byte
+}
+
+const (
+	holeEnd    byte = iota // only whitespace follows
+	holeString             // a JSON string
+	holeNumber             // a JSON number
+)
+
+// match reports whether line has the shape, and fills holes with the spans
+// of its open values.
+func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span) bool {
+	i, from := 0, 0
+	for k, seg := range s.segs {
+		lit := s.lit[from:seg.litEnd]
+		from = seg.litEnd
+		if len(line)-i < len(lit) || string(line[i:i+len(lit)]) != string(lit) {
+			return false
+		}
+		i += len(lit)
+		switch seg.hole {
+		case holeString:
+			if i >= len(line) || line[i] != '"' {
+				return false
+			}
+			end, err := jsonscan.ScanString(line, i)
+			if err != nil {
+				return false
+			}
+			holes[k] = span{i, end}
+			i = end
+		case holeNumber:
+			j := i
+			for j < len(line) && numberByte[line[j]] {
+				j++
+			}
+			if !validNumber(line[i:j]) {
+				return false
+			}
+			holes[k] = span{i, j}
+			i = j
+		default:
+			return jsonscan.SkipWS(line, i) == len(line)
+		}
+	}
+	return false
+}
+
+// shaped classifies line by the shapes known: ok false when it has none of
+// them (it may still be a delta event).
+func (c *deltaClassifier) shaped(line []byte) (ps, pe int, key []byte, ok bool) {
+	for k, s := range c.shapes {
+		if !s.match(line, &c.holes) {
+			continue
+		}
+		if k > 0 { // the last one matched is tried first
+			copy(c.shapes[1:k+1], c.shapes[:k])
+			c.shapes[0] = s
+		}
+		key = append(c.key[:0], byte(s.rule), byte(s.rule>>8))
+		for j, h := range s.by {
+			key = append(key, 0)
+			if h < 0 {
+				key = append(key, s.byConst[j]...)
+			} else {
+				key = append(key, line[c.holes[h].start:c.holes[h].end]...)
+			}
+		}
+		c.key = key
+		p := c.holes[s.piece]
+		return p.start + 1, p.end - 1, key, true
+	}
+	return 0, 0, nil, false
+}
+
+// learnShape keeps the shape of line, a delta event of rule rule (its JSON
+// object obj at line[start:]) that no shape had, when it can be kept.
+func (c *deltaClassifier) learnShape(line, obj []byte, start, rule int) {
+	if len(line) > maxShapeLine {
+		return
+	}
+	// The values every rule's conditions compare stay fixed, and no rule
+	// before this one may match, needle or not.
+	fixed := c.fixed[:0]
+	for j := range c.rules {
+		d := &c.rules[j]
+		c.w.lookup(d, obj)
+		for q, cond := range d.when {
+			if f := c.w.res[q]; f.ok && !cond.any { // "PATH=*" reads no value
+				fixed = append(fixed, span{start + f.off, start + f.end})
+			}
+		}
+		if j < rule {
+			if _, _, k, ok := c.w.result(d, obj, j, c.key[:0]); ok {
+				c.key, c.fixed = k, fixed
+				return
+			}
+		}
+	}
+	c.fixed = fixed
+	d := &c.rules[rule]
+	c.w.lookup(d, obj)
+	res := c.w.res
+	inFixed := func(i int) bool {
+		for _, f := range fixed {
+			if i >= f.start && i < f.end {
+				return true
+			}
+		}
+		return false
+	}
+
+	s := c.spare
+	c.spare = nil
+	if s == nil {
+		s = &deltaShape{}
+	}
+	s.rule, s.lit, s.segs, s.piece = rule, s.lit[:0], s.segs[:0], -1
+	s.by, s.byConst = s.by[:0], s.byConst[:0]
+	holes := c.shapeHoles[:0]
+	stack := c.stack[:0]
+	expectKey := false
+	for i := 0; i < len(line); {
+		ch := line[i]
+		hole := holeEnd
+		end := i + 1
+		switch {
+		case ch == '"':
+			end, _ = jsonscan.ScanString(line, i) // the line is valid
+			if !expectKey {
+				hole = holeString
+			}
+			expectKey = false
+		case ch == '-' || ch >= '0' && ch <= '9':
+			for end < len(line) && numberByte[line[end]] {
+				end++
+			}
+			hole = holeNumber
+		case ch == '{' || ch == '[':
+			stack = append(stack, ch)
+			expectKey = ch == '{'
+		case ch == '}' || ch == ']':
+			stack = stack[:len(stack)-1]
+		case ch == ',':
+			expectKey = stack[len(stack)-1] == '{'
+		}
+		if hole == holeEnd || inFixed(i) {
+			s.lit = append(s.lit, line[i:end]...)
+		} else {
+			if len(holes) == maxShapeHoles {
+				c.stack, c.shapeHoles, c.spare = stack, holes, s
+				return
+			}
+			s.segs = append(s.segs, shapeSeg{litEnd: len(s.lit), hole: hole})
+			holes = append(holes, span{i, end})
+		}
+		i = end
+	}
+	s.segs = append(s.segs, shapeSeg{litEnd: len(s.lit), hole: holeEnd})
+	c.stack, c.shapeHoles = stack, holes
+
+	// The piece is an open string, each by value an open value or fixed
+	// bytes with none inside.
+	holeAt := func(f found) (int, bool) {
+		a, b := start+f.off, start+f.end
+		for k, h := range holes {
+			switch {
+			case h.start == a && h.end == b:
+				return k, true
+			case h.start >= a && h.start < b:
+				return -1, false
+			}
+		}
+		return -1, true
+	}
+	p := res[len(d.when)]
+	k, ok := holeAt(p)
+	if !ok || k < 0 || s.segs[k].hole != holeString {
+		c.spare = s
+		return
+	}
+	s.piece = k
+	for _, f := range res[len(d.when)+1 : len(d.paths)] {
+		k, ok := holeAt(f)
+		if !ok {
+			c.spare = s
+			return
+		}
+		s.by = append(s.by, k)
+		var fixedBytes []byte
+		if k < 0 {
+			fixedBytes = append([]byte(nil), line[start+f.off:start+f.end]...)
+		}
+		s.byConst = append(s.byConst, fixedBytes)
+	}
+	// The rule's needle lies in fixed bytes: the long way tries the rule.
+	needle := c.needles[c.needleOf[rule]]
+	inLit, from := false, 0
+	for _, seg := range s.segs {
+		if indexNeedle(s.lit[from:seg.litEnd], needle) >= 0 {
+			inLit = true
+			break
+		}
+		from = seg.litEnd
+	}
+	if !inLit {
+		c.spare = s
+		return
+	}
+	if len(c.shapes) == maxShapes {
+		c.spare = c.shapes[maxShapes-1]
+		c.shapes = c.shapes[:maxShapes-1]
+	}
+	c.shapes = append(c.shapes, nil)
+	copy(c.shapes[1:], c.shapes)
+	c.shapes[0] = s
+}
