@@ -14,6 +14,7 @@ all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/agentvcr ./cmd/agentvcr
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/agentvcr-standin ./cmd/agentvcr-standin
 	$(GO) build -o $(BIN)/cursor-agent-sim ./cmd/cursor-agent-sim
 
 # The whole suite: formatting, vet, unit tests, fuzz seeds, testscript scripts, examples.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/agentvcr/agentvcr/internal/engine/golden"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	// Records and reruns: the stand-in without it only replays.
+	_ "github.com/agentvcr/agentvcr/internal/engine/standin/live"
 	"github.com/agentvcr/agentvcr/internal/engine/testrun"
 	"github.com/agentvcr/agentvcr/normalize"
 )

@@ -86,6 +86,8 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/goldentest"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	// Records and reruns: the stand-in without it only replays.
+	_ "github.com/agentvcr/agentvcr/internal/engine/standin/live"
 	"github.com/agentvcr/agentvcr/internal/engine/testrun"
 	"github.com/agentvcr/agentvcr/internal/engine/unreferenced"
 	"github.com/agentvcr/agentvcr/internal/engine/workspace"

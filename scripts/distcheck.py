@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks what make dist wrote: every archive is there and holds its
-platform's binary (ELF, Mach-O or PE, of the right architecture, looked at
-in its header), checksums.txt lists every file with its sha256, every npm
-package and wheel holds its platform's binary too. Usage: distcheck.py DIST"""
+platform's binaries, agentvcr and agentvcr-standin (ELF, Mach-O or PE, of
+the right architecture, looked at in its header), checksums.txt lists every
+file with its sha256, every npm package and wheel holds its platform's
+binaries too. Usage: distcheck.py DIST"""
 
 import hashlib
 import io
@@ -14,6 +15,7 @@ import tarfile
 import zipfile
 
 PLATFORMS = [(o, a) for o in ("linux", "darwin", "windows") for a in ("amd64", "arm64")]
+COMMANDS = ("agentvcr", "agentvcr-standin")
 
 
 def kind(data):
@@ -65,25 +67,32 @@ def main(dist):
         name = found[0]
         version = name[len("agentvcr_"):-len("_%s_%s%s" % (o, a, ext))]
         files = members(os.path.join(dist, name))
-        exe = "agentvcr_%s_%s_%s/agentvcr%s" % (version, o, a, ".exe" if o == "windows" else "")
-        if exe not in files:
-            problems.append("%s: no %s in it (has %s)" % (name, exe, ", ".join(sorted(files))))
-            continue
-        data, mode = files[exe]
-        if kind(data) != (o, a):
-            problems.append("%s: the binary is %s/%s, not %s/%s" % ((name,) + kind(data) + (o, a)))
-        if o != "windows" and mode & 0o111 == 0:
-            problems.append("%s: the binary is not executable (mode %o)" % (name, mode))
-        print("ok %-52s %5.1f MiB  %s/%s binary" % (name, os.path.getsize(os.path.join(dist, name)) / 2**20, o, a))
+        good = True
+        for command in COMMANDS:
+            exe = "agentvcr_%s_%s_%s/%s%s" % (version, o, a, command, ".exe" if o == "windows" else "")
+            if exe not in files:
+                problems.append("%s: no %s in it (has %s)" % (name, exe, ", ".join(sorted(files))))
+                good = False
+                continue
+            data, mode = files[exe]
+            if kind(data) != (o, a):
+                problems.append("%s: %s is %s/%s, not %s/%s" % ((name, command) + kind(data) + (o, a)))
+                good = False
+            if o != "windows" and mode & 0o111 == 0:
+                problems.append("%s: %s is not executable (mode %o)" % (name, command, mode))
+                good = False
+        if good:
+            print("ok %-52s %5.1f MiB  %s/%s binaries" % (name, os.path.getsize(os.path.join(dist, name)) / 2**20, o, a))
     # Packages: each platform's npm package and wheel holds its binary.
     for n in names:
         if re.match(r"npm/agentvcr-(linux|darwin|win32)-(x64|arm64)-", n) or n.endswith(".whl"):
             files = members(os.path.join(dist, n))
-            bins = [f for f in files if re.search(r"(^|/)bin/agentvcr(\.exe)?$", f)]
-            if len(bins) != 1:
-                problems.append("%s: %d binaries in it" % (n, len(bins)))
+            bins = [f for f in files if re.search(r"(^|/)bin/agentvcr(-standin)?(\.exe)?$", f)]
+            if len(bins) != len(COMMANDS):
+                problems.append("%s: %d binaries in it, want %s" % (n, len(bins), " and ".join(COMMANDS)))
                 continue
-            o, a = kind(files[bins[0]][0])
+            kinds = set(kind(files[b][0]) for b in bins)
+            o, a = kinds.pop() if len(kinds) == 1 else ("mixed", "platforms")
             want = None
             for po, pa in PLATFORMS:
                 npm = "%s-%s" % ("win32" if po == "windows" else po, "x64" if pa == "amd64" else pa)
@@ -95,7 +104,7 @@ def main(dist):
             if (o, a) != want:
                 problems.append("%s: holds a %s/%s binary, want %s" % (n, o, a, want))
             else:
-                print("ok %-52s %5.1f MiB  %s/%s binary" % (n[:52], os.path.getsize(os.path.join(dist, n)) / 2**20, o, a))
+                print("ok %-52s %5.1f MiB  %s/%s binaries" % (n[:52], os.path.getsize(os.path.join(dist, n)) / 2**20, o, a))
     # checksums.txt: sha256sum -c's format, every file listed, every sum right.
     listed = {}
     with open(os.path.join(dist, "checksums.txt")) as f:

@@ -25,7 +25,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/safefile"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
-	"github.com/agentvcr/agentvcr/recorder"
 	"github.com/agentvcr/agentvcr/replayer"
 )
 
@@ -504,6 +503,10 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	if err != nil {
 		return answer{}.failed(err, "")
 	}
+	lv, err := c.runsLive()
+	if err != nil {
+		return answer{}.failed(err, "")
+	}
 	if _, err := os.Stat(c.dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
 			return answer{}.failed(fmt.Errorf("cannot make the cassette directory: %w", err), "")
@@ -541,32 +544,30 @@ func (c *call) record(inv index.Invocation, stdin *os.File, before *recording) a
 	path := out.Path()
 	// The caller gets the redacted stream the cassette gets: what it makes
 	// of a recording round (a golden) is then what it makes of every replay.
-	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
+	r := RecordSpec{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdout: c.env.Stdout, Stderr: c.env.Stderr, Take: inv.Take,
 		LiveRedacted: true,
-		Files:        &recorder.Files{Exclude: c.ownFiles()}, WorkDir: c.agentDir(cwdOf()),
-		AskVersion: all.Known(real), VersionCache: index.CacheDir()}
+		Exclude:      c.ownFiles(), WorkDir: c.agentDir(cwdOf()),
+		AskVersion: all.Known(real), VersionCache: index.CacheDir(),
+		Model: c.env.Getenv(EnvRecordModel), BeforeRun: c.warnLive,
+		// The directory's first recording by the stand-in starts the index
+		// committed with the cassettes, which a fresh machine's first call
+		// reads instead of every header.
+		StartIndex: true}
 	if stdin != nil {
-		opts.Stdin = stdin
+		r.Stdin = stdin
 	}
-	if err := c.routeModel(&opts); err != nil {
-		return answer{}.failed(err, "")
-	}
-	c.warnLive()
-	// The directory's first recording by the stand-in starts the index
-	// committed with the cassettes, which a fresh machine's first call reads
-	// instead of every header; re-recorded in record mode, a test that now
-	// makes the call fewer times leaves no later takes behind.
-	saved := runner.Saved{StartIndex: true}
 	if act == rerecord {
-		saved.Prune = func(lib *index.Library) bool { return dropLaterTakes(lib, inv) }
+		// Re-recorded in record mode, a test that now makes the call fewer
+		// times leaves no later takes behind.
+		r.Prune = func(lib *index.Library) bool { return dropLaterTakes(lib, inv) }
 	}
-	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
+	ran, code, err := lv.Record(c.env.Stderr, c.name, out.File, r)
 	if err != nil {
 		// The run log keeps the line either way: a harness fails the test
 		// for a cassette not saved even when the agent ran (live, its
 		// output reached the caller, as a passthrough's does).
 		a := answer{code: code, outcome: Failed, err: err}
-		if res.Ran {
+		if ran {
 			a.outcome = Passthrough
 		}
 		return a

@@ -26,7 +26,6 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/safefile"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
 	"github.com/agentvcr/agentvcr/internal/tools/convmsg"
-	"github.com/agentvcr/agentvcr/recorder"
 )
 
 // conversing is the call as a conversation, when its agent's profile says
@@ -283,6 +282,10 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	if err != nil {
 		return c.fail(err, "")
 	}
+	lv, err := c.runsLive()
+	if err != nil {
+		return c.fail(err, "")
+	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return c.fail(fmt.Errorf("cannot make the cassette directory: %w", err), "")
 	}
@@ -293,39 +296,35 @@ func (c *call) recordConversation(cv conversing, inv index.Invocation, stdin io.
 	}
 	defer out.Unlock()
 	cwd := c.agentDir(cwdOf())
-	opts := recorder.Options{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		Take: inv.Take, Files: &recorder.Files{Exclude: c.ownFiles()}, WorkDir: cwd,
+	r := RecordSpec{Argv: append([]string{real}, c.args...), Env: c.agentEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Take: inv.Take, Exclude: c.ownFiles(), WorkDir: cwd,
 		AskVersion: all.Known(real), VersionCache: index.CacheDir(),
-		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name()}
-	if err := c.routeModel(&opts); err != nil {
-		return c.fail(err, "")
-	}
-	opts.Agent = cv.profile.Name()
-	c.warnLive()
-	saved := runner.Saved{StartIndex: true, Name: func(tmp string) (string, error) {
-		rd, err := cassette.Open(tmp)
-		if err != nil {
-			return "", err
-		}
-		defer rd.Close()
-		sum, err := conversation.Digest(rd, cv.conv)
-		if err != nil {
-			return "", err
-		}
-		// The agent's name first: another agent's session with the same
-		// flags and messages must not take its place.
-		// Then what the call was, as a one-shot name says it: the first
-		// words of the caller's first prompt, when it sent one.
-		base := strings.TrimSuffix(filepath.Base(path), cassette.Ext)
-		if words := firstPromptSlug(tmp); words != "" {
-			base = words + "-" + inv.Key()
-		}
-		return filepath.Join(filepath.Dir(path), cv.profile.Name()+"-"+base+"-"+sum+cassette.Ext), nil
-	}}
-	res, code, err := runner.RecordTo(c.env.Stderr, c.name, out.File, opts, saved)
+		Conversation: string(cv.conv.Framing), Agent: cv.profile.Name(),
+		Model: c.env.Getenv(EnvRecordModel), BeforeRun: c.warnLive,
+		StartIndex: true, Name: func(tmp string) (string, error) {
+			rd, err := cassette.Open(tmp)
+			if err != nil {
+				return "", err
+			}
+			defer rd.Close()
+			sum, err := conversation.Digest(rd, cv.conv)
+			if err != nil {
+				return "", err
+			}
+			// The agent's name first: another agent's session with the same
+			// flags and messages must not take its place.
+			// Then what the call was, as a one-shot name says it: the first
+			// words of the caller's first prompt, when it sent one.
+			base := strings.TrimSuffix(filepath.Base(path), cassette.Ext)
+			if words := firstPromptSlug(tmp); words != "" {
+				base = words + "-" + inv.Key()
+			}
+			return filepath.Join(filepath.Dir(path), cv.profile.Name()+"-"+base+"-"+sum+cassette.Ext), nil
+		}}
+	ran, code, err := lv.Record(c.env.Stderr, c.name, out.File, r)
 	if err != nil {
 		c.log.Cassette, c.log.Outcome = "", Failed
-		if res.Ran {
+		if ran {
 			c.log.Outcome = Passthrough
 		}
 		c.report(err, "")

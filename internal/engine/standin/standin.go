@@ -228,9 +228,32 @@ type Env struct {
 // Main runs the stand-in with the process's arguments, streams and
 // environment, and returns the exit status: os.Exit(standin.Main()). The
 // process is the stand-in's (see runner.OwnProcess).
+//
+// Built without Live (the lean stand-in, cmd/agentvcr-standin), a call
+// whose mode may run the real agent (record, once, passthrough, rerun, as
+// it acts under CI) is handed, before it starts, to the agentvcr command
+// beside the stand-in's binary or in PATH: the same arguments, streams and
+// environment, the same process on Unix (exec).
 func Main() int {
 	runner.OwnProcess()
+	if live == nil && mayRunAgent(os.Getenv) {
+		if code, ok := handOff(); ok {
+			return code
+		}
+	}
 	return Run(Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args)
+}
+
+// mayRunAgent reports whether a call in the environment getenv reads may
+// run the real agent: its mode, as it acts under CI (a mode that does not
+// parse fails the call before anything runs).
+func mayRunAgent(getenv func(string) string) bool {
+	mode, err := ParseMode(getenv(EnvMode))
+	if err != nil {
+		return false
+	}
+	s := situation{mode: mode, unlooked: true, ci: isTrue(getenv("CI")) && getenv(envRecordInCI) != "1"}
+	return s.actingMode().Live()
 }
 
 // Run acts as the agent args[0] called with args[1:]: it replays the
@@ -240,6 +263,13 @@ func Main() int {
 // exit 2 with one line on stderr naming the stand-in, which the run log
 // keeps too.
 func Run(env Env, args []string) int {
+	if from := os.Getenv(envHandedOff); from != "" {
+		// Handed the call by the lean stand-in: it is a stand-in too,
+		// wherever it is (a copy or a hard link is not this binary), and
+		// the agent's environment does not carry the mark.
+		handedOffFrom = from
+		os.Unsetenv(envHandedOff)
+	}
 	name := filepath.Base(args[0]) + " (agentvcr stand-in)"
 	runLog, sink := env.Getenv(EnvRunLog), NoLog
 	if runLog != "" {
@@ -277,8 +307,9 @@ func Run(env Env, args []string) int {
 
 // IsStandin reports whether the program at path is a stand-in rather than
 // the agent it is named after: an agent name that is this very program, or
-// a link to an agentvcr binary or to a test binary (agentvcrtest links the
-// test binary under every agent name).
+// a link to an agentvcr or agentvcr-standin binary or to a test binary
+// (agentvcrtest links the test binary under every agent name), or the lean
+// stand-in that handed the call to this process.
 func IsStandin(path string) bool {
 	if !IsName(path) {
 		return false
@@ -286,10 +317,13 @@ func IsStandin(path string) bool {
 	if self, err := os.Executable(); err == nil && sameFile(self, path) {
 		return true
 	}
+	if handedOffFrom != "" && sameFile(handedOffFrom, path) {
+		return true
+	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil || target == path {
 		return false
 	}
 	base := strings.TrimSuffix(filepath.Base(target), ".exe")
-	return base == "agentvcr" || strings.HasSuffix(base, ".test")
+	return base == "agentvcr" || base == leanName || strings.HasSuffix(base, ".test")
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	// Records and reruns: the stand-in without it only replays.
+	_ "github.com/agentvcr/agentvcr/internal/engine/standin/live"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
 )
 

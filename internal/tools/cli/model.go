@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/agentvcr/agentvcr/internal/engine/runner"
+	"github.com/agentvcr/agentvcr/internal/engine/recording"
 	"github.com/agentvcr/agentvcr/recorder"
 )
 
@@ -17,7 +17,7 @@ func modelMode(env *Env, flag string) (recorder.ModelMode, error) {
 	if flag == "" {
 		flag = env.Getenv("AGENTVCR_RECORD_MODEL")
 	}
-	m, err := runner.ModelMode(flag)
+	m, err := recording.ModelMode(flag)
 	if err != nil {
 		return m, fmt.Errorf("--model %q: want auto, on or off", flag)
 	}

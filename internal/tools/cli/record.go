@@ -14,8 +14,8 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/agents/all"
 	"github.com/agentvcr/agentvcr/internal/engine/index"
+	"github.com/agentvcr/agentvcr/internal/engine/recording"
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
-	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
 	"github.com/agentvcr/agentvcr/internal/engine/term"
 	"github.com/agentvcr/agentvcr/internal/engine/workspace"
@@ -129,10 +129,10 @@ func checkShapes(names []string) error {
 	return nil
 }
 
-// recordCassette records as runner.Record does, saying on stderr why the
+// recordCassette records as recording.Record does, saying on stderr why the
 // cassette was not saved if it was not.
 func recordCassette(env *Env, cmd, path string, opts recorder.Options) (res recorder.Result, code int, ok bool) {
-	res, code, err := runner.Record(env.Stderr, cmd, path, opts, runner.Saved{})
+	res, code, err := recording.Record(env.Stderr, cmd, path, opts, recording.Saved{})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", cmd, oneLine(err.Error()))
 	}

@@ -31,13 +31,15 @@ var built struct {
 }
 
 // buildAgentvcr is agentvcr built as a release builds it (make dist: no cgo,
-// so a static binary that starts without the dynamic loader).
+// so a static binary that starts without the dynamic loader), with the lean
+// stand-in, agentvcr-standin, beside it as a release installs them.
 func buildAgentvcr(b *testing.B) string {
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "agentvcr-bench-"); built.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(built.dir, "agentvcr"), "github.com/agentvcr/agentvcr/cmd/agentvcr")
+		cmd := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator),
+			"github.com/agentvcr/agentvcr/cmd/agentvcr", "github.com/agentvcr/agentvcr/cmd/agentvcr-standin")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -58,6 +60,12 @@ func buildAgentvcr(b *testing.B) string {
 		b.Fatal(built.err)
 	}
 	return filepath.Join(built.dir, "agentvcr")
+}
+
+// buildStandin is the lean stand-in, built beside buildAgentvcr's binary.
+func buildStandin(b *testing.B) string {
+	buildAgentvcr(b)
+	return filepath.Join(built.dir, "agentvcr-standin")
 }
 
 // buildHello is a Go hello-world, built once beside buildAgentvcr's binary.

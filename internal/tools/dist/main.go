@@ -42,12 +42,20 @@ type platform struct{ goos, goarch string }
 
 func (p platform) String() string { return p.goos + "/" + p.goarch }
 
-// exe is the binary's file name on the platform.
-func (p platform) exe() string {
+// commands are the programs a release holds, each built from cmd/NAME:
+// agentvcr, and the lean stand-in that users link under agent names
+// (it hands what it cannot do to agentvcr, installed beside it).
+var commands = []string{"agentvcr", "agentvcr-standin"}
+
+// exe is the agentvcr binary's file name on the platform.
+func (p platform) exe() string { return p.exeOf("agentvcr") }
+
+// exeOf is the file name of the command's binary on the platform.
+func (p platform) exeOf(command string) string {
 	if p.goos == "windows" {
-		return "agentvcr.exe"
+		return command + ".exe"
 	}
-	return "agentvcr"
+	return command
 }
 
 // npmOS and npmCPU are Node's names (process.platform, process.arch).
@@ -143,7 +151,7 @@ func run(out, version, only string) error {
 	fmt.Printf("agentvcr %s (npm %s, python %s), files dated %s\n", v.tag, v.semver, v.pep440, epoch.UTC().Format(time.RFC3339))
 
 	// Two builds at a time: the linker is the long part, and two cores are common.
-	bins := make(map[platform][]byte)
+	bins := make(map[platform]binaries)
 	var mu sync.Mutex
 	errs := make(chan error, len(plats))
 	sem := make(chan struct{}, max(1, min(2, runtime.NumCPU())))
@@ -295,19 +303,34 @@ func sourceEpoch() (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
-// build builds the agentvcr binary of p into dir and returns it.
-func build(p platform, v versions, dir string) ([]byte, error) {
-	bin := filepath.Join(dir, p.goos+"_"+p.goarch, p.exe())
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
-		"-ldflags", "-s -w -buildid= -X github.com/agentvcr/agentvcr/internal/tools/cli.stamped="+v.tag,
-		"-o", bin, "./cmd/agentvcr")
+// binaries are a platform's built commands, by file name.
+type binaries map[string][]byte
+
+// build builds the commands of p into dir and returns them.
+func build(p platform, v versions, dir string) (binaries, error) {
+	dir = filepath.Join(dir, p.goos+"_"+p.goarch)
+	args := []string{"build", "-trimpath", "-buildvcs=false",
+		"-ldflags", "-s -w -buildid= -X github.com/agentvcr/agentvcr/internal/tools/cli.stamped=" + v.tag,
+		"-o", dir + string(filepath.Separator)}
+	for _, c := range commands {
+		args = append(args, "./cmd/"+c)
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.goos, "GOARCH="+p.goarch, "GOFLAGS=-mod=readonly")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("go build for %s: %v", p, err)
 	}
 	fmt.Printf("built %s\n", p)
-	return os.ReadFile(bin)
+	bins := binaries{}
+	for _, c := range commands {
+		b, err := os.ReadFile(filepath.Join(dir, p.exeOf(c)))
+		if err != nil {
+			return nil, err
+		}
+		bins[p.exeOf(c)] = b
+	}
+	return bins, nil
 }
 
 // file is one file of an archive or package.
@@ -318,10 +341,13 @@ type file struct {
 }
 
 // archive writes agentvcr_VERSION_OS_ARCH.tar.gz (.zip for Windows): a
-// directory of that name holding the binary, README.md and LICENSE.
-func archive(out string, p platform, v versions, bin []byte, extras map[string][]byte, epoch time.Time) (string, error) {
+// directory of that name holding the binaries, README.md and LICENSE.
+func archive(out string, p platform, v versions, bins binaries, extras map[string][]byte, epoch time.Time) (string, error) {
 	base := fmt.Sprintf("agentvcr_%s_%s_%s", v.semver, p.goos, p.goarch)
-	files := []file{{base + "/" + p.exe(), bin, 0o755}}
+	var files []file
+	for _, name := range sortedKeys(bins) {
+		files = append(files, file{base + "/" + name, bins[name], 0o755})
+	}
 	for _, name := range sortedKeys(extras) {
 		files = append(files, file{base + "/" + name, extras[name], 0o644})
 	}

@@ -17,7 +17,7 @@ const placeholder = "0.0.0-unreleased"
 // npmPackages writes dist/npm/agentvcr-VERSION.tgz (packaging/npm/agentvcr)
 // and agentvcr-OS-CPU-VERSION.tgz for each platform, as npm pack names and
 // lays them out (every file under package/).
-func npmPackages(out string, plats []platform, v versions, bins map[platform][]byte, epoch time.Time) ([]string, error) {
+func npmPackages(out string, plats []platform, v versions, bins map[platform]binaries, epoch time.Time) ([]string, error) {
 	src, err := sourceFiles(filepath.Join("packaging", "npm", "agentvcr"))
 	if err != nil {
 		return nil, err
@@ -50,12 +50,12 @@ func npmPackages(out string, plats []platform, v versions, bins map[platform][]b
 		if err != nil {
 			return nil, err
 		}
-		readme := fmt.Sprintf("# %s\n\nThe agentvcr binary for %s on %s, which the `agentvcr` package installs as an optional\ndependency on that platform. Install `agentvcr`, not this package.\n", p.npmName(), p.npmOS(), p.npmCPU())
-		files := []file{
-			{"package/README.md", []byte(readme), 0o644},
-			{"package/bin/" + p.exe(), bins[p], 0o755},
-			{"package/package.json", append(meta, '\n'), 0o644},
+		readme := fmt.Sprintf("# %s\n\nThe agentvcr binaries for %s on %s (agentvcr, and the lean stand-in agentvcr-standin), which the `agentvcr`\npackage installs as an optional dependency on that platform. Install `agentvcr`, not this package.\n", p.npmName(), p.npmOS(), p.npmCPU())
+		files := []file{{"package/README.md", []byte(readme), 0o644}}
+		for _, name := range sortedKeys(bins[p]) {
+			files = append(files, file{"package/bin/" + name, bins[p][name], 0o755})
 		}
+		files = append(files, file{"package/package.json", append(meta, '\n'), 0o644})
 		name := "npm/agentvcr-" + p.npmOS() + "-" + p.npmCPU() + "-" + v.semver + ".tgz"
 		if err := writeTgz(out, name, files, epoch); err != nil {
 			return nil, err
@@ -74,9 +74,10 @@ func writeTgz(out, name string, files []file, epoch time.Time) error {
 }
 
 // pythonWheels writes dist/python/agentvcr-VERSION-py3-none-TAG.whl for
-// each platform: the package of packaging/python/agentvcr with the binary
-// at agentvcr/bin/agentvcr, and the agentvcr console script.
-func pythonWheels(out string, plats []platform, v versions, bins map[platform][]byte, epoch time.Time) ([]string, error) {
+// each platform: the package of packaging/python/agentvcr with the binaries
+// in agentvcr/bin/ (agentvcr, agentvcr-standin), and the agentvcr console
+// script.
+func pythonWheels(out string, plats []platform, v versions, bins map[platform]binaries, epoch time.Time) ([]string, error) {
 	src, err := sourceFiles(filepath.Join("packaging", "python", "agentvcr"))
 	if err != nil {
 		return nil, err
@@ -95,8 +96,10 @@ func pythonWheels(out string, plats []platform, v versions, bins map[platform][]
 			}
 			files = append(files, file{"agentvcr/" + f.name, bytes.ReplaceAll(f.data, []byte(placeholder), []byte(v.pep440)), 0o644})
 		}
+		for _, name := range sortedKeys(bins[p]) {
+			files = append(files, file{"agentvcr/bin/" + name, bins[p][name], 0o755})
+		}
 		files = append(files,
-			file{"agentvcr/bin/" + p.exe(), bins[p], 0o755},
 			file{distInfo + "METADATA", bytes.ReplaceAll(metadata, []byte("{version}"), []byte(v.pep440)), 0o644},
 			file{distInfo + "WHEEL", []byte(wheelFile(p)), 0o644},
 			file{distInfo + "entry_points.txt", []byte("[console_scripts]\nagentvcr = agentvcr.__main__:main\n"), 0o644},

@@ -30,8 +30,9 @@ export interface StandIn {
   readonly path: string;
   /**
    * The absolute path of an executable that stands in for the agent `name` ("claude",
-   * "codex", "qwen", "cursor-agent", ...): a link to the agentvcr binary (NAME.exe on Windows),
-   * or a copy where links are not allowed.
+   * "codex", "qwen", "cursor-agent", ...): a link to agentvcr-standin beside the agentvcr binary
+   * (it starts faster, and hands a call that runs the real agent to that agentvcr), else to the
+   * agentvcr binary (NAME.exe on Windows), or a copy of it where links are not allowed.
    */
   bin(name: string): string;
   /** Removes dir. */

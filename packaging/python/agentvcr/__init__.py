@@ -70,15 +70,17 @@ class StandIn:
 
     def bin(self, name):
         """The absolute path of an executable that stands in for the agent
-        name ("claude", "codex", "qwen", "cursor-agent", ...): a link to the
-        agentvcr binary (NAME.exe on Windows), or a copy where links are not
-        allowed."""
+        name ("claude", "codex", "qwen", "cursor-agent", ...): a link to
+        agentvcr-standin beside the agentvcr binary (which starts faster and
+        hands a call that runs the real agent to that agentvcr), else to the
+        agentvcr binary (NAME.exe on Windows), or a copy of it where links
+        are not allowed."""
         if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
             raise ValueError("stand_in: bin(%r): give an agent's program name, such as 'claude'" % (name,))
         if name in self._made:
             return self._made[name]
         path = os.path.join(self.dir, name + ".exe" if sys.platform == "win32" else name)
-        _place(self._exe, path)
+        _place(self._exe, _lean_beside(self._exe), path)
         self._made[name] = path
         return path
 
@@ -107,13 +109,27 @@ def stand_in(cassettes, mode=None, real_agent=None, run_log=None, binary=None):
     return StandIn(cassettes, mode=mode, real_agent=real_agent, run_log=run_log, binary=binary)
 
 
-def _place(exe, path):
-    if sys.platform != "win32":
-        try:
-            os.symlink(exe, path)
-            return
+def _lean_beside(exe):
+    """The lean stand-in beside the agentvcr binary exe, or None."""
+    lean = os.path.join(os.path.dirname(exe), "agentvcr-standin.exe" if sys.platform == "win32" else "agentvcr-standin")
+    if not os.path.isfile(lean):
+        return None
+    if sys.platform != "win32" and not os.access(lean, os.X_OK):
+        try:  # an installer that dropped the executable bit, as binary_path()
+            os.chmod(lean, os.stat(lean).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         except OSError:
-            pass
+            return None
+    return lean
+
+
+def _place(exe, lean, path):
+    if sys.platform != "win32":
+        for target in ([lean] if lean else []) + [exe]:
+            try:
+                os.symlink(target, path)
+                return
+            except OSError:
+                pass
     try:
         os.link(exe, path)
         return
