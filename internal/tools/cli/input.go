@@ -172,15 +172,17 @@ func (in *input) Head(n int) ([]byte, error) {
 		return nil, err
 	}
 	defer s.Close()
-	buf := make([]byte, n)
-	got, err := io.ReadFull(s, buf)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
+	// Read as much as there is, up to n: most outputs are far shorter
+	// than the head asked for, and a buffer of n bytes for each would be
+	// most of what a command on a small cassette allocates.
+	buf, err := io.ReadAll(io.LimitReader(s, int64(n)))
+	if err == io.ErrUnexpectedEOF {
 		err = nil
 	}
 	if err == nil {
-		in.head, in.whole = buf[:got], got < n
+		in.head, in.whole = buf, len(buf) < n
 	}
-	return buf[:got], err
+	return buf, err
 }
 
 func (in *input) Open(which cassette.Stream) (*Stream, error) {

@@ -394,7 +394,10 @@ func TestStandinMatchesRedactedCall(t *testing.T) {
 func TestReplayHostileCassettes(t *testing.T) {
 	dir := t.TempDir()
 	hdr := `agentvcr cassette v1` + "\n" + `{"argv":["a"],"start":"2026-01-01T00:00:00Z"}` + "\n"
-	huge := strings.Repeat("x", 100<<20)
+	// huge stands for a line of 100 MiB of x, written to the file as it
+	// streams (a cassette held whole as a string would cost the test a
+	// few copies of it).
+	const huge = "\x00huge\x00"
 	for _, tc := range []struct {
 		name, body, want string
 		code             int
@@ -410,7 +413,7 @@ func TestReplayHostileCassettes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".cassette")
-			os.WriteFile(path, []byte(tc.body), 0o644)
+			writeWithHuge(t, path, tc.body, huge, 100<<20)
 			cmd, peak := vcrtest.MeasuredCommand(t, vcrtest.Env(t), "agentvcr", "replay", path)
 			r := runCmd(t, cmd, nil)
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
@@ -426,6 +429,31 @@ func TestReplayHostileCassettes(t *testing.T) {
 				t.Errorf("peak RSS %d KiB, want under 64 MiB", kib)
 			}
 		})
+	}
+}
+
+// writeWithHuge writes body to path with each mark in it replaced by size
+// bytes of x.
+func writeWithHuge(t *testing.T, path, body, mark string, size int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	parts := strings.Split(body, mark)
+	for i, part := range parts {
+		if _, err := f.WriteString(part); err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; i < len(parts)-1 && n < size; n += len(chunk) {
+			if _, err := f.Write(chunk[:min(len(chunk), size-n)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -110,30 +110,29 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 		cassette.Effect{Op: cassette.OpSymlink, Path: "l", Target: "d/a.txt"})
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.cassette")
-	os.WriteFile(whole, data, 0o644)
-	env := vcrtest.Env(t) // one for every run: its directories stay empty
-	// The cuts are checked a few at a time, each on its own copy of the
-	// cut; replay --apply, a process of its own (it applies in its working
-	// directory), in a directory of its own.
+	if err := os.WriteFile(whole, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every command that reads a cassette, in process, a few cuts at a
+	// time: a panic fails the test; a refusal is exit 2 and one line.
+	var dirs, cuts []string
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 4)
-	defer wg.Wait()
 	for n := 0; n <= len(data); n++ {
 		path := filepath.Join(dir, fmt.Sprintf("cut%04d.cassette", n))
-		os.WriteFile(path, data[:n], 0o644)
+		if err := os.WriteFile(path, data[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
 		into := filepath.Join(dir, fmt.Sprintf("into%04d", n))
-		os.Mkdir(into, 0o755)
-		cmd := vcrtest.Command(t, env, "agentvcr", "replay", "--apply", path)
-		cmd.Dir = into
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		if err := os.Mkdir(into, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dirs, cuts = append(dirs, into), append(cuts, path)
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			// Every command that reads a cassette, in process: a panic
-			// fails the test; a refusal is exit 2 and one line.
 			for _, args := range [][]string{{"inspect", path}, {"replay", path}, {"normalize", path}, {"normalize", "--stderr", path},
 				{"validate", path}, {"diff", whole, path}} {
 				r := run(t, nil, args...)
@@ -145,24 +144,29 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 					t.Errorf("cut at %d: %q: exit %d", n, args, r.code)
 				}
 			}
-			err := cmd.Run()
-			r := result{code: vcrtest.ExitCode(cmd, err), stderr: stderr.String()}
-			switch {
-			case r.code < 0:
-				t.Errorf("cut at %d: replay --apply: %v", n, err)
-			case r.code == 2:
-				oneLine(t, "replay --apply", r.stderr)
-			case strings.Contains(r.stderr, "panic"):
-				t.Errorf("cut at %d: %+v", n, r)
-			}
-			ents, _ := os.ReadDir(into)
-			if len(ents) != 0 && len(ents) != 3 {
-				t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
-			}
-			if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
-				t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
-			}
 		}()
+	}
+	wg.Wait()
+	// replay --apply of each cut, each in a directory of its own (it
+	// applies in its working directory): all in one child process, which
+	// runs the command as its own process does.
+	for n, r := range applyInEach(t, dirs, cuts) {
+		switch {
+		case r.Code == 2:
+			oneLine(t, "replay --apply", r.Stderr)
+		case strings.Contains(r.Stderr, "panic"):
+			t.Errorf("cut at %d: %+v", n, r)
+		}
+		ents, err := os.ReadDir(dirs[n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 0 && len(ents) != 3 {
+			t.Errorf("cut at %d: half applied: %v (%+v)", n, ents, r)
+		}
+		if len(ents) == 3 && n < len(data)-len("exit {\"code\":0,\"duration_ms\":0}\n") {
+			t.Errorf("cut at %d, before the last frame ends: applied (%+v)", n, r)
+		}
 	}
 }
 
