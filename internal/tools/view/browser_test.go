@@ -78,9 +78,20 @@ func TestInBrowser(t *testing.T) {
 	bin := chromium(t)
 	shots := os.Getenv("AGENTVCR_VIEW_OUT")
 	dir := t.TempDir()
+	chrome := startHeadless(t, bin)
+	dump := func(t *testing.T, url string) string {
+		t.Helper()
+		ctx, cancel := browserContext(t)
+		defer cancel()
+		dom, err := chrome.dumpDOM(ctx, url)
+		if err != nil {
+			t.Fatalf("chromium: %v", err)
+		}
+		return dom
+	}
 	open := func(t *testing.T, name string, page []byte) string {
 		path := writePage(t, dir, name, page)
-		dom := string(browser(t, bin, path, "--dump-dom", "1280,1000"))
+		dom := dump(t, "file://"+path)
 		if !strings.Contains(dom, `data-ready="1"`) {
 			t.Fatalf("%s: the page's script did not run to its end:\n%.2000s", name, dom)
 		}
@@ -103,7 +114,13 @@ func TestInBrowser(t *testing.T) {
 	})
 
 	t.Run("large", func(t *testing.T) {
-		page, _ := render(t, bigRun(t, 10<<20, 2000), view.Options{Name: "big.cassette"})
+		// A line past MaxEvent and rows enough for batches past the first
+		// ones (how large a page still opens quickly is measured by
+		// BenchmarkTimeToInteractive).
+		page, res := render(t, bigRun(t, view.MaxEvent+512<<10, 20), view.Options{Name: "big.cassette"})
+		if n := bytes.Count(page, []byte(`<template class="batch">`)); n < 2 {
+			t.Fatalf("%d events, %d batches of deferred rows: too few to test", res.Events, n)
+		}
 		dom := open(t, "large", page)
 		if !strings.Contains(dom, `<template class="batch">`) {
 			t.Errorf("every row was rendered at once")
@@ -112,19 +129,19 @@ func TestInBrowser(t *testing.T) {
 			t.Errorf("the first rows are not shown")
 		}
 		if m := regexp.MustCompile(`data-ready-ms="(\d+)"`).FindStringSubmatch(dom); m != nil {
-			t.Logf("a 10 MiB run: a %s page, its script done %s ms after the page was opened", byteSizeOf(len(page)), m[1])
+			t.Logf("%d events: a %s page, its script done %s ms after the page was opened", res.Events, byteSizeOf(len(page)), m[1])
 		}
 	})
 
 	t.Run("linked", func(t *testing.T) {
 		// A link to a late row renders the deferred rows and goes there.
-		page, res := render(t, bigRun(t, 2<<20, 10), view.Options{Name: "big.cassette"})
-		if !bytes.Contains(page, []byte(`<template class="batch">`)) {
-			t.Fatalf("no deferred rows")
+		page, res := render(t, bigRun(t, view.MaxEvent+512<<10, 10), view.Options{Name: "big.cassette"})
+		if n := bytes.Count(page, []byte(`<template class="batch">`)); n < 2 {
+			t.Fatalf("%d events, %d batches of deferred rows: too few to test", res.Events, n)
 		}
 		path := writePage(t, dir, "large-linked", page)
 		last := "e" + strconv.Itoa(res.Events-1)
-		dom := string(browser(t, bin, path+"#"+last, "--dump-dom", "1280,1000"))
+		dom := dump(t, "file://"+path+"#"+last)
 		if strings.Contains(dom, `<template class="batch">`) || !strings.Contains(dom, `id="`+last+`"`) {
 			t.Errorf("a link to row %s did not render the rows", last)
 		}
