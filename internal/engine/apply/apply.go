@@ -997,20 +997,22 @@ func (a *applier) stageInOrder(w *writers, wrote map[string]bool) error {
 	return nil
 }
 
-// stageStep runs stageHook, when set, before a job is staged.
+// stageStep runs BeforeStage, when set, before a job is staged.
 func (a *applier) stageStep(j *job) error {
-	if stageHook == nil {
+	if BeforeStage == nil {
 		return nil
 	}
-	if err := stageHook(j.path); err != nil {
+	if err := BeforeStage(j.path); err != nil {
 		return fmt.Errorf("%s: %s: %w; nothing was written", a.p.name, j.path, err)
 	}
 	return nil
 }
 
-// stageHook, when set (by tests), runs before each job is staged; an error
-// fails the staging.
-var stageHook func(path string) error
+// BeforeStage, when set (by tests), runs before each change of an Apply is
+// staged, with the change's path; an error fails the staging. A test
+// learns from it that an Apply is staging, to fail a step or to signal
+// the process then.
+var BeforeStage func(path string) error
 
 // stagedAt is where rel, in a new directory, is staged: under the
 // temporary name of the outermost new directory it is in.

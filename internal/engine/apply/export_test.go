@@ -4,7 +4,7 @@ package apply
 func SetCommitHook(f func(path string) error) { commitHook = f }
 
 // SetStageHook makes f run before each job of Apply is staged (nil: none).
-func SetStageHook(f func(path string) error) { stageHook = f }
+func SetStageHook(f func(path string) error) { BeforeStage = f }
 
 // SetPlanLimits lowers the bounds of a plan until restore is called.
 func SetPlanLimits(effects, bytes int) (restore func()) {

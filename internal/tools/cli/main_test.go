@@ -24,7 +24,10 @@ func init() {
 		os.Exit(applyEach(os.Stdin, os.Stdout))
 	}
 	if fifo := os.Getenv(envApplying); fifo != "" {
-		runner.BeforeApply = func() { holdUntilSignalled(fifo) }
+		runner.BeforeApply = func() { holdUntilSignalled(fifo, "applying") }
+	}
+	if fifo := os.Getenv(envStaging); fifo != "" {
+		holdWhenStaged(fifo)
 	}
 	vcrtest.RunMain(cli.Main, standin.IsName)
 }

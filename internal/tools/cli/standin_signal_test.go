@@ -27,16 +27,17 @@ import (
 // signalled (see holdUntilSignalled).
 const envApplying = "AGENTVCR_TEST_APPLYING"
 
-// holdUntilSignalled runs in a child as a replay starts to apply, SIGINT
-// and SIGTERM already caught for the apply: it says so on the FIFO at path
-// and returns once one of them has come. signal.Stop returns only once
+// holdUntilSignalled runs in a child as a replay starts to apply (or is
+// staging its changes), SIGINT and SIGTERM already caught for the apply:
+// it says so (say) on the FIFO at path and returns once one of them has
+// come. signal.Stop returns only once
 // the signal has been handed to every channel notified of it, the apply's
 // too, which therefore finds it waiting.
-func holdUntilSignalled(path string) {
+func holdUntilSignalled(path, say string) {
 	caught := make(chan os.Signal, 1)
 	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM)
 	if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
-		f.WriteString("applying\n")
+		f.WriteString(say + "\n")
 		f.Close()
 	}
 	<-caught

@@ -217,45 +217,79 @@ func manyFilesCassette(t *testing.T) string {
 	return cas
 }
 
-// signalWhenStaged starts cmd (replay --apply in work) and sends it sig
-// once its first staged file shows in work/d00, then waits for it. It
-// reports false when cmd ended before a staged file was seen.
-func signalWhenStaged(t *testing.T, cmd *exec.Cmd, work string, sig os.Signal) bool {
+// envStaging names a FIFO: a child started with it says "staging" there
+// before it stages the stagedBeforeSignal+1st change of a replay --apply,
+// then holds until it is signalled (see holdUntilSignalled).
+const envStaging = "AGENTVCR_TEST_STAGING"
+
+// stagedBeforeSignal is how many changes a child started with envStaging
+// has staged when it says so: the signal comes half-way through staging.
+const stagedBeforeSignal = 100
+
+// holdWhenStaged makes this process, a child started with envStaging, hold
+// in the middle of its apply's staging.
+func holdWhenStaged(fifo string) {
+	staged := 0
+	apply.BeforeStage = func(string) error {
+		if staged++; staged == stagedBeforeSignal+1 {
+			holdUntilSignalled(fifo, "staging")
+		}
+		return nil
+	}
+}
+
+// signalWhenStaged starts cmd (replay --apply of a cassette of more than
+// stagedBeforeSignal changes) with envStaging set, sends it sig once it
+// says it has staged that many, and waits for it to end.
+func signalWhenStaged(t *testing.T, cmd *exec.Cmd, sig os.Signal) {
 	t.Helper()
+	said := vcrtest.NewNotices(t)
+	cmd.Env = append(cmd.Env, envStaging+"="+said.Path)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for {
-		select {
-		case <-done:
-			return false
-		default:
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cmd.Wait()
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		line, err := said.Next()
+		if err != nil {
+			line = err.Error()
 		}
-		if names, _ := filepath.Glob(filepath.Join(work, "d00", apply.TempPrefix+"*")); len(names) > 0 {
-			cmd.Process.Signal(sig)
+		lines <- line
+	}()
+	select {
+	case line := <-lines:
+		if line != "staging\n" {
+			cmd.Process.Kill()
 			<-done
-			return true
+			t.Fatalf("the child said %q", line)
 		}
+		cmd.Process.Signal(sig)
+		<-done
+	case <-done:
+		t.Fatalf("%s ended before it had staged %d changes: %v", cmd.Args, stagedBeforeSignal, cmd.ProcessState)
 	}
 }
 
 // replay --apply killed with SIGKILL while it applies: the next one removes
 // the temporary files the killed one left and completes, every file as
-// recorded. The kill comes once the first staged file is seen.
+// recorded. The kill comes half-way through the staging.
 func TestApplyAfterSIGKILL(t *testing.T) {
 	t.Parallel()
 	cas, work := manyFilesCassette(t), t.TempDir()
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "replay", "--apply", cas)
 	cmd.Dir = work
-	killed := signalWhenStaged(t, cmd, work, syscall.SIGKILL)
-	if !killed {
-		t.Log("the apply ended before a staged file was seen: only the re-run is tested")
+	signalWhenStaged(t, cmd, syscall.SIGKILL)
+	if left, _ := filepath.Glob(filepath.Join(work, apply.TempPrefix+"*")); len(left) == 0 {
+		t.Fatalf("killed while staging, but no staged file is left to remove")
 	}
 	r := subprocessIn(t, work, "replay", "--apply", cas)
 	if r.code != 0 {
-		t.Fatalf("after the kill (%v): %+v", killed, r)
+		t.Fatalf("after the kill: %+v", r)
 	}
 	for i := range 2000 {
 		p := filepath.Join(work, fmt.Sprintf("d%02d/f%04d.txt", i%20, i))
@@ -279,10 +313,7 @@ func TestApplySIGTERM(t *testing.T) {
 	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	signalled := signalWhenStaged(t, cmd, work, syscall.SIGTERM)
-	if !signalled {
-		t.Skip("the apply ended before a staged file was seen")
-	}
+	signalWhenStaged(t, cmd, syscall.SIGTERM)
 	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
