@@ -30,9 +30,13 @@ func BenchmarkSizeOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i, l := range lines {
-			w.WriteChunk(cassette.Stdout, time.Duration(i)*37*time.Millisecond, l)
+			if err := w.WriteChunk(cassette.Stdout, time.Duration(i)*37*time.Millisecond, l); err != nil {
+				b.Fatal(err)
+			}
 		}
-		w.Close(cassette.Footer{Duration: time.Minute})
+		if err := w.Close(cassette.Footer{Duration: time.Minute}); err != nil {
+			b.Fatal(err)
+		}
 		size = buf.n
 	}
 	b.ReportMetric(100*float64(size-raw)/float64(raw), "overhead-%")

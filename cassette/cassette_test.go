@@ -184,7 +184,7 @@ func TestLargeFrameComesBackInPieces(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16) // 200 KiB
 	big[len(big)-1] = 'Z'                                       // no final newline
 	var buf bytes.Buffer
-	w, _ := cassette.NewWriter(&buf, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.NewCassetteWriter(t, &buf, cassette.Header{Argv: []string{"a"}})
 	w.WriteChunk(cassette.Stdout, 7*time.Millisecond, big)
 	w.WriteChunk(cassette.Stderr, 8*time.Millisecond, []byte("after\n"))
 	w.Close(cassette.Footer{})
@@ -502,11 +502,17 @@ func TestWriterWritesWholeFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteChunk(cassette.Stdout, 0, []byte("no newline"))
-	w.WriteChunk(cassette.Stderr, time.Millisecond, []byte("line\n"))
 	big := bytes.Repeat([]byte("y"), 2<<20)
-	w.WriteChunk(cassette.Stdout, 2*time.Millisecond, big)
-	w.WriteChunk(cassette.Stdout, 3*time.Millisecond, []byte("z\n"))
+	for _, c := range []struct {
+		s    cassette.Stream
+		at   time.Duration
+		data []byte
+	}{{cassette.Stdout, 0, []byte("no newline")}, {cassette.Stderr, time.Millisecond, []byte("line\n")},
+		{cassette.Stdout, 2 * time.Millisecond, big}, {cassette.Stdout, 3 * time.Millisecond, []byte("z\n")}} {
+		if err := w.WriteChunk(c.s, c.at, c.data); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := []string{"o 0 10\nno newline\n", "e 1 5\nline\n", "o 2 2097152\n" + string(big) + "\n", "o 3 2\nz\n"}
 	if !reflect.DeepEqual(writes[1:], want) {
 		t.Errorf("writes %.60q, want %.60q", writes[1:], want)
@@ -579,8 +585,12 @@ func TestTakesVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.WriteChunk(cassette.Stdout, 0, []byte("hi\n"))
-		w.Close(cassette.Footer{})
+		if err := w.WriteChunk(cassette.Stdout, 0, []byte("hi\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(cassette.Footer{}); err != nil {
+			t.Fatal(err)
+		}
 		return b.String()
 	}
 	for _, tc := range []struct{ take, version int }{{0, 2}, {1, 2}, {2, 3}, {17, 3}} {

@@ -46,7 +46,7 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	var bin bytes.Buffer
-	w, _ := cassette.NewWriter(&bin, cassette.Header{Argv: []string{"a"}})
+	w := vcrtest.NewCassetteWriter(f, &bin, cassette.Header{Argv: []string{"a"}})
 	w.WriteChunk(cassette.Stdout, time.Second, vcrtest.Binary())
 	w.Close(cassette.Footer{Code: 1})
 	f.Add(bin.Bytes())
@@ -74,7 +74,9 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		if complete {
-			w.Close(foot)
+			if err := w.Close(foot); err != nil {
+				t.Fatalf("footer read cannot be written: %v", err)
+			}
 		}
 		h2, chunks2, foot2, complete2, err := readFuzz(again.Bytes())
 		if err != nil {

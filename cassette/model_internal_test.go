@@ -31,9 +31,13 @@ func writeModel(t testing.TB, n int) []byte {
 		if err := w.WriteModelAnswer(time.Duration(i)*time.Millisecond, Exchange{N: i, Status: 200, Header: map[string]string{"content-type": "text/event-stream"}}); err != nil {
 			t.Fatal(err)
 		}
-		w.WriteModelPiece(time.Duration(i)*time.Millisecond, i, []byte("event: message_start\ndata: {}\n\n"))
+		if err := w.WriteModelPiece(time.Duration(i)*time.Millisecond, i, []byte("event: message_start\ndata: {}\n\n")); err != nil {
+			t.Fatal(err)
+		}
 	}
-	w.Close(Footer{})
+	if err := w.Close(Footer{}); err != nil {
+		t.Fatal(err)
+	}
 	return b.Bytes()
 }
 

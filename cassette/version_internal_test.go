@@ -16,8 +16,12 @@ func TestConversationRefusedByOlderBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteChunk(Input, time.Millisecond, []byte("{}\n"))
-	w.Close(Footer{})
+	if err := w.WriteChunk(Input, time.Millisecond, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(Footer{}); err != nil {
+		t.Fatal(err)
+	}
 	for newest := minVersion; newest < conversationVersion; newest++ {
 		_, err := newReader(bytes.NewReader(b.Bytes()), "c.cassette", newest)
 		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "upgrade agentvcr") {

@@ -48,8 +48,7 @@ func sessionWith(t *testing.T, dir string, prompts []string, answerAfterPrompt b
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
+	stdin, stdout := stdioPipes(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -272,8 +271,7 @@ func TestStandInMiss(t *testing.T) {
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
+	stdin, stdout := stdioPipes(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -302,4 +300,18 @@ func TestStandInMiss(t *testing.T) {
 	if msg := stderr.String(); !strings.Contains(msg, "message 3: params.prompt[0].text: recorded ") || strings.Count(msg, "\n") != 1 {
 		t.Errorf("the stand-in said: %q", msg)
 	}
+}
+
+// stdioPipes gives cmd's stdin and stdout pipes, before it starts.
+func stdioPipes(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
