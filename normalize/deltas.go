@@ -449,6 +449,7 @@ type deltaClassifier struct {
 	fixed      []span
 	stack      []byte
 	noShapes   bool // every line the long way (for tests)
+	lastNeedle int  // the needle holdsNeedle found last
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -931,10 +932,15 @@ func safeCut(s []byte, k *int, i int) int {
 }
 
 // holdsNeedle reports whether line holds a rule's needle: a line that
-// holds none is no delta event.
+// holds none is no delta event. The needle found last is looked for first
+// (a run is mostly one rule's events).
 func (c *deltaClassifier) holdsNeedle(line []byte) bool {
-	for _, nd := range c.needles {
-		if indexNeedle(line, nd) >= 0 {
+	if indexNeedle(line, c.needles[c.lastNeedle]) >= 0 {
+		return true
+	}
+	for k, nd := range c.needles {
+		if k != c.lastNeedle && indexNeedle(line, nd) >= 0 {
+			c.lastNeedle = k
 			return true
 		}
 	}
