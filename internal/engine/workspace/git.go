@@ -146,91 +146,64 @@ type gitBefore struct {
 	untracked []string
 }
 
-// before lists the tree as git sees it: the index with its stat data
-// (ls-files --debug) and the untracked files (ls-files --others), at once;
-// onTracked gets the index as soon as it is read, while the untracked
-// files are still being listed.
-// count is called for every path that would be recorded and may stop the
-// listing with an error. It fails when root is not in a work tree.
-func (g *gitRepo) before(count func(rel string) error, onTracked func(*gitBefore)) (*gitBefore, error) {
+// before lists the tree as git sees it, in one run of git (each run
+// costs a process, git's start and a read of the index): the untracked
+// files not ignored, tagged "? ", then the index with its stat data
+// (ls-files -t --others -s --debug). count is called for every path that would be recorded and may stop
+// the listing with an error. It fails when root is not in a work tree.
+func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
 	b := &gitBefore{tracked: map[string]*tracked{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	count = stopOnError(count, cancel)
-	var wg sync.WaitGroup
-	var othersErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		othersErr = g.gitList(ctx, func(rec []byte) error {
-			if len(rec) == 0 || rec[len(rec)-1] == '/' { // a nested repository
+	var last *tracked
+	err := g.gitList(context.Background(), func(rec []byte) error {
+		// The stat data of an index entry (lines starting with two
+		// spaces) begins the record after it.
+		if last != nil {
+			if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
+				j := bytes.IndexByte(rec[i:], '\n')
+				if j < 0 {
+					return fmt.Errorf("git ls-files --debug: unexpected output")
+				}
+				parseStat(last, rec[:i+j])
+				rec = rec[i+j+1:]
+			}
+			last = nil
+		}
+		// An untracked file: "? path".
+		if other, ok := bytes.CutPrefix(rec, []byte("? ")); ok {
+			if len(other) == 0 || other[len(other)-1] == '/' { // a nested repository
 				return nil
 			}
-			p := string(rec)
+			p := string(other)
 			b.untracked = append(b.untracked, p)
 			return count(p)
-		}, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
-	}()
-	var last *tracked
-	lsErr := g.gitList(ctx, func(rec []byte) error {
-		// Each record is the stat data of the entry before (lines starting
-		// with two spaces), then "mode blob stage\tpath".
-		if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
-			j := bytes.IndexByte(rec[i:], '\n')
-			if j < 0 {
-				return fmt.Errorf("git ls-files --debug: unexpected output")
-			}
-			if last != nil {
-				parseStat(last, rec[:i+j])
-			}
-			rec = rec[i+j+1:]
 		}
-		meta, rel, ok := bytes.Cut(rec, []byte{'\t'})
+		// An index entry: "T mode blob stage\tpath", T a tag (H, S, M...).
+		last = &tracked{} // whatever it is, its stat data follows
+		if len(rec) < 2 || rec[1] != ' ' {
+			return nil
+		}
+		meta, rel, ok := bytes.Cut(rec[2:], []byte{'\t'})
 		if !ok {
 			return nil
 		}
 		f := strings.Fields(string(meta))
-		last = nil
 		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
 			return nil
 		}
 		p := string(rel)
-		if _, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
-			b.tracked[p].size = -1
+		if t, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
+			t.size = -1
 			return nil
 		}
 		last = &tracked{mode: f[0], blob: f[1]}
 		b.tracked[p] = last
 		b.order = append(b.order, p)
 		return count(p)
-	}, "ls-files", "-z", "-s", "--debug", "--", ".")
-	if lsErr == nil {
-		onTracked(b)
-	}
-	wg.Wait()
-	for _, err := range []error{lsErr, othersErr} { // ErrTooMany first: the other listing was stopped for it
-		if errors.Is(err, ErrTooMany) {
-			return nil, err
-		}
-	}
-	if lsErr != nil {
-		return nil, lsErr
-	}
-	if othersErr != nil {
-		return nil, othersErr
+	}, "ls-files", "-z", "-t", "--others", "--exclude-standard", "-s", "--debug", "--", ".")
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
-}
-
-// stopOnError wraps count so that its first error stops both listings.
-func stopOnError(count func(string) error, stop func()) func(string) error {
-	return func(rel string) error {
-		err := count(rel)
-		if err != nil {
-			stop()
-		}
-		return err
-	}
 }
 
 // parseStat reads the stat data ls-files --debug prints of an entry:

@@ -436,14 +436,12 @@ func (s *Snapshot) takeGit() error {
 		}
 		return nil // read it now: git does not hold it as it is
 	}
-	// The tracked files are stat'ed while git still lists the untracked ones.
-	b, err := s.git.before(s.count, func(b *gitBefore) {
-		index = b.tracked
-		s.statPaths(slices.Clone(b.order), fast)
-	})
+	b, err := s.git.before(s.count)
 	if err != nil {
 		return err
 	}
+	index = b.tracked
+	s.statPaths(slices.Clone(b.order), fast)
 	s.files = slices.Concat(b.order, b.untracked)
 	s.statPaths(b.untracked, nil)
 	s.listSubdirs()
