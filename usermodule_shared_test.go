@@ -1,10 +1,13 @@
 package agentvcr_test
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,29 +15,67 @@ import (
 
 // sharedModule is a user's module whose packages share cassette
 // directories in each layout a user picks: the root package's own
-// testdata used by a sibling through ../testdata (root, shared), a
-// package's own used by its sibling (a, b), and a top-level directory no
-// package owns (x, y).
+// testdata used by a sibling through ../testdata (., b), a package's own
+// used by its sibling (a, b), and a top-level directory no package owns
+// (a, b). Package b uses all three, so that one go test of b alone is the
+// package that uses another's directory, alone, in every layout at once;
+// a test binary is a link of seconds, and three packages make each whole
+// run three links instead of six.
 var sharedModule = map[string][]struct{ pkg, dir string }{
-	"testdata/cassettes":   {{".", "testdata/cassettes"}, {"shared", "../testdata/cassettes"}},
+	"testdata/cassettes":   {{".", "testdata/cassettes"}, {"b", "../testdata/cassettes"}},
 	"a/testdata/cassettes": {{"a", "testdata/cassettes"}, {"b", "../a/testdata/cassettes"}},
-	"fixtures/cassettes":   {{"x", "../fixtures/cassettes"}, {"y", "../fixtures/cassettes"}},
+	"fixtures/cassettes":   {{"a", "../fixtures/cassettes"}, {"b", "../fixtures/cassettes"}},
 }
 
-func sharedPackages() (pkgs []struct{ pkg, dir string }) {
-	for _, users := range sharedModule {
-		pkgs = append(pkgs, users...)
+// sharedTests returns the test file of each package of sharedModule: a
+// test per directory the package uses, each making a call of its own.
+func sharedTests() map[string]string {
+	tests := map[string][]string{}
+	for _, dir := range slices.Sorted(maps.Keys(sharedModule)) {
+		for _, p := range sharedModule[dir] {
+			name := "Call" + strconv.Itoa(len(tests[p.pkg]))
+			tests[p.pkg] = append(tests[p.pkg], `
+func Test`+name+`(t *testing.T) {
+	agentvcrtest.StandIn(t, "`+p.dir+`")
+	if out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", "Reply with exactly: `+p.pkg+` `+name+`").Output(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
-	return pkgs
+}
+`)
+		}
+	}
+	files := map[string]string{}
+	for pkg, funcs := range tests {
+		name := filepath.Base(pkg)
+		if pkg == "." {
+			name = "shared"
+		}
+		files[filepath.Join(pkg, "call_test.go")] = "package " + name + `
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/agentvcr/agentvcr/agentvcrtest"
+)
+
+func TestMain(m *testing.M) { agentvcrtest.Main(m) }
+` + strings.Join(funcs, "")
+	}
+	return files
 }
 
 // A cassette directory several packages use is judged with all of them: on
 // a fresh machine (a fresh cache) or not, in every layout, for go test ./...,
-// each package alone, -p 1, -count and CI=true, no package fails on a
+// a package alone, -p 1, -count and CI=true, no package fails on a
 // cassette another uses; a leftover no package uses fails the run and
 // names the packages taken into account; AGENTVCR_UNREFERENCED=delete
 // deletes it only in a run in which every package that uses its directory
 // ran, and never another package's cassette.
+//
+// Nothing here depends on timing: every file the runs judge is dated an
+// hour back (as a clone leaves them, and never "written in this run"),
+// and each run has a fresh cache of its own.
 func TestUserModuleSharedCassettes(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -45,33 +86,8 @@ func TestUserModuleSharedCassettes(t *testing.T) {
 	agents := userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent")
 	mod := filepath.Join(work, "shared")
 	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
-	files := map[string]string{
-		"go.mod": "module example.com/shared\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
-	}
-	for _, p := range sharedPackages() {
-		name := filepath.Base(p.pkg)
-		if p.pkg == "." {
-			name = "shared"
-		}
-		files[filepath.Join(p.pkg, "call_test.go")] = "package " + name + `
-
-import (
-	"os/exec"
-	"testing"
-
-	"github.com/agentvcr/agentvcr/agentvcrtest"
-)
-
-func TestMain(m *testing.M) { agentvcrtest.Main(m) }
-
-func TestCall(t *testing.T) {
-	agentvcrtest.StandIn(t, "` + p.dir + `")
-	if out, err := exec.Command("cursor-agent", "--print", "--output-format", "json", "Reply with exactly: ` + p.pkg + `").Output(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-}
-`
-	}
+	files := sharedTests()
+	files["go.mod"] = "module example.com/shared\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n"
 	for name, content := range files {
 		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
@@ -85,14 +101,19 @@ func TestCall(t *testing.T) {
 	}
 	withAgent := "PATH=" + agents + string(os.PathListSeparator) + os.Getenv("PATH")
 	fresh := func() string { return "AGENTVCR_CACHE=" + t.TempDir() }
+	// From a clone: old times, as a checkout leaves them before a run.
+	past := time.Now().Add(-time.Hour)
+	aged := func() {
+		filepath.Walk(mod, func(path string, _ os.FileInfo, _ error) error { return os.Chtimes(path, past, past) })
+	}
 
-	// Recorded in one run: each package adds itself to the ledger of the
+	// Recorded in one run: each package adds itself to the ledger of each
 	// directory it uses.
 	if out, err := gorun(mod, []string{withAgent, fresh(), "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
 		"test", "-count=1", "./..."); err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
 	}
-	cassettes := map[string][]string{}
+	cassettes, ledgers := map[string][]string{}, map[string]string{}
 	for dir := range sharedModule {
 		cassettes[dir], _ = filepath.Glob(filepath.Join(mod, dir, "*.cassette"))
 		if len(cassettes[dir]) != 2 {
@@ -102,11 +123,70 @@ func TestCall(t *testing.T) {
 		if err != nil || strings.Count(string(ledger), "\npackage ") != 2 {
 			t.Fatalf("the ledger of %s: %v\n%s", dir, err, ledger)
 		}
+		ledgers[dir] = string(ledger)
 	}
-	// From a clone: old times, as a checkout leaves them before the run.
-	past := time.Now().Add(-time.Hour)
-	filepath.Walk(mod, func(path string, _ os.FileInfo, _ error) error { return os.Chtimes(path, past, past) })
+	aged()
 
+	// A leftover in each directory: found by ./... and by a package
+	// alone, naming the packages taken into account, never another's.
+	leftover := func(dir string) string { return filepath.Join(mod, dir, "leftover.cassette") }
+	leave := func() {
+		for dir := range sharedModule {
+			data, _ := os.ReadFile(cassettes[dir][0])
+			os.WriteFile(leftover(dir), []byte(strings.Replace(string(data), "Reply with exactly", "Reply with just", 1)), 0o644)
+			os.Chtimes(leftover(dir), past, past)
+		}
+	}
+	leave()
+	out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./...")
+	if err == nil || strings.Count(out, "leftover.cassette") < 3 || !strings.Contains(out, "packages taken into account") {
+		t.Errorf("leftovers in ./...: %v\n%s", err, out)
+	}
+	alone, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./b")
+	if err == nil || strings.Count(alone, "leftover.cassette") < 3 {
+		t.Errorf("the leftovers, ./b alone: %v\n%s", err, alone)
+	}
+	for dir, list := range cassettes {
+		for _, c := range list {
+			if strings.Contains(out, filepath.Base(c)) || strings.Contains(alone, filepath.Base(c)) {
+				t.Errorf("%s reported unused:\n%s\n%s", filepath.Join(dir, filepath.Base(c)), out, alone)
+			}
+		}
+	}
+
+	// delete, a package alone: the other package of each directory did
+	// not run, so nothing of the directory goes.
+	out, err = gorun(mod, []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}, "test", "-count=1", "./b")
+	for dir := range sharedModule {
+		if _, serr := os.Stat(leftover(dir)); err != nil || serr != nil {
+			t.Errorf("delete in ./b alone: %v, %v\n%s", err, serr, out)
+		}
+	}
+	// delete in a whole run: only the leftovers go.
+	leave()
+	out, err = gorun(mod, []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}, "test", "-count=1", "-p", "1", "./...")
+	if err != nil {
+		t.Errorf("delete: %v\n%s", err, out)
+	}
+	for dir, list := range cassettes {
+		if _, err := os.Stat(leftover(dir)); err == nil {
+			t.Errorf("delete: %s kept\n%s", leftover(dir), out)
+		}
+		for _, c := range list {
+			if _, err := os.Stat(c); err != nil {
+				t.Fatalf("delete deleted %s, which a package uses\n%s", c, out)
+			}
+		}
+		// The module is as recorded again, ledgers byte for byte: the runs
+		// below judge the state the recording committed.
+		if ledger, _ := os.ReadFile(filepath.Join(mod, dir, ".agentvcr-users")); string(ledger) != ledgers[dir] {
+			t.Fatalf("the ledger of %s after the leftovers and delete:\n%s\nwant, as recorded:\n%s", dir, ledger, ledgers[dir])
+		}
+	}
+	aged()
+
+	// The recorded module, green in every variant on a fresh machine; the
+	// package that uses the others' directories alone, under CI or not.
 	type variant struct {
 		name string
 		env  []string
@@ -115,90 +195,24 @@ func TestCall(t *testing.T) {
 	variants := []variant{
 		{"./...", nil, []string{"./..."}},
 		{"-p 1", nil, []string{"-p", "1", "./..."}},
-		{"-count=2", nil, []string{"-count=2", "./..."}},
-		{"CI=true", []string{"CI=true"}, []string{"./..."}},
+		// -count=2 runs each test twice in one test binary, where the
+		// stand-in counts a test's calls; CI=true stops the ledger writes
+		// (made once per test binary, after its tests) and changes nothing
+		// in a replay that finds its cassette. Neither reaches what the
+		// other changes: one run.
+		{"CI=true -count=2", []string{"CI=true"}, []string{"-count=2", "./..."}},
+		{"./b alone", nil, []string{"./b"}},
+		{"./b alone, CI=true", []string{"CI=true"}, []string{"./b"}},
 	}
-	green, runs := 0, 0
+	green := 0
 	for _, v := range variants {
-		runs++
 		if out, err := gorun(mod, append([]string{fresh()}, v.env...), append([]string{"test", "-count=1"}, v.args...)...); err != nil {
 			t.Errorf("%s: %v\n%s", v.name, err, out)
 		} else {
 			green++
 		}
 	}
-	// The package that uses another's directory, alone, on a fresh
-	// machine: under CI for the first layout.
-	for _, dir := range []string{"testdata/cassettes", "a/testdata/cassettes", "fixtures/cassettes"} {
-		p := sharedModule[dir][1]
-		env := []string{fresh()}
-		if dir == "testdata/cassettes" {
-			env = append(env, "CI=true")
-		}
-		runs++
-		if out, err := gorun(mod, env, "test", "-count=1", "./"+p.pkg); err != nil {
-			t.Errorf("./%s alone %q: %v\n%s", p.pkg, env, err, out)
-		} else {
-			green++
-		}
-	}
-	t.Logf("%d layouts: %d of %d runs green (%d whole-module variants, and a package alone, on fresh caches)", len(sharedModule), green, runs, len(variants))
-
-	// A leftover in each directory: found by ./... and by each package
-	// alone, naming the packages taken into account, never another's.
-	leftover := func(dir string) string { return filepath.Join(mod, dir, "leftover.cassette") }
-	for dir := range sharedModule {
-		data, _ := os.ReadFile(cassettes[dir][0])
-		os.WriteFile(leftover(dir), []byte(strings.Replace(string(data), "Reply with exactly", "Reply with just", 1)), 0o644)
-		os.Chtimes(leftover(dir), past, past)
-	}
-	out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./...")
-	if err == nil || strings.Count(out, "leftover.cassette") < 3 || !strings.Contains(out, "packages taken into account") {
-		t.Errorf("leftovers in ./...: %v\n%s", err, out)
-	}
-	if out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./shared"); err == nil || !strings.Contains(out, "leftover.cassette") {
-		t.Errorf("the leftover, ./shared alone: %v\n%s", err, out)
-	}
-	for dir, list := range cassettes {
-		for _, c := range list {
-			if strings.Contains(out, filepath.Base(c)) {
-				t.Errorf("%s reported unused:\n%s", filepath.Join(dir, filepath.Base(c)), out)
-			}
-		}
-	}
-
-	// delete, one package alone: the other package of the directory did
-	// not run, so nothing of the directory goes.
-	deleteEnv := []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}
-	out, err = gorun(mod, deleteEnv, "test", "-count=1", "./shared")
-	if _, serr := os.Stat(leftover("testdata/cassettes")); err != nil || serr != nil {
-		t.Errorf("delete in ./shared alone: %v, %v\n%s", err, serr, out)
-	}
-	// delete in every variant of a whole run: only the leftovers go.
-	for _, args := range [][]string{{"-p", "1", "./..."}} {
-		for dir := range sharedModule {
-			data, _ := os.ReadFile(cassettes[dir][0])
-			os.WriteFile(leftover(dir), []byte(strings.Replace(string(data), "Reply with exactly", "Reply with just", 1)), 0o644)
-			os.Chtimes(leftover(dir), past, past)
-		}
-		out, err = gorun(mod, []string{fresh(), "AGENTVCR_UNREFERENCED=delete"}, append([]string{"test", "-count=1"}, args...)...)
-		if err != nil {
-			t.Errorf("delete %q: %v\n%s", args, err, out)
-		}
-		for dir, list := range cassettes {
-			if _, err := os.Stat(leftover(dir)); err == nil {
-				t.Errorf("delete %q: %s kept\n%s", args, leftover(dir), out)
-			}
-			for _, c := range list {
-				if _, err := os.Stat(c); err != nil {
-					t.Fatalf("delete %q deleted %s, which a package uses\n%s", args, c, out)
-				}
-			}
-		}
-		if out, err := gorun(mod, []string{fresh()}, "test", "-count=1", "./..."); err != nil {
-			t.Fatalf("after delete %q: %v\n%s", args, err, out)
-		}
-	}
+	t.Logf("%d layouts: %d of %d runs green on fresh caches", len(sharedModule), green, len(variants))
 }
 
 // Every path and command a failure prints works as printed from the

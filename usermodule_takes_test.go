@@ -226,17 +226,17 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 		}
 	}
 
-	// 3. One call more than recorded fails the test, with the stand-in's line.
-	out, err = gorun(mod, []string{"ASK_AGAIN=1"}, "test", "-count=1", "-run", "^TestRetry$", ".")
-	if err == nil || !strings.Contains(out, `called more times than recorded: ["--print" "--output-format" "stream-json" "flaky question"] was recorded 2 times, called 3 in this test`) {
+	// 3. One call more than recorded fails the test, with the stand-in's
+	// line; 4. so does an unknown fault word, from agentvcrtest.Fault: one
+	// run, each test's failure in its own part of the output.
+	out, err = gorun(mod, []string{"ASK_AGAIN=1", "BAD_FAULT=stall,explode"}, "test", "-count=1", "-run", "^(TestRetry|TestNoFault)$", ".")
+	if err == nil || !strings.Contains(testOutput(out, "TestRetry"), `called more times than recorded: ["--print" "--output-format" "stream-json" "flaky question"] was recorded 2 times, called 3 in this test`) {
 		t.Fatalf("one call too many: %v\n%s", err, out)
 	}
-
-	// 4. An unknown fault word: from agentvcrtest.Fault, and from the environment.
-	out, err = gorun(mod, []string{"BAD_FAULT=stall,explode"}, "test", "-count=1", "-run", "^TestNoFault$", ".")
-	if err == nil || !strings.Contains(out, `agentvcrtest.Fault: $AGENTVCR_FAULT: unknown word "explode"`) {
+	if !strings.Contains(testOutput(out, "TestNoFault"), `agentvcrtest.Fault: $AGENTVCR_FAULT: unknown word "explode"`) {
 		t.Fatalf("Fault with an unknown word: %v\n%s", err, out)
 	}
+	// An unknown fault word from the environment.
 	out, err = gorun(mod, []string{"AGENTVCR_FAULT=explode"}, "test", "-count=1", "-run", "^TestNoFault$", ".")
 	if err == nil || !strings.Contains(out, `cursor-agent (agentvcr stand-in): $AGENTVCR_FAULT: unknown word "explode"`) {
 		t.Fatalf("AGENTVCR_FAULT with an unknown word: %v\n%s", err, out)

@@ -104,18 +104,24 @@ func TestUserModule(t *testing.T) {
 		t.Fatalf("behaviour change: %v\n%s", err, out)
 	}
 
-	// 4. Under CI the same failure writes nothing.
-	os.Remove(filepath.Join(mod, "testdata/golden/summarize.golden.new"))
+	// 4. Under CI the same failure writes nothing. (The pending golden is
+	// set aside meanwhile, for step 5 to accept.)
+	pending := filepath.Join(mod, "testdata/golden/summarize.golden.new")
+	if err := os.Rename(pending, filepath.Join(work, "summarize.golden.new")); err != nil {
+		t.Fatal(err)
+	}
 	out, err = gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "./...")
 	if err == nil {
 		t.Fatalf("CI run passed:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(mod, "testdata/golden/summarize.golden.new")); err == nil {
+	if _, err := os.Stat(pending); err == nil {
 		t.Fatal("CI=true wrote a pending golden")
+	}
+	if err := os.Rename(filepath.Join(work, "summarize.golden.new"), pending); err != nil {
+		t.Fatal(err)
 	}
 
 	// 5. Accepted, the suite passes again.
-	gorun(mod, []string{path}, "test", "-count=1", "./...")
 	agentvcr("review", "--accept", "testdata")
 	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
 		t.Fatalf("after review --accept: %v\n%s", err, out)
@@ -143,10 +149,9 @@ func TestUserModule(t *testing.T) {
 	if err == nil || !strings.Contains(out, `apiKeySource: "login" → "env"`) || !strings.Contains(out, "1 call drifted") {
 		t.Fatalf("drift: %v\n%s", err, out)
 	}
+	// After the review the suite is green: userModuleFailures checks that
+	// first (steps 7 and 8 between cannot turn a red suite green).
 	agentvcr("review", "--accept")
-	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
-		t.Fatalf("after the upgrade review: %v\n%s", err, out)
-	}
 
 	// 7. The bug-report story: record a run, check it, normalise it, replay it.
 	bug := filepath.Join(work, "bug-123.cassette")
@@ -229,26 +234,13 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, goru
 }
 
 // userModuleFailures: every way the stand-in can fail reaches go test as the
-// stand-in's own line (not a bare "exit status 2"), with what to do.
+// stand-in's own line (not a bare "exit status 2"), with what to do. The
+// ways a replay fails are tests of their own, each replaying the README's
+// call from a directory broken in one way, run by one go test (a link of
+// seconds, not one each): each test's failure is checked in its own part
+// of the output.
 func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path, withAgent string) {
 	cassettes := filepath.Join(mod, "testdata/cassettes")
-	mustFail := func(what string, env []string, want []string, not ...string) {
-		t.Helper()
-		out, err := gorun(mod, append([]string{path}, env...), "test", "-count=1", "-run", "^TestSummarize$", ".")
-		if err == nil {
-			t.Fatalf("%s: go test passed:\n%s", what, out)
-		}
-		for _, w := range want {
-			if !strings.Contains(out, w) {
-				t.Errorf("%s: go test output lacks %q:\n%s", what, w, out)
-			}
-		}
-		for _, n := range not {
-			if strings.Contains(out, n) {
-				t.Errorf("%s: go test output says %q:\n%s", what, n, out)
-			}
-		}
-	}
 	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
 		t.Fatalf("before the failures: %v\n%s", err, out)
 	}
@@ -256,45 +248,26 @@ func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, .
 	cas := files[0]
 	data, _ := os.ReadFile(cas)
 
-	// A missing cassette directory.
-	os.Rename(cassettes, cassettes+".away")
-	mustFail("missing directory", nil, []string{"cursor-agent (agentvcr stand-in): $AGENTVCR_CASSETTES=" + cassettes + ": no such file or directory",
-		"point it at a directory of cassettes"})
-	os.Rename(cassettes+".away", cassettes)
-
-	// A truncated cassette: named, with how to get it back.
-	os.WriteFile(cas, data[:len(data)-20], 0o644)
-	mustFail("truncated", nil, []string{"(agentvcr stand-in): " + cas, "truncated cassette", "git checkout " + cas})
-
-	// A cassette of a newer format: upgrade, never "record it again".
-	os.WriteFile(cas, []byte(strings.Replace(string(data), "agentvcr cassette v2", "agentvcr cassette v9", 1)), 0o644)
-	mustFail("newer format", nil, []string{"(agentvcr stand-in): " + cas + ":1: ", "upgrade agentvcr"}, "record it")
-	os.WriteFile(cas, data, 0o644)
-
-	// A read-only checkout, recording.
-	if err := readOnly(cassettes); err != nil {
-		t.Logf("read-only case skipped: %v", err)
-	} else {
-		mustFail("read-only", []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
-			[]string{"cursor-agent (agentvcr stand-in): cannot write the cassette " + cassettes})
-		writable(cassettes)
+	// The README's call from a missing directory, a truncated cassette, a
+	// cassette of a newer format: copies of testdata/cassettes, each broken
+	// in one way.
+	broken := func(name string, breakIt func(cas string)) string {
+		dir := filepath.Join(mod, "testdata", name)
+		if out, err := exec.Command("cp", "-r", cassettes, dir).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v\n%s", err, out)
+		}
+		c := filepath.Join(dir, filepath.Base(cas))
+		breakIt(c)
+		return c
 	}
+	missing := filepath.Join(mod, "testdata", "missing")
+	truncated := broken("truncated", func(c string) { os.WriteFile(c, data[:len(data)-20], 0o644) })
+	newer := broken("newer", func(c string) {
+		os.WriteFile(c, []byte(strings.Replace(string(data), "agentvcr cassette v2", "agentvcr cassette v9", 1)), 0o644)
+	})
 
-	// Under CI, -update writes nothing and says so.
-	golden := filepath.Join(mod, "testdata/golden/summarize.golden")
-	before, _ := os.ReadFile(golden)
-	os.WriteFile(golden, []byte("stale\n"), 0o644)
-	out, err := gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "-run", "^TestSummarize$", ".", "-update")
-	if err == nil || !strings.Contains(out, "-update is refused under CI (CI=true): nothing is written") {
-		t.Errorf("CI -update: %v\n%s", err, out)
-	}
-	if got, _ := os.ReadFile(golden); string(got) != "stale\n" {
-		t.Errorf("CI -update rewrote the golden: %q", got)
-	}
-	os.WriteFile(golden, before, 0o644)
-
-	// A recorded file change that meets a file in the way: the stand-in
-	// says how to resolve it for the stand-in.
+	// A recorded file change that meets a file in the way: recorded here,
+	// replayed below with a file of the user's where the agent wrote.
 	os.WriteFile(filepath.Join(mod, "README.md"), []byte("# myproject\n\nIt summarises.\n"), 0o644)
 	os.WriteFile(filepath.Join(mod, "readme_test.go"), []byte(`package myproject
 
@@ -313,14 +286,104 @@ func TestSummarizeReadme(t *testing.T) {
 		t.Fatalf("recording the file-writing call: %v\n%s", err, out)
 	}
 	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
-	out, err = gorun(mod, []string{path}, "test", "-count=1", "-run", "^TestSummarizeReadme$", ".")
-	if err == nil || !strings.Contains(out, "(agentvcr stand-in): ") || !strings.Contains(out, "summary.txt") ||
-		!strings.Contains(out, "agentvcr replay --apply --force "+cassettes) {
-		t.Errorf("conflict: %v\n%s", err, out)
+
+	// One run: each broken replay, and the file in the way.
+	os.WriteFile(filepath.Join(mod, "broken_test.go"), []byte(`package myproject
+
+import "testing"
+
+func TestFromMissing(t *testing.T)   { summarizeFrom(t, "testdata/missing") }
+func TestFromTruncated(t *testing.T) { summarizeFrom(t, "testdata/truncated") }
+func TestFromNewer(t *testing.T)     { summarizeFrom(t, "testdata/newer") }
+
+func summarizeFrom(t *testing.T, dir string) {
+	agentvcrtest.StandIn(t, dir)
+	if _, err := Summarize(agentvcrtest.Workspace(t, ""), "Reply with exactly: hello"); err != nil {
+		t.Fatal(err)
+	}
+}
+`), 0o644)
+	fixImports(t, filepath.Join(mod, "broken_test.go"))
+	out, err := gorun(mod, []string{path}, "test", "-count=1", "-run", "^(TestFromMissing|TestFromTruncated|TestFromNewer|TestSummarizeReadme)$", ".")
+	if err == nil {
+		t.Fatalf("the broken replays: go test passed:\n%s", out)
+	}
+	for _, c := range []struct {
+		test, what string
+		want, not  []string
+	}{
+		{"TestFromMissing", "missing directory", []string{"cursor-agent (agentvcr stand-in): $AGENTVCR_CASSETTES=" + missing + ": no such file or directory",
+			"point it at a directory of cassettes"}, nil},
+		// A truncated cassette: named, with how to get it back.
+		{"TestFromTruncated", "truncated", []string{"(agentvcr stand-in): " + truncated, "truncated cassette", "git checkout " + truncated}, nil},
+		// A cassette of a newer format: upgrade, never "record it again".
+		{"TestFromNewer", "newer format", []string{"(agentvcr stand-in): " + newer + ":1: ", "upgrade agentvcr"}, []string{"record it"}},
+		// The file in the way: the stand-in says how to resolve it.
+		{"TestSummarizeReadme", "conflict", []string{"(agentvcr stand-in): ", "summary.txt", "agentvcr replay --apply --force " + cassettes}, nil},
+	} {
+		part := testOutput(out, c.test)
+		if part == "" {
+			t.Errorf("%s: %s did not fail:\n%s", c.what, c.test, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(part, w) {
+				t.Errorf("%s: %s's output lacks %q:\n%s", c.what, c.test, w, out)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(part, n) {
+				t.Errorf("%s: %s's output says %q:\n%s", c.what, c.test, n, out)
+			}
+		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(mod, "summary.txt")); string(got) != "my own notes\n" {
 		t.Errorf("the stand-in wrote over summary.txt: %q", got)
 	}
+	os.Remove(filepath.Join(mod, "broken_test.go"))
+	os.RemoveAll(filepath.Join(mod, "testdata", "truncated"))
+	os.RemoveAll(filepath.Join(mod, "testdata", "newer"))
+
+	// A read-only checkout, recording.
+	if err := readOnly(cassettes); err != nil {
+		t.Logf("read-only case skipped: %v", err)
+	} else {
+		out, err := gorun(mod, []string{path, withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+			"test", "-count=1", "-run", "^TestSummarize$", ".")
+		writable(cassettes)
+		if want := "cursor-agent (agentvcr stand-in): cannot write the cassette " + cassettes; err == nil || !strings.Contains(out, want) {
+			t.Errorf("read-only: %v: go test output lacks %q:\n%s", err, want, out)
+		}
+	}
+
+	// Under CI, -update writes nothing and says so.
+	golden := filepath.Join(mod, "testdata/golden/summarize.golden")
+	before, _ := os.ReadFile(golden)
+	os.WriteFile(golden, []byte("stale\n"), 0o644)
+	out, err = gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "-run", "^TestSummarize$", ".", "-update")
+	if err == nil || !strings.Contains(out, "-update is refused under CI (CI=true): nothing is written") {
+		t.Errorf("CI -update: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(golden); string(got) != "stale\n" {
+		t.Errorf("CI -update rewrote the golden: %q", got)
+	}
+	os.WriteFile(golden, before, 0o644)
+}
+
+// testOutput is the part of go test's output that test name printed when
+// it failed: from its "--- FAIL: name " line to the next test's; "" when it
+// did not fail.
+func testOutput(out, name string) string {
+	_, part, ok := strings.Cut(out, "--- FAIL: "+name+" ")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(part, "\n--- "); i >= 0 {
+		part = part[:i]
+	}
+	if i := strings.Index(part, "\nFAIL"); i >= 0 {
+		part = part[:i]
+	}
+	return part
 }
 
 // fixImports adds agentvcrtest's import to a test file written above.
