@@ -8,11 +8,8 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	_ "github.com/agentvcr/agentvcr/internal/agents/all" // the profiles that route the model's exchanges
 	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 )
-
-// fieldModel is the field of the redaction report for the model's
-// exchanges (request and answer bodies).
-const fieldModel = "model"
 
 // ModelMode says whether a recording holds the agent's exchanges with its
 // model too (see [Options].Model).
@@ -102,11 +99,13 @@ func (s modelSink) write(f func(at time.Duration) error) error {
 	return nil
 }
 
+// Redactor is the run's: the proxy redacts what it stores with it, so
+// that a secret the model streamed in pieces is found (see modelproxy).
+func (s modelSink) Redactor() *redact.Redactor { return s.r.red }
+
 func (s modelSink) ModelRequest(n int, method, path, query string, body []byte) error {
-	red := []byte(s.r.red.String(fieldModel, string(body)))
-	path, query = s.r.red.String(fieldModel, path), s.r.red.String(fieldModel, query)
 	return s.write(func(at time.Duration) error {
-		return s.r.cw.WriteModelRequest(at, cassette.Exchange{N: n, Method: method, Path: path, Query: query}, red)
+		return s.r.cw.WriteModelRequest(at, cassette.Exchange{N: n, Method: method, Path: path, Query: query}, body)
 	})
 }
 
@@ -117,6 +116,5 @@ func (s modelSink) ModelAnswer(n, status int, header map[string]string) error {
 }
 
 func (s modelSink) ModelPiece(n int, p []byte) error {
-	red := []byte(s.r.red.String(fieldModel, string(p)))
-	return s.write(func(at time.Duration) error { return s.r.cw.WriteModelPiece(at, n, red) })
+	return s.write(func(at time.Duration) error { return s.r.cw.WriteModelPiece(at, n, p) })
 }

@@ -13,7 +13,12 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 )
+
+// benchRedactor redacts as a recording does: the run's key and the
+// shapes of tokens, each text delta stream as the agent assembles it.
+var benchRedactor = redact.New(redact.Options{Env: []string{"ANTHROPIC_API_KEY=sk-ant-api03-bench-key-0123456789"}})
 
 // firstByte is how long the first byte of an answer takes to arrive.
 func firstByte(b *testing.B, client *http.Client, url string) time.Duration {
@@ -47,7 +52,7 @@ func BenchmarkModelProxyFirstByte(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	s := &sink{}
+	s := &sink{red: benchRedactor}
 	s.w, _ = cassette.NewWriter(io.Discard, cassette.Header{Argv: []string{"a"}, Model: "anthropic"})
 	p.Attach(s)
 	client := &http.Client{}
@@ -83,7 +88,7 @@ func BenchmarkModelProxyLargeStream(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s := &sink{}
+		s := &sink{red: benchRedactor}
 		s.w, _ = cassette.NewWriter(io.Discard, cassette.Header{Argv: []string{"a"}, Model: "anthropic"})
 		p.Attach(s)
 		runtime.GC()

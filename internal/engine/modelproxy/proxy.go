@@ -5,9 +5,47 @@
 // [Hook]); rerunning, it answers each request from a recording's
 // exchanges (a [Recording]), matched in tiers (see [Tier]), with no network.
 //
+// # Secrets
+//
 // Never stored: request headers (keys, authorization, cookies among them);
-// an answer's headers but its content type. Bodies are redacted by the
-// recorder like the output.
+// an answer's headers but its content type; the query parameters that
+// carry keys. The rest is stored redacted by the proxy with the sink's
+// Redactor (the run's secrets and the shapes of tokens, as the output is),
+// and redacted as the agent assembles it, as the recorder's output
+// redaction sees a stream across reads:
+//
+//   - A request's method, path, query and body, each whole: the agent sends
+//     a body whole, so a secret a tool showed, sent back in the next
+//     request's conversation, is in one piece. Two requests that share the
+//     conversation are stored as what the second adds after redaction.
+//   - An answer that is not an event stream: its bytes as one stream,
+//     stored in pieces of 1 MiB or so. A streaming redactor holds back the
+//     end of what it was given that may begin a secret, and a piece waits
+//     until the next tells: a secret across the cut goes wholly to the
+//     piece where it begins.
+//   - An event stream: each event is a piece, redacted on its own; and the
+//     texts an agent appends across events (a content block's text,
+//     thinking or tool input deltas, a choice's content or a tool call's
+//     arguments, a Responses delta, a Gemini candidate's text) are one
+//     stream per block, so a key the model streamed in deltas is found
+//     whole. Where a secret was, the delta of the event where it began
+//     holds the placeholder and the deltas after it what follows the
+//     secret (maybe ""); every other byte of every event is as it came,
+//     and the events stay as many and in their order, so that a rerun
+//     serves what the agent would assemble with the placeholder in place
+//     of the secret. An event waits while its block's stream holds its
+//     text back, and the events after it wait behind it, up to 4 MiB:
+//     past that the streams holding the oldest are ended (a secret whose
+//     start they held and whose rest comes later than that is missed),
+//     so that memory stays bounded. The end of a block (content_block_stop,
+//     a finish reason, a *.done event) or of the answer ends its stream.
+//
+// The agent gets every read as it arrives all the same: redaction only
+// delays what is stored.
+//
+// What it cannot find is what the redactor cannot (see redact.Redactor), and
+// a secret the agent assembles from texts of two blocks, or from
+// members this package does not know as deltas.
 package modelproxy
 
 import (
@@ -24,6 +62,7 @@ import (
 	"time"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/engine/relocate"
 )
 
@@ -226,7 +265,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.counts[m.tier]++
 	}
 	if sink != nil {
-		sink.ModelRequest(n, req.Method, req.URL.Path, storedQuery(req.URL), body)
+		storeRequest(sink, n, req.Method, req.URL.Path, storedQuery(req.URL), body)
 	}
 	p.mu.Unlock()
 	if p.match != nil {
@@ -234,6 +273,26 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	p.forward(w, req, n, body, sink)
+}
+
+// storeRequest stores request n redacted: its body whole (the agent sends
+// it whole, so a secret in it is in one piece), its method, path and query.
+func storeRequest(sink Sink, n int, method, path, query string, body []byte) {
+	if red := sink.Redactor(); red != nil {
+		body = []byte(red.String(redact.FieldModel, string(body)))
+		method, path, query = red.String(redact.FieldModel, method), red.String(redact.FieldModel, path), red.String(redact.FieldModel, query)
+	}
+	sink.ModelRequest(n, method, path, query, body)
+}
+
+// storeAnswer stores the head of answer n, its headers' values redacted.
+func storeAnswer(sink Sink, n, status int, header map[string]string) {
+	if red := sink.Redactor(); red != nil {
+		for k, v := range header {
+			header[k] = red.String(redact.FieldModel, v)
+		}
+	}
+	sink.ModelAnswer(n, status, header)
 }
 
 // keyParams are query parameters that carry a key (Gemini's ?key=): never
@@ -299,8 +358,10 @@ func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []
 			kept[strings.ToLower(h)] = v
 		}
 	}
+	var st *answerStore
 	if sink != nil {
-		sink.ModelAnswer(n, resp.StatusCode, kept)
+		storeAnswer(sink, n, resp.StatusCode, kept)
+		st = newAnswerStore(sink, n, strings.Contains(resp.Header.Get("Content-Type"), "event-stream"))
 	}
 	for k, vs := range resp.Header {
 		if !isHop(k) {
@@ -318,16 +379,17 @@ func (p *Proxy) forward(w http.ResponseWriter, req *http.Request, n int, body []
 			if flusher != nil {
 				flusher.Flush()
 			}
-			if sink != nil {
-				cut.add(buf[:k], func(piece []byte) { sink.ModelPiece(n, piece) })
+			if st != nil {
+				cut.add(buf[:k], st.piece)
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	if sink != nil {
-		cut.flush(func(piece []byte) { sink.ModelPiece(n, piece) })
+	if st != nil {
+		cut.flush(st.piece)
+		st.close()
 	}
 }
 
@@ -351,8 +413,10 @@ func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []b
 		var b strings.Builder
 		refusal(&headerRecorder{ResponseWriter: w, b: &b, status: &status}, wire, "agentvcr rerun: "+m.why)
 		if sink != nil {
-			sink.ModelAnswer(n, http.StatusBadRequest, map[string]string{"content-type": "application/json"})
-			sink.ModelPiece(n, []byte(b.String()))
+			storeAnswer(sink, n, http.StatusBadRequest, map[string]string{"content-type": "application/json"})
+			st := newAnswerStore(sink, n, false)
+			st.piece([]byte(b.String()))
+			st.close()
 		}
 		return
 	case m.rec == nil:
@@ -379,12 +443,15 @@ func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []b
 	if ctype != "" {
 		w.Header().Set("Content-Type", ctype)
 	}
+	var st *answerStore
 	if sink != nil {
 		h := map[string]string{}
 		if ctype != "" {
 			h["content-type"] = ctype
 		}
-		sink.ModelAnswer(n, status, h)
+		storeAnswer(sink, n, status, h)
+		st = newAnswerStore(sink, n, strings.Contains(ctype, "event-stream"))
+		defer st.close()
 	}
 	w.WriteHeader(status)
 	flusher, _ := w.(http.Flusher)
@@ -405,8 +472,8 @@ func (p *Proxy) answer(w http.ResponseWriter, req *http.Request, n int, body []b
 		if flusher != nil {
 			flusher.Flush()
 		}
-		if sink != nil {
-			sink.ModelPiece(n, pc.Data)
+		if st != nil {
+			st.piece(pc.Data)
 		}
 	}
 }
@@ -426,8 +493,8 @@ func (h *headerRecorder) Write(p []byte) (int, error) {
 
 // cutter cuts an answer's body into the pieces stored: server-sent events
 // whole (a read may hold several or part of one), another body whole. The
-// redactor and a rerun's relocation then see a secret or a path that two
-// reads split in one piece. A piece never grows past 1 MiB, so memory
+// redactor then reads each event's members, and a rerun's relocation sees
+// a path that two reads split in one piece. A piece never grows past 1 MiB, so memory
 // stays flat; the agent gets every read as it arrives all the same.
 type cutter struct {
 	sse     bool

@@ -18,14 +18,16 @@ import (
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/testsupport/fakemodel"
 )
 
-// sink stores exchanges in a cassette, as the recorder does (without its
-// redaction, which its own tests cover).
+// sink stores exchanges in a cassette, as the recorder does; red is the
+// redactor the proxy redacts them with.
 type sink struct {
-	mu sync.Mutex
-	w  *cassette.Writer
+	mu  sync.Mutex
+	w   *cassette.Writer
+	red *redact.Redactor // nil: nothing redacted
 }
 
 func (s *sink) ModelRequest(n int, method, path, query string, body []byte) error {
@@ -43,6 +45,8 @@ func (s *sink) ModelPiece(n int, p []byte) error {
 	defer s.mu.Unlock()
 	return s.w.WriteModelPiece(time.Millisecond, n, p)
 }
+
+func (s *sink) Redactor() *redact.Redactor { return s.red }
 
 func newSink(t *testing.T, b *bytes.Buffer) *sink {
 	w, err := cassette.NewWriter(b, cassette.Header{Argv: []string{"wireagent"}, Cwd: "/rec/cwd", Home: "/rec", Model: "anthropic"})

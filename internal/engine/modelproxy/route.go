@@ -6,18 +6,23 @@ import (
 	"os"
 
 	"github.com/agentvcr/agentvcr/agent"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 )
 
-// Sink stores the model's exchanges in the cassette being recorded,
-// redacted, in their place among the output. Its methods are safe for
+// Sink stores the model's exchanges in the cassette being recorded, in
+// their place among the output. The proxy gives it what it stores
+// redacted already, with the sink's Redactor. Its methods are safe for
 // concurrent use.
 type Sink interface {
 	// ModelRequest stores request n (numbered from 1 in arrival order).
 	ModelRequest(n int, method, path, query string, body []byte) error
 	// ModelAnswer stores the status and allow-listed headers of answer n.
 	ModelAnswer(n, status int, header map[string]string) error
-	// ModelPiece stores a piece of the body of answer n, as it arrived.
+	// ModelPiece stores the next piece of the body of answer n.
 	ModelPiece(n int, p []byte) error
+	// Redactor finds the secrets nothing stored may hold (the run's, and
+	// the shapes of tokens); nil: none.
+	Redactor() *redact.Redactor
 }
 
 // Hook says how a run's exchanges with its model reach its cassette: the

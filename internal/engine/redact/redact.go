@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -40,6 +41,7 @@ const (
 	FieldStdout = "stdout"
 	FieldStderr = "stderr"
 	FieldFiles  = "files" // paths and contents of files the agent changed
+	FieldModel  = "model" // the agent's exchanges with its model: paths, queries, bodies
 )
 
 // secretWords are the words of an environment variable name that make it
@@ -108,9 +110,9 @@ type Options struct {
 //
 // What it cannot find: a secret the agent transformed (base64, hex, reversed,
 // cut in two by other text, case-changed), and a value shorter than
-// [MinEnvSecret] taken from the environment. A Redactor is not safe for
-// concurrent use by several goroutines, except through separate [Redactor.Writer]s
-// serialised by the caller.
+// [MinEnvSecret] taken from the environment. A Redactor is safe for
+// concurrent use by several goroutines (its counts are locked); a
+// [Writer] is used by one goroutine at a time.
 type Redactor struct {
 	secrets []secret // longest first
 	shapes  []Shape
@@ -118,7 +120,22 @@ type Redactor struct {
 	start   [256]bool          // the bytes that can start a match
 	pair    [256][4]uint64     // per start byte, the bytes that can follow it (a 256-bit set)
 	byStart [256][]shapeAtByte // shapes whose prefixes start with the byte
-	counts  map[[2]string]int
+	counts  *tally             // nil: nothing counted
+}
+
+// tally counts replacements by rule and field.
+type tally struct {
+	mu sync.Mutex
+	n  map[[2]string]int
+}
+
+func (t *tally) add(rule, field string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.n[[2]string{rule, field}]++
+	t.mu.Unlock()
 }
 
 type secret struct {
@@ -129,7 +146,7 @@ type secret struct {
 
 // New gathers the secrets opts names.
 func New(opts Options) *Redactor {
-	r := &Redactor{counts: map[[2]string]int{}}
+	r := &Redactor{counts: &tally{n: map[[2]string]int{}}}
 	seen := map[string]bool{}
 	add := func(rule, v string) {
 		if v == "" || seen[v] {
@@ -220,9 +237,7 @@ func urlPassword(s string) string {
 // field's row of the report: the value of a secret-looking variable in the
 // header's environment.
 func (r *Redactor) Withheld(rule, field string) {
-	if r.counts != nil {
-		r.counts[[2]string{rule, field}]++
-	}
+	r.counts.add(rule, field)
 }
 
 // Rules names the value rules looked for, once each, in order: never values.
@@ -253,6 +268,15 @@ func (r *Redactor) String(field, s string) string {
 	return string(out)
 }
 
+// Append appends p to dst redacted, counting replacements under field.
+func (r *Redactor) Append(dst []byte, field string, p []byte) []byte {
+	if !r.Active() {
+		return append(dst, p...)
+	}
+	out, _ := r.process(dst, p, 0, true, field, [2]byte{}, nil)
+	return out
+}
+
 // Uncounted returns a redactor that finds what r finds and counts nothing:
 // its Writers may be used from several goroutines at once (one writer
 // each), as for the digests of files a snapshot takes.
@@ -265,7 +289,12 @@ func (r *Redactor) Uncounted() *Redactor {
 // Report lists what was replaced, by rule and field, sorted.
 func (r *Redactor) Report() []cassette.Redaction {
 	var rep []cassette.Redaction
-	for k, n := range r.counts {
+	if r.counts == nil {
+		return nil
+	}
+	r.counts.mu.Lock()
+	defer r.counts.mu.Unlock()
+	for k, n := range r.counts.n {
 		rep = append(rep, cassette.Redaction{Rule: k[0], Field: k[1], Count: n})
 	}
 	slices.SortFunc(rep, func(a, b cassette.Redaction) int {
@@ -317,9 +346,7 @@ func (r *Redactor) process(dst, p []byte, from int, atEOF bool, field string, pr
 		dst = append(dst, p[last:i+m.keep]...)
 		dst = append(dst, Placeholder...)
 		cut.replaced(i+m.n, len(dst))
-		if r.counts != nil {
-			r.counts[[2]string{m.rule, field}]++
-		}
+		r.counts.add(m.rule, field)
 		i += m.n - 1
 		last = i + 1
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 )
@@ -418,5 +419,27 @@ func TestRedactCuts(t *testing.T) {
 	w.Redact([]byte("a hu"))
 	if out, at := w.FlushCuts([]int{1, 2}, nil); string(out) != "hu" || !slices.Equal(at, []int{1, 2}) {
 		t.Errorf("flush: %q, at %v", out, at)
+	}
+}
+
+// The recorder's output pumps and the model proxy's exchanges redact with
+// one Redactor at once: its counts add up (go test -race checks the lock).
+func TestCountsFromManyGoroutines(t *testing.T) {
+	r := New(Options{Env: []string{"API_TOKEN=hunter2-secret"}})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				r.String(FieldModel, "token hunter2-secret")
+				r.Append(nil, FieldStdout, []byte("hunter2-secret"))
+			}
+		}()
+	}
+	wg.Wait()
+	rep := r.Report()
+	if len(rep) != 2 || rep[0].Count != 800 || rep[1].Count != 800 {
+		t.Errorf("report %+v, want 800 in model and in stdout", rep)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/modelproxy"
+	"github.com/agentvcr/agentvcr/internal/engine/redact"
 	"github.com/agentvcr/agentvcr/internal/testsupport/fakemodel"
 	"github.com/agentvcr/agentvcr/internal/testsupport/vcrtest"
 	"github.com/agentvcr/agentvcr/internal/testsupport/wireagent"
@@ -122,5 +125,78 @@ func TestRecorderModelNotRoutable(t *testing.T) {
 		if res.Ran || !errors.Is(err, recorder.ErrStart) || !errors.Is(err, agent.ErrModelNotRoutable) || !strings.Contains(err.Error(), "own backend") {
 			t.Errorf("%s, on: ran %v, err %v; want not started, ErrStart and ErrModelNotRoutable", name, res.Ran, err)
 		}
+	}
+}
+
+// A recording through the public recorder stores none of the secrets the
+// model streamed in pieces, nor the one a tool showed and the agent sent
+// back: the key, a token the model split across deltas, and the
+// environment's secret, split too; the report counts them in the model's
+// field.
+func TestRecorderModelSecretsInPieces(t *testing.T) {
+	bin := agentBin(t)
+	const env = "deploy-9f8e7d6c5b4a3"
+	const token = "ghp_ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqpo"
+	event := func(v string) string { return "event: x\ndata: " + v + "\n\n" }
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		var evs []string
+		if !bytes.Contains(body, []byte("tool_result")) {
+			evs = []string{
+				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\":\"printenv DEPLOY"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"_TOKEN\"}"}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`, `{"type":"message_stop"}`}
+		} else {
+			evs = []string{
+				`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"It is ` + env[:9] + `"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + env[9:] + `; and ghp_ZYXW"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"VUTSRQPONMLKJIHGFEDCBA"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"zyxwvutsrqpo."}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, `{"type":"message_stop"}`}
+		}
+		for _, e := range evs {
+			io.WriteString(w, event(e))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer model.Close()
+	vars := vcrtest.Env(t, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY="+key, "DEPLOY_TOKEN="+env)
+	var out bytes.Buffer
+	path, res, err := recordTo(t, recorder.Options{Argv: []string{filepath.Join(bin, wireagent.Name), "-p", "show the token"},
+		Dir: workspace(t), Env: vars, Stdout: &out, Model: recorder.ModelOn})
+	if err != nil || res.Footer.Code != 0 || !strings.Contains(out.String(), "It is "+env+"; and "+token+".") {
+		t.Fatalf("record: %v, exit %d\n%s", err, res.Footer.Code, out.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{key, token, env} {
+		for i := 0; i+8 <= len(s); i++ {
+			if bytes.Contains(data, []byte(s[i:i+8])) {
+				t.Fatalf("the cassette holds %q of %q:\n%s", s[i:i+8], s, data)
+			}
+		}
+	}
+	recorded, err := modelproxy.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(recorded.Exchanges); n != 2 || !bytes.Contains(recorded.Body(2), []byte(`"content":"`+redact.Placeholder+`\n"`)) {
+		t.Errorf("%d exchanges; the second request stored as %s", len(recorded.Exchanges), recorded.Body(2))
+	}
+	model2 := 0
+	for _, r := range res.Footer.Redactions {
+		if r.Field == redact.FieldModel {
+			model2 += r.Count
+		}
+	}
+	if model2 < 3 {
+		t.Errorf("redaction report %+v: want the model's three secrets at least", res.Footer.Redactions)
 	}
 }
