@@ -44,11 +44,17 @@ func writeModel(t testing.TB, n int) []byte {
 // A session's cassette grows linearly: each request is stored as what it
 // does not share with the previous one; reading rebuilds every body.
 func TestModelRequestsGrowLinearly(t *testing.T) {
-	small, large := writeModel(t, 10), writeModel(t, 100)
+	small, half, large := writeModel(t, 10), writeModel(t, 55), writeModel(t, 100)
 	// 90 more turns of ~225 bytes of new message and ~250 of framing each: far
 	// below the ~1.2 MB the whole requests would take.
 	if grow := len(large) - len(small); grow > 90*600 {
 		t.Errorf("90 more turns grew the cassette by %d bytes, want linear growth (< %d)", grow, 90*600)
+	}
+	// Linear: the last 45 turns add what the 45 before them did (give or
+	// take a digit more in each turn's numbers), where storing whole
+	// requests would add more with every turn.
+	if first, second := len(half)-len(small), len(large)-len(half); second > first+45*8 {
+		t.Errorf("turns 11-55 grew the cassette by %d bytes, turns 56-100 by %d: not linear", first, second)
 	}
 	rd, err := NewReader(bytes.NewReader(large), "m.cassette")
 	if err != nil {

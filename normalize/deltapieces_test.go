@@ -181,7 +181,8 @@ func firstLineDiff(got, want []byte) string {
 	return "no line differs"
 }
 
-// A piece can be cut anywhere in a run of delta events: at every place,
+// A piece can be cut anywhere in a run of delta events: in pieces of every
+// size (every fifth size when the cwd is learned, as each is done again),
 // the pieces give the bytes one pass gives, which joins the run whole.
 // The runs carry values split across their events (the cwd, a uuid, a
 // date) in two streams, so a seam handled as two runs shows.
