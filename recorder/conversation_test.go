@@ -121,8 +121,8 @@ func TestRecordConversationAbandoned(t *testing.T) {
 		done <- err
 	}()
 	io.WriteString(inW, "hello\n")
-	if l, _ := bufio.NewReader(outR).ReadString('\n'); l != "got hello\n" {
-		t.Fatalf("live %q", l)
+	if l, err := vcrtest.ReadString(bufio.NewReader(outR), '\n'); l != "got hello\n" {
+		t.Fatalf("live %q, %v", l, err)
 	}
 	go io.Copy(io.Discard, outR)
 	sigs <- syscall.SIGTERM

@@ -88,6 +88,14 @@ func run(t *testing.T, cands []Candidate, opts Options, script func(w io.Writer,
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
+	// A replay that hangs ends the script's reads with an error, and the
+	// test with it, rather than the run: a guard, not a measure.
+	guard := time.AfterFunc(2*time.Minute, func() {
+		err := errors.New("the replay had not ended after 2 minutes")
+		outR.CloseWithError(err)
+		inW.CloseWithError(err)
+	})
+	defer guard.Stop()
 	var errb bytes.Buffer
 	opts.Stdin, opts.Stdout, opts.Stderr = bufio.NewReader(inR), outW, &errb
 	type ended struct {

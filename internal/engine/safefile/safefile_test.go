@@ -200,7 +200,7 @@ func TestCreateLockedAfterAWriterIsKilled(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer holder.Process.Kill()
-			if line, err := bufio.NewReader(out).ReadString('\n'); line != "holding\n" {
+			if line, err := vcrtest.ReadString(bufio.NewReader(out), '\n'); line != "holding\n" {
 				t.Fatalf("holder: %q, %v", line, err)
 			}
 			got := make(chan *safefile.LockedFile, 1)

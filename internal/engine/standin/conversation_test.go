@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,6 +157,14 @@ func startLogged(t *testing.T, env map[string]string, log string, args ...string
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
+	// A stand-in that hangs ends the client's reads with an error, and the
+	// test with it, rather than the run: a guard, not a measure.
+	guard := time.AfterFunc(2*time.Minute, func() {
+		err := errors.New("the session had not ended after 2 minutes")
+		outR.CloseWithError(err)
+		inW.CloseWithError(err)
+	})
+	t.Cleanup(func() { guard.Stop() })
 	s := &session{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan int, 1), stderr: &strings.Builder{},
 		log: log, mine: map[string]string{}}
 	env[standin.EnvRunLog] = s.log

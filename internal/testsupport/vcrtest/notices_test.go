@@ -51,3 +51,35 @@ func TestReadStringHasADeadline(t *testing.T) {
 		t.Fatalf("ReadString() with nothing written = %q, %v; want a deadline error", line, err)
 	}
 }
+
+// ReadAll returns what a child wrote up to its end, and an error with what
+// came so far instead of hanging when the end does not come.
+func TestReadAllHasADeadline(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString("all of it"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got, err := ReadAll(r); string(got) != "all of it" || err != nil {
+		t.Fatalf("ReadAll() = %q, %v; want what was written", got, err)
+	}
+	r.Close()
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.WriteString("part"); err != nil {
+		t.Fatal(err)
+	}
+	was := noticeWait
+	noticeWait = 10 * time.Millisecond
+	t.Cleanup(func() { noticeWait = was })
+	if got, err := ReadAll(r); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("ReadAll() of a pipe never closed = %q, %v; want a deadline error", got, err)
+	}
+}

@@ -29,6 +29,16 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 	return line
 }
 
+// readRest reads what is left of a child's output, up to its end.
+func readRest(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	rest, err := vcrtest.ReadAll(r)
+	if err != nil {
+		t.Errorf("the rest of the live output (%d bytes so far): %v", len(rest), err)
+	}
+	return rest
+}
+
 // Killing the recorder mid-run with SIGKILL: the cassette already at the path
 // survives unchanged, the partial recording is left beside it as a hidden
 // temporary file that replay reads (the prefix, reported incomplete, exit 1),
@@ -117,7 +127,7 @@ func TestRecorderForwardsSignals(t *testing.T) {
 				t.Fatalf("live %q", line)
 			}
 			cmd.Process.Signal(sig)
-			rest, _ := io.ReadAll(live)
+			rest := readRest(t, live)
 			code := vcrtest.ExitCode(cmd, cmd.Wait())
 			if code != 128+int(sig) || len(rest) != 0 {
 				t.Errorf("recorder exit %d, later output %q; want %d", code, rest, 128+int(sig))
@@ -232,7 +242,7 @@ func TestReplayStallUntilKilled(t *testing.T) {
 		}
 		waited := make(chan int)
 		go func() {
-			rest, _ := io.ReadAll(live)
+			rest := readRest(t, live)
 			if len(rest) != 0 {
 				t.Errorf("output after the stop: %q", rest)
 			}

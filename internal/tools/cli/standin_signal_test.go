@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -225,7 +224,7 @@ func TestStandinSignalWhileOutputWaits(t *testing.T) {
 		}
 		// The rest does not fit in the pipe: the stand-in waits to write it.
 		cmd.Process.Signal(sig)
-		rest, _ := io.ReadAll(live)
+		rest := readRest(t, live)
 		code := vcrtest.ExitCode(cmd, cmd.Wait())
 		want := 128 + int(sig)
 		if code != want || len(rest)+len(line) != len(lines)*len(line) {
