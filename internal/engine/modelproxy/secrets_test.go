@@ -419,3 +419,94 @@ func TestRequestAndHeaderSecretsAreNotStored(t *testing.T) {
 		}
 	}
 }
+
+// A rerun of a recording where the model streamed a key in pieces: the
+// agent assembles the placeholder where the key was and sends it back in
+// its next request, which is the recorded one (stored redacted whole):
+// both match exactly.
+func TestRerunOfAStreamedSecretMatches(t *testing.T) {
+	frags := []string{"Here: sk-ant-api03-", "0123456789abcdef", "ghijklmnopqrstuv", " done"}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		answer := frags
+		if bytes.Contains(body, []byte("thanks")) {
+			answer = []string{"You are welcome."}
+		}
+		for _, e := range wireEvents[0].events(answer) {
+			io.WriteString(w, e)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer up.Close()
+	// session is the agent: a question, then the answer it assembled sent back.
+	session := func(base string) string {
+		first := `{"model":"m","stream":true,"messages":[{"role":"user","content":"key?"}]}`
+		_, answer := post(t, base, "/v1/messages", first)
+		said := assembled(t, [][]byte{[]byte(answer)})
+		second := `{"model":"m","stream":true,"messages":[{"role":"user","content":"key?"},{"role":"assistant","content":` + jsonString(said) + `},{"role":"user","content":"thanks"}]}`
+		post(t, base, "/v1/messages", second)
+		return said
+	}
+	var b bytes.Buffer
+	s := newSink(t, &b)
+	s.red = redact.New(redact.Options{})
+	p, err := Start(Options{Upstream: up.URL, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Attach(s)
+	if said := session(p.URL()); said != strings.Join(frags, "") {
+		t.Fatalf("recording, the agent got %q", said)
+	}
+	s.w.Close(cassette.Footer{})
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rerun := rerunProxy(t, recorded, "/live")
+	if said := session(rerun.URL()); said != "Here: "+redact.Placeholder+" done" {
+		t.Errorf("rerun, the agent got %q", said)
+	}
+	if rep := rerun.Report(); rep.Tiers[Exact] != 2 || rep.Tiers[Miss] != 0 {
+		t.Errorf("rerun: %s", rep)
+	}
+}
+
+// An event whose text may begin a secret waits, and the events after it
+// behind it, but not past 4 MiB: then its stream is ended and what waited
+// is stored, in order; memory stays bounded.
+func TestHeldEventsAreBounded(t *testing.T) {
+	var b bytes.Buffer
+	s := newSink(t, &b)
+	s.red = redact.New(redact.Options{})
+	s.ModelRequest(1, "POST", "/v1/messages", "", []byte("{}"))
+	s.ModelAnswer(1, 200, map[string]string{})
+	st := newAnswerStore(s, 1, true)
+	first := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a key: sk-ant-api03-\"}}\n\n"
+	st.piece([]byte(first))
+	if len(st.queue) != 1 {
+		t.Fatalf("%d events wait, want the first", len(st.queue))
+	}
+	other := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + strings.Repeat("y", 64<<10) + "\"}}\n\n"
+	for range 2 * maxQueued / len(other) {
+		st.piece([]byte(other))
+		if st.queued > maxQueued+len(other) {
+			t.Fatalf("%d bytes wait", st.queued)
+		}
+	}
+	if len(st.queue) > maxQueued/len(other)+1 {
+		t.Fatalf("%d events wait", len(st.queue))
+	}
+	st.close()
+	s.w.Close(cassette.Footer{})
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := recorded.Exchanges[0]
+	if len(e.Pieces) != 1+2*maxQueued/len(other) || string(e.Pieces[0].Data) != first {
+		t.Errorf("%d pieces, the first %.100q", len(e.Pieces), e.Pieces[0].Data)
+	}
+}
