@@ -18,8 +18,8 @@
 //     a body whole, so a secret a tool showed, sent back in the next
 //     request's conversation, is in one piece. Two requests that share the
 //     conversation are stored as what the second adds after redaction.
-//   - An answer that is not an event stream: its bytes as one stream,
-//     stored in pieces of 1 MiB or so. A streaming redactor holds back the
+//   - An answer that is not an event stream, or an event over 1 MiB: its
+//     bytes as one stream, stored in pieces of 1 MiB or so. A streaming redactor holds back the
 //     end of what it was given that may begin a secret, and a piece waits
 //     until the next tells: a secret across the cut goes wholly to the
 //     piece where it begins.

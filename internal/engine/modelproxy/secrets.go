@@ -23,7 +23,7 @@ type answerStore struct {
 	n    int
 	red  *redact.Redactor // nil: stored as they came
 	sse  bool
-	raw  *textStream            // the body of an answer that is not an event stream
+	raw  *textStream            // the body of an answer that is not an event stream, or of an event cut in parts
 	text map[string]*textStream // an event stream's texts, by content block
 
 	queue  []*heldPiece // not stored yet, in arrival order
@@ -76,12 +76,22 @@ func (st *answerStore) piece(data []byte) {
 	}
 	hp := &heldPiece{size: len(data)}
 	st.queue = append(st.queue, hp)
-	if !st.sse {
+	// An event over 1 MiB comes cut (see cutter): its parts are bytes, one
+	// stream up to the event's end, as another body's are.
+	cut := st.sse && (st.raw != nil || len(data) > maxPiece && !endsEvent(data))
+	if !st.sse || cut {
+		if st.raw == nil {
+			st.raw = &textStream{w: st.red.Writer(redact.FieldModel, nil)}
+		}
 		hp.raw, hp.open = true, 1
 		f := &fragment{p: hp, s: st.raw}
 		hp.frags = []*fragment{f}
 		st.queued += hp.size
 		st.resolved(st.raw.add(f, data))
+		if cut && endsEvent(data) {
+			st.resolved(st.raw.flush())
+			st.raw = nil
+		}
 		st.drain()
 		return
 	}
@@ -110,6 +120,11 @@ func (st *answerStore) piece(data []byte) {
 	}
 	st.queued += hp.size
 	st.drain()
+}
+
+// endsEvent reports whether a piece of an event stream ends an event.
+func endsEvent(p []byte) bool {
+	return bytes.HasSuffix(p, []byte("\n\n")) || bytes.HasSuffix(p, []byte("\r\n\r\n"))
 }
 
 // close stores what is still held: the end of the answer ends every stream.

@@ -252,11 +252,11 @@ func sortedInts(v []int) []int {
 // FuzzSecretsSplitAcrossPieces plants secrets (an environment value and
 // token shapes) at random places in an answer, cut at random points
 // across events of each wire, or across the 1 MiB cut of a body that is
-// not an event stream, read in random sizes: no 8 bytes of any secret are
+// not an event stream or of one event, read in random sizes: no 8 bytes of any secret are
 // in the cassette, and the stored answer is what the agent assembled
 // with each secret replaced where it was.
 func FuzzSecretsSplitAcrossPieces(f *testing.F) {
-	for w := range len(wireEvents) + 1 {
+	for w := range len(wireEvents) + 2 {
 		f.Add(uint8(w), uint64(w), "the key is here: done.\nand \"quoted\" text, é, \\ too")
 	}
 	f.Add(uint8(0), uint64(99), "")
@@ -267,17 +267,31 @@ func FuzzSecretsSplitAcrossPieces(f *testing.F) {
 		red := redact.New(redact.Options{Env: []string{"DB_PASSWORD=" + env}})
 		whole, frags := plant(rng, text, secrets)
 		readSize := func() int { return 1 + rng.IntN(300) }
-		w := int(wire) % (len(wireEvents) + 1)
-		if w == len(wireEvents) {
-			// A body that is not an event stream, over 1 MiB: the first
-			// secret straddles the cut.
-			pad := strings.Repeat("a ", (maxPiece-rng.IntN(40))/2)
+		w := int(wire) % (len(wireEvents) + 2)
+		if w >= len(wireEvents) {
+			// A body that is not an event stream, or one event, over 1 MiB:
+			// the first read ends inside the first secret, where the body
+			// is cut.
+			pad := strings.Repeat("a ", (maxPiece+rng.IntN(40))/2)
 			body := []byte(`{"text":` + jsonString(pad+whole) + "}")
+			sse := w > len(wireEvents)
+			if sse {
+				body = []byte("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":" + string(body) + "}\n\n")
+			}
+			first := bytes.Index(body, []byte(secrets[0])) + 1 + rng.IntN(len(secrets[0])-1)
 			reads := func() int { return 32 << 10 }
 			if rng.IntN(2) == 0 {
 				reads = readSize
 			}
-			stored, e := storeThrough(t, red, false, body, reads)
+			next := func() int {
+				if first > 0 {
+					n := first
+					first = 0
+					return n
+				}
+				return reads()
+			}
+			stored, e := storeThrough(t, red, sse, body, next)
 			if l := leaks(stored, secrets...); len(l) > 0 {
 				t.Fatalf("the cassette holds %s", l)
 			}
