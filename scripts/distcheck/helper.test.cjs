@@ -1,5 +1,6 @@
 // The helper's contract, from CommonJS: cassettes made absolute, mode from
-// AGENTVCR_MODE, bin() an executable agentvcr under the agent's name.
+// AGENTVCR_MODE, bin() the executable stand-in (agentvcr-standin, beside
+// agentvcr) under the agent's name.
 const { test } = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
@@ -16,7 +17,9 @@ test("standIn from CommonJS", () => {
   const claude = s.bin("claude");
   assert.ok(path.isAbsolute(claude));
   assert.equal(path.basename(claude), process.platform === "win32" ? "claude.exe" : "claude");
-  assert.equal(fs.realpathSync(claude), fs.realpathSync(binaryPath()));
+  // The lean stand-in beside the agentvcr binary, linked (a copy of agentvcr where links are not allowed).
+  const lean = path.join(path.dirname(binaryPath()), process.platform === "win32" ? "agentvcr-standin.exe" : "agentvcr-standin");
+  assert.equal(fs.realpathSync(claude), fs.realpathSync(process.platform === "win32" ? binaryPath() : lean));
   assert.equal(s.bin("claude"), claude);
   assert.match(execFileSync(binaryPath(), ["version"], { encoding: "utf8" }), /^agentvcr v/);
   assert.throws(() => standIn({}), /cassette directory/);
