@@ -345,9 +345,9 @@ func (st *answerStore) fields(hp *heldPiece, doc []byte, off int, ended []string
 		return ended
 	}
 	start := jsonscan.SkipWS(doc, 0)
-	ev := object{doc: doc[start:], off: off + start}
+	ev := &object{doc: doc[start:], off: off + start}
 	typ := ev.str("type")
-	add := func(key string, o object, names ...string) {
+	add := func(key string, o *object, names ...string) {
 		for _, name := range names {
 			if v, at, ok := o.member(name); ok && v[0] == '"' {
 				st.addFragment(hp, key+name, v, at)
@@ -427,36 +427,50 @@ func (st *answerStore) addFragment(hp *heldPiece, key string, v []byte, off int)
 	hp.frags = append(hp.frags, f)
 }
 
-// object is a valid JSON object at off in an event.
+// object is a valid JSON object at off in an event. Its members are read
+// once, on first use.
 type object struct {
-	doc []byte
-	off int
+	doc     []byte
+	off     int
+	read    bool
+	members []objectMember
+	buf     [8]objectMember
+}
+
+type objectMember struct {
+	key, val []byte
+	off      int
 }
 
 // member is the raw value of the member name, and its offset in the event.
-func (o object) member(name string) ([]byte, int, bool) {
-	if len(o.doc) == 0 || o.doc[0] != '{' {
-		return nil, 0, false
+func (o *object) member(name string) ([]byte, int, bool) {
+	if !o.read {
+		o.read, o.members = true, o.buf[:0]
+		if len(o.doc) > 0 && o.doc[0] == '{' {
+			it := jsonscan.Members(o.doc)
+			for it.Next() {
+				o.members = append(o.members, objectMember{key: it.Key, val: it.Val, off: o.off + it.Off})
+			}
+		}
 	}
-	it := jsonscan.Members(o.doc)
-	for it.Next() {
-		if jsonscan.KeyIs(it.Key, name) {
-			return it.Val, o.off + it.Off, true
+	for _, m := range o.members {
+		if jsonscan.KeyIs(m.key, name) {
+			return m.val, m.off, true
 		}
 	}
 	return nil, 0, false
 }
 
-func (o object) obj(name string) (object, bool) {
+func (o *object) obj(name string) (*object, bool) {
 	v, at, ok := o.member(name)
 	if !ok || v[0] != '{' {
-		return object{}, false
+		return nil, false
 	}
-	return object{doc: v, off: at}, true
+	return &object{doc: v, off: at}, true
 }
 
 // str is the member name when it is a string, else "".
-func (o object) str(name string) string {
+func (o *object) str(name string) string {
 	if v, _, ok := o.member(name); ok && v[0] == '"' {
 		return jsonscan.StringValue(v)
 	}
@@ -464,13 +478,13 @@ func (o object) str(name string) string {
 }
 
 // raw is the member name as written ("" when absent): an index, in a key.
-func (o object) raw(name string) string {
+func (o *object) raw(name string) string {
 	v, _, _ := o.member(name)
 	return string(v)
 }
 
 // rawOr is raw, or the position i when the member is absent.
-func (o object) rawOr(name string, i int) string {
+func (o *object) rawOr(name string, i int) string {
 	if v := o.raw(name); v != "" {
 		return v
 	}
@@ -478,15 +492,15 @@ func (o object) rawOr(name string, i int) string {
 }
 
 // list yields the objects of the array member name.
-func (o object) list(name string) func(yield func(int, object) bool) {
-	return func(yield func(int, object) bool) {
+func (o *object) list(name string) func(yield func(int, *object) bool) {
+	return func(yield func(int, *object) bool) {
 		v, at, ok := o.member(name)
 		if !ok || v[0] != '[' {
 			return
 		}
 		it := jsonscan.Elements(v)
 		for i := 0; it.Next(); i++ {
-			if it.K == jsonscan.Object && !yield(i, object{doc: it.Val, off: at + it.Off}) {
+			if it.K == jsonscan.Object && !yield(i, &object{doc: it.Val, off: at + it.Off}) {
 				return
 			}
 		}

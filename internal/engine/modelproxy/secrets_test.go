@@ -524,3 +524,28 @@ func TestHeldEventsAreBounded(t *testing.T) {
 		t.Errorf("%d pieces, the first %.100q", len(e.Pieces), e.Pieces[0].Data)
 	}
 }
+
+// BenchmarkModelProxyRedactEvents: what redacting an event stream as the
+// agent assembles it costs, without the network (MB/s of events of each
+// wire with 1000-byte deltas).
+func BenchmarkModelProxyRedactEvents(b *testing.B) {
+	text := strings.Repeat("some text ", 100)
+	var stream []byte
+	for _, we := range wireEvents {
+		for _, e := range we.events([]string{text, text, text, text}) {
+			stream = append(stream, e...)
+		}
+	}
+	s := &sink{red: benchRedactor}
+	s.w, _ = cassette.NewWriter(io.Discard, cassette.Header{Argv: []string{"a"}, Model: "anthropic"})
+	b.SetBytes(int64(len(stream)))
+	for i := range b.N {
+		s.ModelRequest(i+1, "POST", "/v1/messages", "", nil)
+		s.ModelAnswer(i+1, 200, nil)
+		st := newAnswerStore(s, i+1, true)
+		cut := newCutter(true)
+		cut.add(stream, st.piece)
+		cut.flush(st.piece)
+		st.close()
+	}
+}
