@@ -12,10 +12,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/agentvcr/agentvcr/internal/engine/safefile"
 )
 
 // In a git work tree the snapshot asks git what the tree holds instead of
@@ -149,8 +152,9 @@ type gitBefore struct {
 // before lists the tree as git sees it, in one run of git (each run
 // costs a process, git's start and a read of the index): the untracked
 // files not ignored, tagged "? ", then the index with its stat data
-// (ls-files -t --others -s --debug). count is called for every path that would be recorded and may stop
-// the listing with an error. It fails when root is not in a work tree.
+// (ls-files -t --others -s --debug). count is called for every path that
+// would be recorded and may stop the listing with an error. It fails when
+// root is not in a work tree. For a large index, see beforeTwo.
 func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
 	b := &gitBefore{tracked: map[string]*tracked{}}
 	var last *tracked
@@ -206,6 +210,91 @@ func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
 	return b, nil
 }
 
+// beforeTwo is before for a large index: two runs of git at once, the
+// index with its stat data (ls-files -s --debug) and the untracked files
+// (ls-files --others); onTracked gets the index as soon as it is read, to
+// stat the tracked files while the untracked ones are still being listed.
+func (g *gitRepo) beforeTwo(count func(rel string) error, onTracked func(*gitBefore)) (*gitBefore, error) {
+	b := &gitBefore{tracked: map[string]*tracked{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	count = stopOnError(count, cancel)
+	var wg sync.WaitGroup
+	var othersErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		othersErr = g.gitList(ctx, func(rec []byte) error {
+			if len(rec) == 0 || rec[len(rec)-1] == '/' { // a nested repository
+				return nil
+			}
+			p := string(rec)
+			b.untracked = append(b.untracked, p)
+			return count(p)
+		}, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
+	}()
+	var last *tracked
+	lsErr := g.gitList(ctx, func(rec []byte) error {
+		// Each record is the stat data of the entry before (lines starting
+		// with two spaces), then "mode blob stage\tpath".
+		if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
+			j := bytes.IndexByte(rec[i:], '\n')
+			if j < 0 {
+				return fmt.Errorf("git ls-files --debug: unexpected output")
+			}
+			if last != nil {
+				parseStat(last, rec[:i+j])
+			}
+			rec = rec[i+j+1:]
+		}
+		meta, rel, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
+			return nil
+		}
+		f := strings.Fields(string(meta))
+		last = nil
+		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
+			return nil
+		}
+		p := string(rel)
+		if _, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
+			b.tracked[p].size = -1
+			return nil
+		}
+		last = &tracked{mode: f[0], blob: f[1]}
+		b.tracked[p] = last
+		b.order = append(b.order, p)
+		return count(p)
+	}, "ls-files", "-z", "-s", "--debug", "--", ".")
+	if lsErr == nil {
+		onTracked(b)
+	}
+	wg.Wait()
+	for _, err := range []error{lsErr, othersErr} { // ErrTooMany first: the other listing was stopped for it
+		if errors.Is(err, ErrTooMany) {
+			return nil, err
+		}
+	}
+	if lsErr != nil {
+		return nil, lsErr
+	}
+	if othersErr != nil {
+		return nil, othersErr
+	}
+	return b, nil
+}
+
+// stopOnError wraps count so that its first error stops both listings.
+func stopOnError(count func(string) error, stop func()) func(string) error {
+	return func(rel string) error {
+		err := count(rel)
+		if err != nil {
+			stop()
+		}
+		return err
+	}
+}
+
 // parseStat reads the stat data ls-files --debug prints of an entry:
 // "  ctime: S:N", "  mtime: S:N", "  dev: D\tino: I", "  uid: U\tgid: G",
 // "  size: S\tflags: F", scanned without splitting (thousands a snapshot).
@@ -239,6 +328,58 @@ func parseStat(t *tracked, text []byte) {
 	t.mtime = pair(field("mtime: "))
 	t.ino = num(field("ino: "))
 	t.size = num(field("size: "))
+}
+
+// smallIndex is the size of an index up to which the tree is listed
+// before the run by one run of git (before): beyond it, listing the index
+// takes long enough that the tracked files are better stat'ed meanwhile,
+// while another run lists the untracked ones (beforeTwo). Some 1 000
+// files.
+var smallIndex int64 = 128 << 10
+
+// indexSize is the size of the work tree's index file, found as git finds
+// it (the .git directory, or the .git file of a linked work tree, in the
+// root or above), or -1 when it is not found that way (GIT_DIR and the
+// like set, no .git, a .git file of another shape).
+func (g *gitRepo) indexSize() int64 {
+	for _, v := range []string{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
+		if os.Getenv(v) != "" {
+			return -1
+		}
+	}
+	for d := g.dir; ; {
+		p := filepath.Join(d, ".git")
+		if st, err := os.Lstat(p); err == nil {
+			gitDir := p
+			switch {
+			case st.Mode().IsRegular():
+				data, err := safefile.ReadFile(p, 4096)
+				if err != nil {
+					return -1
+				}
+				dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+				if !ok {
+					return -1
+				}
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(d, dir)
+				}
+				gitDir = dir
+			case !st.IsDir():
+				return -1
+			}
+			ist, err := os.Stat(filepath.Join(gitDir, "index"))
+			if err != nil {
+				return -1
+			}
+			return ist.Size()
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return -1
+		}
+		d = parent
+	}
 }
 
 // after lists the paths git would record now: tracked and untracked, not

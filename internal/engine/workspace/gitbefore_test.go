@@ -44,32 +44,84 @@ func TestGitBeforeInOneListing(t *testing.T) {
 	for _, p := range untracked {
 		write(p, "u\n")
 	}
+	slices.Sort(untracked)
 	write("nested/x.txt", "x\n")
 	gitIn(t, filepath.Join(dir, "nested"), "init", "-q")
 
-	b, err := gitBinary(dir).before(func(string) error { return nil })
+	g := gitBinary(dir)
+	for name, list := range map[string]func() (*gitBefore, error){
+		"one run":  func() (*gitBefore, error) { return g.before(func(string) error { return nil }) },
+		"two runs": func() (*gitBefore, error) { return g.beforeTwo(func(string) error { return nil }, func(*gitBefore) {}) },
+	} {
+		b, err := list()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(slices.Values(b.untracked))
+		if !slices.Equal(got, untracked) {
+			t.Errorf("%s: untracked %q, want %q", name, got, untracked)
+		}
+		if want := []string{"? tracked.txt", "a.txt", "c.txt", "d/b.txt"}; !slices.Equal(b.order, want) {
+			t.Errorf("%s: tracked %q, want %q", name, b.order, want)
+		}
+		stats := lstatAll(dir, []string{"a.txt", "? tracked.txt", "d/b.txt"})
+		for i, p := range []string{"a.txt", "? tracked.txt", "d/b.txt"} {
+			if tr := b.tracked[p]; tr == nil || !tr.clean(&stats[i]) {
+				t.Errorf("%s: %s: %+v is not clean for its stat data %+v", name, p, tr, stats[i])
+			}
+		}
+		if tr := b.tracked["c.txt"]; tr == nil || tr.size != -1 {
+			t.Errorf("%s: conflicted c.txt: %+v, want it read (size -1)", name, tr)
+		}
+		if b.tracked["sub"] != nil {
+			t.Errorf("%s: the submodule is listed as a file", name)
+		}
+	}
+}
+
+// A tree whose index is not small is listed by two runs of git at once,
+// and recorded all the same.
+func TestGitTreeWithALargeIndex(t *testing.T) {
+	old := smallIndex
+	smallIndex = -1
+	t.Cleanup(func() { smallIndex = old })
+	TestGitTreeRecordsWhatGitSees(t)
+}
+
+// The index's size is found as git finds the index: in the .git directory
+// above the root, or through a linked work tree's .git file; not at all
+// when the environment says where git's files are.
+func TestIndexSize(t *testing.T) {
+	needGit(t)
+	isolate(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("a\n"), 0o644)
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-qm", "init")
+	st, err := os.Stat(filepath.Join(dir, ".git", "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(untracked)
-	got := slices.Sorted(slices.Values(b.untracked))
-	if !slices.Equal(got, untracked) {
-		t.Errorf("untracked %q, want %q", got, untracked)
+	if n := gitBinary(filepath.Join(dir, "sub")).indexSize(); n != st.Size() {
+		t.Errorf("index size %d, want %d", n, st.Size())
 	}
-	if want := []string{"? tracked.txt", "a.txt", "c.txt", "d/b.txt"}; !slices.Equal(b.order, want) {
-		t.Errorf("tracked %q, want %q", b.order, want)
+	linked := filepath.Join(t.TempDir(), "linked")
+	gitIn(t, dir, "worktree", "add", "-q", linked)
+	os.WriteFile(filepath.Join(linked, "b.txt"), []byte("b\n"), 0o644)
+	gitIn(t, linked, "add", "b.txt")
+	gitDir := strings.TrimSpace(gitIn(t, linked, "rev-parse", "--absolute-git-dir"))
+	lst, err := os.Stat(filepath.Join(gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	stats := lstatAll(dir, []string{"a.txt", "? tracked.txt", "d/b.txt"})
-	for i, p := range []string{"a.txt", "? tracked.txt", "d/b.txt"} {
-		if tr := b.tracked[p]; tr == nil || !tr.clean(&stats[i]) {
-			t.Errorf("%s: %+v is not clean for its stat data %+v", p, tr, stats[i])
-		}
+	if n := gitBinary(linked).indexSize(); n != lst.Size() || n == st.Size() {
+		t.Errorf("linked work tree: index size %d, want %d", n, lst.Size())
 	}
-	if tr := b.tracked["c.txt"]; tr == nil || tr.size != -1 {
-		t.Errorf("conflicted c.txt: %+v, want it read (size -1)", tr)
-	}
-	if b.tracked["sub"] != nil {
-		t.Errorf("the submodule is listed as a file")
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(dir, "other"))
+	if n := gitBinary(dir).indexSize(); n != -1 {
+		t.Errorf("with GIT_INDEX_FILE set: %d, want -1", n)
 	}
 }
 

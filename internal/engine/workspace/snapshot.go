@@ -436,12 +436,24 @@ func (s *Snapshot) takeGit() error {
 		}
 		return nil // read it now: git does not hold it as it is
 	}
-	b, err := s.git.before(s.count)
+	var b *gitBefore
+	var err error
+	if n := s.git.indexSize(); n >= 0 && n <= smallIndex {
+		if b, err = s.git.before(s.count); err == nil {
+			index = b.tracked
+			s.statPaths(slices.Clone(b.order), fast)
+		}
+	} else {
+		// The tracked files are stat'ed while git still lists the
+		// untracked ones.
+		b, err = s.git.beforeTwo(s.count, func(b *gitBefore) {
+			index = b.tracked
+			s.statPaths(slices.Clone(b.order), fast)
+		})
+	}
 	if err != nil {
 		return err
 	}
-	index = b.tracked
-	s.statPaths(slices.Clone(b.order), fast)
 	s.files = slices.Concat(b.order, b.untracked)
 	s.statPaths(b.untracked, nil)
 	s.listSubdirs()
