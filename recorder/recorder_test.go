@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -191,6 +192,14 @@ echo end`)
 // SIGINT and SIGTERM received while recording go to the agent, and the
 // cassette is finalised with the agent's status.
 func TestRecordForwardsSignals(t *testing.T) {
+	// A process started with SIGINT ignored (go test run from a background
+	// job) starts its children with it ignored too, and the agent would
+	// wait for ever for the signal forwarded to it. With a handler here,
+	// the agent starts with the signal's default action, as under
+	// agentvcr, which handles the signals it forwards.
+	caught := make(chan os.Signal, 1)
+	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(caught)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		sigs := make(chan os.Signal, 1)
 		agent := vcrtest.Script(t, t.TempDir(), "agent", `echo ready; read _ < "$GATE"; echo unreachable`)
