@@ -737,8 +737,14 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.out, d.copied = d.out[:0], 0
 	defer func() { d.src = nil }()
 	// Line by line: a delta event of a shape seen before is classified
-	// in one pass over it; any other line is searched for the needles.
+	// in one pass over it, which finds its end too; any other line is
+	// searched for the needles.
 	for pos := 0; pos < len(in); {
+		if n, ps, pe, key, ok := d.cls.shapedLine(in[pos:]); ok {
+			d.hold(in[pos:pos+n], pos, ps, pe, key)
+			pos += n
+			continue
+		}
 		end := len(in)
 		if i := bytes.IndexByte(in[pos:], '\n'); i >= 0 {
 			end = pos + i + 1

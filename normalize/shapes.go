@@ -64,24 +64,27 @@ const (
 )
 
 // match reports whether line has the shape, and fills holes with the spans
-// of its open values.
-func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span) bool {
+// of its open values. With rest, line is the rest of the input from the
+// start of a line, and n how long the line is that has the shape (a
+// shape whose line ends in a newline only).
+func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (n int, ok bool) {
 	i, from := 0, 0
 	for k, seg := range s.segs {
 		lit := s.lit[from:seg.litEnd]
 		from = seg.litEnd
 		if len(line)-i < len(lit) || string(line[i:i+len(lit)]) != string(lit) {
-			return false
+			return 0, false
 		}
 		i += len(lit)
 		switch seg.hole {
 		case holeString:
 			if i >= len(line) || line[i] != '"' {
-				return false
+				return 0, false
 			}
+			// (No newline in it: a string holds none raw.)
 			end, err := jsonscan.ScanString(line, i)
 			if err != nil {
-				return false
+				return 0, false
 			}
 			holes[k] = span{i, end}
 			i = end
@@ -91,22 +94,36 @@ func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span) bool {
 				j++
 			}
 			if !validNumber(line[i:j]) {
-				return false
+				return 0, false
 			}
 			holes[k] = span{i, j}
 			i = j
 		default:
-			return jsonscan.SkipWS(line, i) == len(line)
+			if rest { // the newline that ends the line ends the shape's bytes
+				return i, len(lit) > 0 && lit[len(lit)-1] == '\n'
+			}
+			return len(line), jsonscan.SkipWS(line, i) == len(line)
 		}
 	}
-	return false
+	return 0, false
 }
 
 // shaped classifies line by the shapes known: ok false when it has none of
 // them (it may still be a delta event).
 func (c *deltaClassifier) shaped(line []byte) (ps, pe int, key []byte, ok bool) {
+	_, ps, pe, key, ok = c.shapedIn(line, false)
+	return ps, pe, key, ok
+}
+
+// shapedLine is shaped for the line that in starts with, without looking
+// for its end first: n is its length.
+func (c *deltaClassifier) shapedLine(in []byte) (n, ps, pe int, key []byte, ok bool) {
+	return c.shapedIn(in, true)
+}
+
+func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key []byte, ok bool) {
 	for k, s := range c.shapes {
-		if !s.match(line, &c.holes) {
+		if n, ok = s.match(line, &c.holes, rest); !ok {
 			continue
 		}
 		if k > 0 { // the last one matched is tried first
@@ -124,9 +141,9 @@ func (c *deltaClassifier) shaped(line []byte) (ps, pe int, key []byte, ok bool) 
 		}
 		c.key = key
 		p := c.holes[s.piece]
-		return p.start + 1, p.end - 1, key, true
+		return n, p.start + 1, p.end - 1, key, true
 	}
-	return 0, 0, nil, false
+	return 0, 0, 0, nil, false
 }
 
 // learnShape keeps the shape of line, a delta event of rule rule (its JSON

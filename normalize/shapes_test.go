@@ -23,6 +23,22 @@ func checkShaped(t *testing.T, rules string, teacher, student []byte) {
 	if ok != wok || ps != wps || pe != wpe || string(key) != string(wkey) {
 		t.Fatalf("after %q, classify(%q) = %d:%d %q %v, the long way %d:%d %q %v", teacher, student, ps, pe, key, ok, wps, wpe, wkey, wok)
 	}
+	// Read from the input as it goes on: the line it finds is the one up
+	// to the first newline, classified as that line alone.
+	for _, more := range []string{"", "\n", "{\"x\":1}\n", " \n\n"} {
+		rest := append(bytes.Clone(student), more...)
+		n, ps, pe, key, ok := c.shapedLine(rest)
+		if !ok {
+			continue
+		}
+		if i := bytes.IndexByte(rest, '\n'); n != i+1 {
+			t.Fatalf("after %q, shapedLine(%q) took %d bytes as the line", teacher, rest, n)
+		}
+		wps, wpe, wkey, wok, _, _ := ref.classify(rest[:n])
+		if !wok || ps != wps || pe != wpe || string(key) != string(wkey) {
+			t.Fatalf("after %q, shapedLine(%q) = %d:%d %q, the long way %d:%d %q %v", teacher, rest, ps, pe, key, wps, wpe, wkey, wok)
+		}
+	}
 }
 
 // A line of a known shape is classified as the long way classifies it:
