@@ -61,10 +61,17 @@ func find(pid, ppid int, proc string) Run {
 	}
 	// Measured back from this process's own start, in clock ticks (USER_HZ
 	// is 100 on every Linux the kernel's ABI allows): to 10 ms, and never
-	// before the go command started (processStart is taken a little after
-	// this process started), so a file written before the run is never
-	// taken for one of its own.
-	began := processStart.Add(-time.Duration(own-ticks) * 10 * time.Millisecond)
+	// before the go command started, so a file written before the run is
+	// never taken for one of its own. Both starts are whole ticks, cut
+	// down: the go command may have started up to a tick later in its
+	// tick than this process in its own, so one tick fewer is measured
+	// back (processStart, taken a little after this process started, is
+	// the latest it can be).
+	back := own - ticks
+	if back > 0 {
+		back--
+	}
+	began := processStart.Add(-time.Duration(back) * 10 * time.Millisecond)
 	return Run{ID: fmt.Sprintf("go%d-%d", ppid, ticks), Began: began, Shared: true}
 }
 

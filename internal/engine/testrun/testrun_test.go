@@ -27,9 +27,15 @@ func fakeProc(t *testing.T, ppid int, comm string, ticks string, self string) st
 func TestFindTheGoCommand(t *testing.T) {
 	proc := fakeProc(t, 4242, "go", "12345", "12400")
 	r := find(100, 4242, proc)
-	want := processStart.Add(-550 * time.Millisecond)
+	// 55 ticks apart: at least 540 ms, as the go command may have started
+	// at the end of tick 12345 and this process at the start of 12400.
+	want := processStart.Add(-540 * time.Millisecond)
 	if !r.Shared || r.ID != "go4242-12345" || !r.Began.Equal(want) {
 		t.Errorf("got %+v, want began %v", r, want)
+	}
+	// Started in the go command's own tick: no earlier than this process.
+	if same := find(100, 4242, fakeProc(t, 4242, "go", "12345", "12345")); !same.Shared || !same.Began.Equal(processStart) {
+		t.Errorf("same tick: %+v, want began %v", same, processStart)
 	}
 	// Two binaries of the run agree on the ID.
 	if again := find(100, 4242, fakeProc(t, 4242, "go", "12345", "12500")); again.ID != r.ID {
