@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
+	// Records: the stand-in without it only replays.
+	_ "github.com/agentvcr/agentvcr/internal/engine/standin/live"
 	"github.com/agentvcr/agentvcr/internal/testsupport/sdkclient"
 	"github.com/agentvcr/agentvcr/internal/testsupport/simagent"
 )
