@@ -5,4 +5,4 @@ package cli_test
 // envApplying: see standin_signal_test.go, whose signal tests are Unix's.
 const envApplying = "AGENTVCR_TEST_APPLYING"
 
-func holdUntilSignalled(path string) {}
+func holdUntilSignalled(path, say string) {}
