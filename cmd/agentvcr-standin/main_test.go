@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentvcr/agentvcr/internal/engine/standin"
@@ -38,17 +40,50 @@ type built struct {
 	dir, agent, real string
 }
 
+// binaries are agentvcr and agentvcr-standin, built once for all the
+// tests: linking agentvcr is most of what a test costs.
+var binaries struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaries.dir != "" {
+		os.RemoveAll(binaries.dir)
+	}
+	os.Exit(code)
+}
+
+// build gives the test its own directory of the two binaries (links to
+// the ones built once: a test may remove one).
 func build(t *testing.T) built {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the real agent here is a shell script")
 	}
+	binaries.once.Do(func() {
+		if binaries.dir, binaries.err = os.MkdirTemp("", "agentvcr-standin-test-"); binaries.err != nil {
+			return
+		}
+		// -trimpath, as make test builds: the packages compiled for the
+		// tests are found in the Go cache.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binaries.dir+string(filepath.Separator),
+			"github.com/agentvcr/agentvcr/cmd/agentvcr", "github.com/agentvcr/agentvcr/cmd/agentvcr-standin")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binaries.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaries.err != nil {
+		t.Fatal(binaries.err)
+	}
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"github.com/agentvcr/agentvcr/cmd/agentvcr", "github.com/agentvcr/agentvcr/cmd/agentvcr-standin")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	for _, name := range []string{"agentvcr", "agentvcr-standin"} {
+		if err := os.Link(filepath.Join(binaries.dir, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	links := filepath.Join(t.TempDir(), "standins")
 	os.Mkdir(links, 0o755)
