@@ -944,6 +944,9 @@ func (a *applier) stageFiles(wrote map[string]bool) error {
 	}
 	w := newWriters(a, files)
 	err := a.stageInOrder(w, wrote)
+	if err != nil {
+		w.failed.Store(true) // the files still queued are not written
+	}
 	// Whatever failed, every writer is done before the caller discards
 	// what was staged.
 	if i, werr := w.wait(); err == nil && werr != nil {

@@ -129,3 +129,28 @@ func TestApplyWriteFailsCleanly(t *testing.T) {
 		})
 	}
 }
+
+// A signal while new files are being written on several goroutines stops
+// the Apply with the tree as it was.
+func TestApplyInterruptedWhileWriting(t *testing.T) {
+	parallel(t)
+	s, effects, _, _ := writeTree(t)
+	data := newCassette(t, cassette.Header{}, effects...)
+	before := s.state(t)
+	sigs := make(chan os.Signal, 1)
+	n := 0
+	apply.SetStageHook(func(string) error {
+		if n++; n == 10 {
+			sigs <- os.Interrupt
+		}
+		return nil
+	})
+	t.Cleanup(func() { apply.SetStageHook(nil) })
+	res, err := s.apply(t, data, apply.ApplyOptions{Signals: sigs})
+	if !errors.Is(err, apply.ErrInterrupted) || res == nil || res.Signal != os.Interrupt {
+		t.Fatalf("%v, %+v; want ErrInterrupted by os.Interrupt", err, res)
+	}
+	if after := s.state(t); after != before {
+		t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
