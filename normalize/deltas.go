@@ -449,7 +449,10 @@ type deltaClassifier struct {
 	fixed      []span
 	stack      []byte
 	noShapes   bool // every line the long way (for tests)
-	lastNeedle int  // the needle holdsNeedle found last
+	// triedLine: the line being classified failed shapedLine, so the
+	// shapes that end in its newline need not be tried again.
+	triedLine  bool
+	lastNeedle int // the needle holdsNeedle found last
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -749,7 +752,10 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 		if i := bytes.IndexByte(in[pos:], '\n'); i >= 0 {
 			end = pos + i + 1
 		}
-		if d.line(in[pos:end], pos) {
+		d.cls.triedLine = true
+		learns := d.line(in[pos:end], pos)
+		d.cls.triedLine = false
+		if learns {
 			d.reset()
 			return nil, true
 		}

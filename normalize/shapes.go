@@ -108,6 +108,21 @@ func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (
 	return 0, false
 }
 
+// endsLine reports whether the shape's bytes end in the newline that ends
+// its line. Such a shape matches the rest of the input from the start of a
+// line (shapedLine) exactly when it matches that line alone (shaped): its
+// fixed bytes hold no other newline, and its open values none either.
+func (s *deltaShape) endsLine() bool {
+	from := 0
+	for _, seg := range s.segs {
+		if seg.hole == holeEnd {
+			return seg.litEnd > from && s.lit[seg.litEnd-1] == '\n'
+		}
+		from = seg.litEnd
+	}
+	return true // no end: it matches no line either way
+}
+
 // shaped classifies line by the shapes known: ok false when it has none of
 // them (it may still be a delta event).
 func (c *deltaClassifier) shaped(line []byte) (ps, pe int, key []byte, ok bool) {
@@ -123,6 +138,9 @@ func (c *deltaClassifier) shapedLine(in []byte) (n, ps, pe int, key []byte, ok b
 
 func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key []byte, ok bool) {
 	for k, s := range c.shapes {
+		if c.triedLine && !rest && s.endsLine() {
+			continue // shapedLine found the line is not of it
+		}
 		if n, ok = s.match(line, &c.holes, rest); !ok {
 			continue
 		}
