@@ -12,7 +12,6 @@ package redact
 
 import (
 	"io"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -220,17 +219,134 @@ func New(opts Options) *Redactor {
 
 type shapeAtByte struct{ shape int }
 
-// urlPassword returns the password of s when s is a URL with one.
+// urlPassword returns the password of s when s is a URL with one: what
+// url.Parse(s).User.Password() gives whenever url.Parse accepts s (the
+// scheme, the authority, the last "@" of it, the first ":" of the userinfo,
+// its escapes are read the same way; FuzzURLPassword checks it against
+// net/url). The host, the path and the fragment are not checked: a
+// password in a URL url.Parse rejects for them is still a secret. Not
+// calling net/url keeps it, and the init of net/netip it imports, out of
+// the stand-in, which makes a redactor at every call.
 func urlPassword(s string) string {
 	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	s, _, _ = strings.Cut(s, "#")
+	for i := range len(s) {
+		if s[i] < ' ' || s[i] == 0x7f {
+			return ""
+		}
+	}
+	scheme, rest, ok := urlScheme(s)
+	if !ok {
 		return ""
 	}
-	pw, _ := u.User.Password()
-	return pw
+	if strings.HasSuffix(rest, "?") && strings.Count(rest, "?") == 1 {
+		rest = rest[:len(rest)-1]
+	} else {
+		rest, _, _ = strings.Cut(rest, "?")
+	}
+	if !strings.HasPrefix(rest, "/") {
+		return "" // opaque, a relative path, or what url.Parse rejects
+	}
+	if !strings.HasPrefix(rest, "//") || (scheme == "" && strings.HasPrefix(rest, "///")) {
+		return ""
+	}
+	authority := rest[2:]
+	if i := strings.IndexByte(authority, '/'); i >= 0 {
+		authority = authority[:i]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return ""
+	}
+	userinfo := authority[:at]
+	for i := range len(userinfo) {
+		if !userinfoByte(userinfo[i]) {
+			return ""
+		}
+	}
+	username, password, ok := strings.Cut(userinfo, ":")
+	if !ok {
+		return ""
+	}
+	if _, ok := unescapeUserinfo(username); !ok {
+		return ""
+	}
+	password, ok = unescapeUserinfo(password)
+	if !ok {
+		return ""
+	}
+	return password
+}
+
+// urlScheme splits the scheme off s as url.Parse does; ok is false where
+// url.Parse rejects s for it (a ":" first).
+func urlScheme(s string) (scheme, rest string, ok bool) {
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
+			if i == 0 {
+				return "", s, true
+			}
+		case c == ':':
+			if i == 0 {
+				return "", "", false
+			}
+			return s[:i], s[i+1:], true
+		default:
+			return "", s, true
+		}
+	}
+	return "", s, true
+}
+
+// userinfoByte reports whether c may stand in a URL's userinfo, as
+// url.Parse allows it (non-ASCII bytes may not).
+func userinfoByte(c byte) bool {
+	switch {
+	case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._:~!$&'()*+,;=%@", c) >= 0
+}
+
+// unescapeUserinfo decodes the %XX escapes of a userinfo part; ok is false
+// for a malformed one, which url.Parse rejects.
+func unescapeUserinfo(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		i += 2
+	}
+	return string(b), true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 // Withheld counts a value kept out of a cassette whole, under rule, in
