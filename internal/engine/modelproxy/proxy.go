@@ -100,6 +100,7 @@ type Proxy struct {
 	mu       sync.Mutex // numbers requests and stores them in that order
 	n        int
 	sink     Sink
+	storing  sync.WaitGroup // exchanges under way with a sink: a detach waits for them
 	attached chan struct{}
 	once     sync.Once
 	match    *matcher
@@ -181,10 +182,26 @@ func (p *Proxy) Attach(s Sink) (detach func()) {
 	return func() {
 		p.srv.SetKeepAlivesEnabled(false)
 		p.mu.Lock()
-		p.sink = nil // exchanges still in flight (a process the agent left behind) are no longer stored
+		p.sink = nil // exchanges that start now (a process the agent left behind) are not stored
 		p.mu.Unlock()
+		// An agent may end as soon as it reads an answer's last event,
+		// before the handler that gave it stores it: the exchanges under
+		// way end first, as the agent's closed connection ends them. One
+		// that a process the agent left behind keeps open is cut after a
+		// grace, and its stores refused by the ended recording.
+		ended := make(chan struct{})
+		go func() { p.storing.Wait(); close(ended) }()
+		t := time.NewTimer(detachGrace)
+		defer t.Stop()
+		select {
+		case <-ended:
+		case <-t.C:
+		}
 	}
 }
+
+// detachGrace bounds how long a detach waits for the exchanges under way.
+const detachGrace = 10 * time.Second
 
 // Close stops the proxy.
 func (p *Proxy) Close() error {
@@ -265,6 +282,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.counts[m.tier]++
 	}
 	if sink != nil {
+		// Added under mu while the sink is set, so before any detach waits.
+		p.storing.Add(1)
+		defer p.storing.Done()
 		storeRequest(sink, n, req.Method, req.URL.Path, storedQuery(req.URL), body)
 	}
 	p.mu.Unlock()

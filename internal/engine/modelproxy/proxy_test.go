@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,6 +133,73 @@ func TestRecordStreamsAndStores(t *testing.T) {
 	}
 	if got := string(recorded.Body(1)); got != `{"model":"m","messages":[{"role":"user","content":"hi"}]}` {
 		t.Errorf("body %q", got)
+	}
+}
+
+// endingSink refuses to store once the recording has ended, as the
+// recorder's sink does.
+type endingSink struct {
+	*sink
+	ended atomic.Bool
+}
+
+func (s *endingSink) ModelPiece(n int, p []byte) error {
+	if s.ended.Load() {
+		return errors.New("the recording has ended")
+	}
+	return s.sink.ModelPiece(n, p)
+}
+
+// An agent may end as soon as it reads an answer's last event, and the
+// recording with it, before the handler that gave it the event stores
+// it: the recording's end (detach) waits for the exchanges under way,
+// which the agent's closed connection ends.
+func TestDetachWaitsForTheExchangeTheAgentLeft(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		// The last event's blank line has not come: the proxy holds the
+		// event until the answer ends, which is when the agent leaves.
+		fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	var b bytes.Buffer
+	s := &endingSink{sink: newSink(t, &b)}
+	p, err := Start(Options{Upstream: up.URL, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	detach := p.Attach(s)
+	resp, err := http.Post(p.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before message_stop: %v", err)
+		}
+		if strings.Contains(line, "message_stop") {
+			break
+		}
+	}
+	resp.Body.Close() // the agent ends here
+	detach()
+	s.ended.Store(true)
+	s.w.Close(cassette.Footer{})
+	recorded, err := Read(bytes.NewReader(b.Bytes()), "t.cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []byte
+	for _, pc := range recorded.Exchanges[0].Pieces {
+		stored = append(stored, pc.Data...)
+	}
+	if !bytes.Contains(stored, []byte("message_stop")) {
+		t.Errorf("the answer was stored without the event the agent ended on: %q", stored)
 	}
 }
 
