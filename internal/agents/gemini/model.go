@@ -44,14 +44,8 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if varName == "GOOGLE_VERTEX_BASE_URL" && !kit.AnySet(env, "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS") {
 		return agent.ModelRoute{}, fmt.Errorf("gemini: %w: Vertex AI without GOOGLE_API_KEY signs in with Google credentials agentvcr cannot stand in for; use an API key", agent.ErrModelNotRoutable)
 	}
-	return agent.ModelRoute{Wire: agent.WireGemini, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper, Volatile: volatile}, nil
+	return agent.ModelRoute{Wire: agent.WireGemini, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper, Volatile: kit.ShellProcessIDs}, nil
 }
-
-// volatile: the process ids a shell tool's result names (its process
-// group, the background processes it left), another every run.
-var volatile = kit.Volatile(func() []kit.Rewrite {
-	return []kit.Rewrite{{Re: regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`), With: "$1: <PID>"}}
-})
 
 // injected are the blocks Gemini CLI writes into the first user turn
 // itself: the session context (date, operating system, working directory

@@ -125,3 +125,10 @@ func Volatile(rules func() []Rewrite) func(string) string {
 		return s
 	}
 }
+
+// ShellProcessIDs is the Volatile of the shell tool Gemini CLI and Qwen
+// Code (its fork) share: the process ids its result names (the command's
+// process group, the background processes it left), another every run.
+var ShellProcessIDs = Volatile(func() []Rewrite {
+	return []Rewrite{{Re: regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`), With: "$1: <PID>"}}
+})

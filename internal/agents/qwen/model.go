@@ -34,14 +34,8 @@ func (Profile) RouteModel(argv, env []string, base, scratch string) (agent.Model
 	if _, i := kit.FlagValue(argv, "--openai-api-key"); i < 0 && !kit.AnySet(env, "OPENAI_API_KEY") {
 		env = kit.Setenv(env, "OPENAI_API_KEY", kit.PlaceholderOpenAIKey)
 	}
-	return agent.ModelRoute{Wire: agent.WireOpenAIChat, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper, Volatile: volatile}, nil
+	return agent.ModelRoute{Wire: agent.WireOpenAIChat, Upstream: upstream, Argv: argv, Env: env, Injected: injected(), Helper: helper, Volatile: kit.ShellProcessIDs}, nil
 }
-
-// volatile: the process ids a shell tool's result names (its process
-// group, the background processes it left), another every run.
-var volatile = kit.Volatile(func() []kit.Rewrite {
-	return []kit.Rewrite{{Re: regexp.MustCompile(`(?m)^(Process Group PGID|Background PIDs): [0-9][0-9, ]*$`), With: "$1: <PID>"}}
-})
 
 // injected are the blocks Qwen Code writes into the conversation itself:
 // the environment context (date, operating system, working directory and
