@@ -239,13 +239,17 @@ func (s *Snapshot) ignored(rel string) bool {
 }
 
 // ownFile reports whether rel names a file agentvcr itself writes into a
-// tree (a cassette, a pending golden, a directory's ledger of users, or the
-// temporary file one is written through), wherever it is: the test
-// packages of a module run at once, so another package records, compares
-// goldens or keeps its ledger under the same root while this one's agent
+// tree (a cassette, a pending golden, a directory's ledger of users, the
+// index committed beside the cassettes, or the temporary file one is
+// written through), wherever it is: the test packages of a module run at
+// once, so another package records, compares goldens, keeps its ledger or
+// updates its directory's index under the same root while this one's agent
 // runs, and none of that is the agent's doing.
 func ownFile(rel string) bool {
 	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	if strings.HasPrefix(name, committedIndex) {
+		return true // the index, or index.Library's ".agentvcr-index-…" it is written through
+	}
 	if len(name) > 1 && name[0] == '.' {
 		if i := strings.LastIndex(name, safefile.TempMark); i > 1 {
 			name = name[1:i] // safefile's ".BASE.tmp-…"
@@ -253,6 +257,10 @@ func ownFile(rel string) bool {
 	}
 	return strings.HasSuffix(name, cassette.Ext) || strings.HasSuffix(name, ".golden.new") /* golden.PendingSuffix */ || name == unreferenced.LedgerName
 }
+
+// committedIndex is index.CommittedName, not imported: package index
+// would bring the normaliser and the agent profiles into this one.
+const committedIndex = ".agentvcr-index"
 
 // walk calls visit for every path under the root but the root, in lexical
 // order, parents before children, without following links; old, when not
