@@ -9,10 +9,10 @@ import (
 
 // checkShaped fails unless a classifier that knows the shape of teacher (a
 // delta event, or not) classifies student as the long way does, and as a
-// classifier that keeps no shapes does.
-func checkShaped(t *testing.T, rules string, teacher, student []byte) {
+// classifier that keeps no shapes does. The rules are parsed once by the
+// caller: a classifier keeps its shapes to itself and changes no rule.
+func checkShaped(t *testing.T, deltas []deltaRule, teacher, student []byte) {
 	t.Helper()
-	deltas := mustParse(t, rules).deltas
 	c := newDeltaClassifier(deltas)
 	checkClassify(t, c, teacher)
 	checkClassify(t, c, student)
@@ -51,6 +51,7 @@ delta  $.p  $.k=a
 delta  $.p  $.t=x  by  $.s
 delta  $.q  $.t=y  $.u=*  by  $.s  $.v
 `
+	deltas := mustParse(t, rules).deltas
 	thinking := `{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":12}` + "\n"
 	cases := []struct{ teacher, student string }{
 		{thinking, `{"type":"thinking","subtype":"delta","text":"other \"text\" \u00e9","session_id":"s2","timestamp_ms":-1.5e3}` + "\n"},
@@ -87,7 +88,7 @@ delta  $.q  $.t=y  $.u=*  by  $.s  $.v
 		{`{"t":"x","p":"1","p":2}`, `{"t":"x","p":"3","p":"4"}`},
 	}
 	for _, tc := range cases {
-		checkShaped(t, rules, []byte(tc.teacher), []byte(tc.student))
+		checkShaped(t, deltas, []byte(tc.teacher), []byte(tc.student))
 	}
 	// Random runs, each line taught and then changed.
 	rng := rand.New(rand.NewPCG(11, 13))
@@ -104,7 +105,7 @@ delta  $.q  $.t=y  $.u=*  by  $.s  $.v
 			default:
 				m = bytes.Replace(m, []byte(`"p":"`), []byte(`"p":"\u00e9 `), 1)
 			}
-			checkShaped(t, rules, l, m)
+			checkShaped(t, deltas, l, m)
 		}
 	}
 }
@@ -121,13 +122,13 @@ func FuzzShapes(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":12}`),
 		[]byte(`{"type":"thinking","subtype":"delta","text":"h\"m","session_id":"s","timestamp_ms":1e5}`))
-	rules := classifyRules + "\ndelta  $.p  $.k=a\ndelta  $.p  $.t=x  by  $.s\n"
+	deltas := mustParse(f, classifyRules+"\ndelta  $.p  $.k=a\ndelta  $.p  $.t=x  by  $.s\n").deltas
 	f.Fuzz(func(t *testing.T, teacher, student []byte) {
 		if bytes.IndexByte(teacher, '\n') >= 0 && bytes.IndexByte(teacher, '\n') < len(teacher)-1 ||
 			bytes.IndexByte(student, '\n') >= 0 && bytes.IndexByte(student, '\n') < len(student)-1 {
 			return // one line each
 		}
-		checkShaped(t, rules, teacher, student)
+		checkShaped(t, deltas, teacher, student)
 	})
 }
 
