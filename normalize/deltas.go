@@ -443,6 +443,7 @@ type deltaClassifier struct {
 	// shapes are those of the delta events seen last (see deltaShape),
 	// the one matched last first; the rest is scratch for them.
 	shapes     []*deltaShape
+	versions   uint64 // of the shapes made so far
 	spare      *deltaShape
 	holes      [maxShapeHoles]span
 	shapeHoles []span
@@ -580,6 +581,11 @@ type deltaJoiner struct {
 
 	out    []byte // ready to be read; in a piece, the piece as far as copied
 	copied int    // in a piece: how much of it is in out
+
+	// In a piece, the lines read by their shapes and their open values
+	// (see shapeplan.go).
+	shaped      []shapedRec
+	shapedHoles []span
 }
 
 type streamSlot struct {
@@ -738,12 +744,17 @@ func cwdToLearn(obj []byte) (string, bool) {
 func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.inPiece, d.src = true, in
 	d.out, d.copied = d.out[:0], 0
+	d.shaped, d.shapedHoles = d.shaped[:0], d.shapedHoles[:0]
 	defer func() { d.src = nil }()
 	// Line by line: a delta event of a shape seen before is classified
 	// in one pass over it, which finds its end too; any other line is
 	// searched for the needles.
 	for pos := 0; pos < len(in); {
 		if n, ps, pe, key, ok := d.cls.shapedLine(in[pos:]); ok {
+			if s := d.cls.shapes[0]; shapePlans {
+				d.shaped = append(d.shaped, shapedRec{at: pos, n: n, shape: s, version: s.version, first: len(d.shapedHoles)})
+				d.shapedHoles = append(d.shapedHoles, d.cls.holes[:len(s.segs)-1]...)
+			}
 			d.hold(in[pos:pos+n], pos, ps, pe, key)
 			pos += n
 			continue
@@ -836,11 +847,41 @@ func (d *deltaJoiner) release() {
 			d.out = append(d.out, d.src[d.copied:d.lines[0].start]...)
 			d.emit()
 			d.copied = d.lines[len(d.lines)-1].end
+			d.moveShaped()
 		}
 	} else {
 		d.emit()
 	}
 	d.reset()
+}
+
+// moveShaped moves the open values of the shaped lines of the run just
+// re-cut to where they are in the re-cut lines. A re-cut run is as long as
+// it was: the lines after it stay where they were.
+func (d *deltaJoiner) moveShaped() {
+	r, _ := slices.BinarySearchFunc(d.shaped, d.lines[0].start, func(rec shapedRec, at int) int { return rec.at - at })
+	shift := 0
+	for _, l := range d.lines {
+		grew := 0
+		if l.moved {
+			grew = (l.newEnd - l.newStart) - (l.pieceEnd - l.pieceStart)
+		}
+		if r < len(d.shaped) && d.shaped[r].at == l.start {
+			rec := &d.shaped[r]
+			rec.at += shift
+			if s := rec.shape; grew != 0 && s.version == rec.version {
+				rec.n += grew
+				holes := d.shapedHoles[rec.first : rec.first+len(s.segs)-1]
+				holes[s.piece].end += grew
+				for k := s.piece + 1; k < len(holes); k++ {
+					holes[k].start += grew
+					holes[k].end += grew
+				}
+			}
+			r++
+		}
+		shift += grew
+	}
 }
 
 func (d *deltaJoiner) emit() {

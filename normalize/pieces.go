@@ -607,6 +607,9 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
 	// The piece is the proc's buffer, all of it read (its lines are short:
 	// see shortLines), and the proc's output is the piece's.
 	p := &proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0]}
+	if j := wk.joiner; j != nil {
+		p.shaped, p.shapedHoles = j.shaped, j.shapedHoles
+	}
 	p.run(cassette.StreamJSON)
 	p.emit(p.end)
 	wk.out = p.out

@@ -48,6 +48,10 @@ type deltaShape struct {
 	piece   int
 	by      []int
 	byConst [][]byte
+	// version tells this shape from others the struct held before;
+	// plan is what a normaliser does to its lines (shapeplan.go).
+	version uint64
+	plan    shapePlan
 }
 
 // shapeSeg is fixed bytes (up to litEnd in lit) and the open value after
@@ -206,7 +210,8 @@ func (c *deltaClassifier) learnShape(line, obj []byte, start, rule int) {
 	if s == nil {
 		s = &deltaShape{}
 	}
-	s.rule, s.lit, s.segs, s.piece = rule, s.lit[:0], s.segs[:0], -1
+	c.versions++
+	s.rule, s.lit, s.segs, s.piece, s.version = rule, s.lit[:0], s.segs[:0], -1, c.versions
 	s.by, s.byConst = s.by[:0], s.byConst[:0]
 	holes := c.shapeHoles[:0]
 	stack := c.stack[:0]

@@ -54,6 +54,13 @@ type proc struct {
 	prefixes prefixSet
 	skipOK   bool // no user rules and fast paths on: prefixes are used
 	objStart int  // where the top-level object whose first member is next opened, or -1
+
+	// shaped are the lines of a piece the joiner read by their shapes,
+	// whose open values are in shapedHoles (see shapeplan.go), in order;
+	// nextShaped is the first at or after pos.
+	shaped      []shapedRec
+	shapedHoles []span
+	nextShaped  int
 }
 
 // maxPrefix bounds a remembered opening.
@@ -280,6 +287,9 @@ func (p *proc) runJSON() {
 			case ' ', '\t', '\r', '\n':
 				p.pos++
 			case '{', '[':
+				if c == '{' && p.nextShaped < len(p.shaped) && p.planLine() {
+					continue
+				}
 				if c == '{' && p.skipOK {
 					if m := p.prefixes.match(p.buf[p.pos:p.end], p.n.gen); m > 0 {
 						p.push(c)
@@ -947,6 +957,14 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 		p.replace(start, end, n.ruleText(r, n.canon))
 		return
 	}
+	p.valueAs(start, end, key, info, len(p.stack) == 1)
+}
+
+// valueAs is stringValue for a value of a member info, with no user rule
+// for it; top says the member is a top-level object's.
+func (p *proc) valueAs(start, end int, key shortKey, info *keyInfo, top bool) {
+	n := p.n
+	v := p.buf[start:end]
 	if len(v) > 0 && !isPlaceholder(v) {
 		switch info.class {
 		case keyID:
@@ -957,7 +975,7 @@ func (p *proc) stringValue(start, end int, key shortKey) {
 			return
 		}
 	}
-	if info.cwd && len(p.stack) == 1 && !n.cwdKnown && n.flags.learnCwd {
+	if info.cwd && top && !n.cwdKnown && n.flags.learnCwd {
 		if dir, ok := learnable(v); ok && n.pieceIDs != nil {
 			n.pieceIDs.learns = true // learned in order, by the run's own Normalizer
 		} else if ok {
