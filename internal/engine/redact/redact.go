@@ -12,6 +12,7 @@ package redact
 
 import (
 	"io"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -43,17 +44,28 @@ const (
 	FieldModel  = "model" // the agent's exchanges with its model: paths, queries, bodies
 )
 
-// secretWords are the words of an environment variable name that make it
-// secret-looking, wherever they stand in the name.
-var secretWords = map[string]bool{
-	"TOKEN": true, "TOKENS": true, "SECRET": true, "SECRETS": true, "PASSWORD": true,
-	"PASSWD": true, "PASSPHRASE": true, "CREDENTIAL": true, "CREDENTIALS": true,
-	"CREDS": true, "APIKEY": true, "AUTH": true, "PAT": true, "PRIVATE": true,
+// isSecretWord reports whether a word of an environment variable name makes
+// it secret-looking, wherever it stands in the name. A switch, not a map:
+// nothing is built when the process starts.
+func isSecretWord(w string) bool {
+	switch w {
+	case "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD",
+		"PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS",
+		"CREDS", "APIKEY", "AUTH", "PAT", "PRIVATE":
+		return true
+	}
+	return false
 }
 
-// notSecretLast are last words that make a name a reference to a secret (a
-// socket, a file, a directory), not the secret itself.
-var notSecretLast = map[string]bool{"SOCK": true, "SOCKET": true, "PATH": true, "DIR": true, "FILE": true}
+// isReferenceWord reports whether a name's last word makes it a reference
+// to a secret (a socket, a file, a directory), not the secret itself.
+func isReferenceWord(w string) bool {
+	switch w {
+	case "SOCK", "SOCKET", "PATH", "DIR", "FILE":
+		return true
+	}
+	return false
+}
 
 // LooksSecret reports whether an environment variable name looks like it holds
 // a credential. The name is split into words at "_", "-" and "."
@@ -65,18 +77,37 @@ var notSecretLast = map[string]bool{"SOCK": true, "SOCKET": true, "PATH": true, 
 // PATH, DIR or FILE: those name where a secret is, not the secret
 // (SSH_AUTH_SOCK). Words are whole: GIT_AUTHOR_NAME and KEYBOARD are not secret.
 func LooksSecret(name string) bool {
-	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
+	// The words of the upper-cased name, split at runs of separators as
+	// strings.FieldsFunc would, without making the list: a redactor asks
+	// this of every variable of the environment. The separators are ASCII,
+	// so no multi-byte character holds one of their bytes.
+	const separators = "_-."
+	up := strings.ToUpper(name)
+	named := strings.TrimRight(up, separators)
+	if named == "" {
 		return false
 	}
-	if words[len(words)-1] == "KEY" {
+	last := named[strings.LastIndexAny(named, separators)+1:]
+	if isReferenceWord(last) {
+		return false
+	}
+	if last == "KEY" {
 		return true
 	}
-	for _, w := range words {
-		if secretWords[w] {
+	for rest := named; rest != ""; {
+		w := rest
+		if i := strings.IndexAny(rest, separators); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if w == "" {
+			continue
+		}
+		if isSecretWord(w) {
 			return true
 		}
-		for _, part := range []string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSPHRASE"} {
+		for _, part := range [...]string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSPHRASE"} {
 			if strings.Contains(w, part) {
 				return true
 			}
@@ -116,10 +147,10 @@ type Redactor struct {
 	secrets []secret // longest first
 	shapes  []Shape
 	short   []string
-	start   [256]bool          // the bytes that can start a match
-	pair    [256][4]uint64     // per start byte, the bytes that can follow it (a 256-bit set)
-	byStart [256][]shapeAtByte // shapes whose prefixes start with the byte
-	counts  *tally             // nil: nothing counted
+	start   [256]bool      // the bytes that can start a match
+	pair    [256][4]uint64 // per start byte, the bytes that can follow it (a 256-bit set)
+	byStart [256]uint32    // per start byte, the shapes (bit k: shapes[k]) with a prefix starting with it
+	counts  *tally         // nil: nothing counted
 }
 
 // tally counts replacements by rule and field.
@@ -183,9 +214,14 @@ func New(opts Options) *Redactor {
 		add("env:"+k, v)
 	}
 	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i].raw) > len(r.secrets[j].raw) })
-	for _, s := range Shapes {
-		if !slices.Contains(opts.AllowShapes, s.Name) {
-			r.shapes = append(r.shapes, s)
+	if len(opts.AllowShapes) == 0 {
+		r.shapes = Shapes[:len(Shapes):len(Shapes)] // read only, shared
+	} else {
+		r.shapes = make([]Shape, 0, len(Shapes))
+		for _, s := range Shapes {
+			if !slices.Contains(opts.AllowShapes, s.Name) {
+				r.shapes = append(r.shapes, s)
+			}
 		}
 	}
 	addStart := func(prefix string) {
@@ -209,15 +245,11 @@ func New(opts Options) *Redactor {
 	for k, s := range r.shapes {
 		for _, p := range s.prefixes {
 			addStart(p)
-			if !slices.ContainsFunc(r.byStart[p[0]], func(x shapeAtByte) bool { return x.shape == k }) {
-				r.byStart[p[0]] = append(r.byStart[p[0]], shapeAtByte{k})
-			}
+			r.byStart[p[0]] |= 1 << k
 		}
 	}
 	return r
 }
-
-type shapeAtByte struct{ shape int }
 
 // urlPassword returns the password of s when s is a URL with one: what
 // url.Parse(s).User.Password() gives whenever url.Parse accepts s (the
@@ -517,8 +549,8 @@ func (r *Redactor) matchAt(p []byte, i int, atEOF bool, prev [2]byte) match {
 			best = match{n: n, rule: s.rule}
 		}
 	}
-	for _, sb := range r.byStart[c] {
-		s := &r.shapes[sb.shape]
+	for set := r.byStart[c]; set != 0; set &= set - 1 {
+		s := &r.shapes[bits.TrailingZeros32(set)]
 		n, keep, partial := s.match(p, i, atEOF, prev)
 		if partial {
 			return match{partial: true}

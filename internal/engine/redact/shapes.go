@@ -14,7 +14,7 @@ type Shape struct {
 	// many of its first bytes stay, and whether more bytes are needed to tell.
 	// before holds the two bytes before p[0] (before[1] just before it).
 	find func(p []byte, atEOF bool, before [2]byte) (n, keep int, partial bool)
-	rule string
+	rule string // "shape:" and the name, as the report counts it
 }
 
 // match runs the shape at p[i]; prev holds the two bytes before p[0].
@@ -32,65 +32,59 @@ func (s *Shape) match(p []byte, i int, atEOF bool, prev [2]byte) (n, keep int, p
 }
 
 // Shapes are the token shapes redacted by default. A false positive is
-// switched off by name (record --allow-shape NAME).
-var Shapes = shapesWithRules([]Shape{
-	{Name: "github", Doc: "GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_ followed by 20 or more letters, digits or _",
+// switched off by name (record --allow-shape NAME). There are at most 32:
+// a Redactor keeps the shapes that can start at a byte as bits of a uint32.
+var Shapes = []Shape{
+	{Name: "github", rule: "shape:github", Doc: "GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_ followed by 20 or more letters, digits or _",
 		prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		find:     prefixed([]string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, isWordChar, 20, 0, false)},
-	{Name: "anthropic", Doc: "Anthropic keys: sk-ant- followed by 20 or more letters, digits, - or _",
+	{Name: "anthropic", rule: "shape:anthropic", Doc: "Anthropic keys: sk-ant- followed by 20 or more letters, digits, - or _",
 		prefixes: []string{"sk-ant-"},
 		find:     prefixed([]string{"sk-ant-"}, isTokenChar, 20, 0, true)},
-	{Name: "openai", Doc: "OpenAI-style keys: sk- (sk-proj-, sk-svcacct-...) followed by 20 or more letters, digits, - or _, with both letters and digits, after a word boundary",
+	{Name: "openai", rule: "shape:openai", Doc: "OpenAI-style keys: sk- (sk-proj-, sk-svcacct-...) followed by 20 or more letters, digits, - or _, with both letters and digits, after a word boundary",
 		prefixes: []string{"sk-"},
 		find:     prefixed([]string{"sk-"}, isTokenChar, 20, 0, true)},
-	{Name: "aws", Doc: "AWS access key ids: AKIA or ASIA followed by exactly 16 upper-case letters or digits",
+	{Name: "aws", rule: "shape:aws", Doc: "AWS access key ids: AKIA or ASIA followed by exactly 16 upper-case letters or digits",
 		prefixes: []string{"AKIA", "ASIA"},
 		find:     prefixed([]string{"AKIA", "ASIA"}, isUpperDigit, 16, 16, true)},
-	{Name: "slack", Doc: "Slack tokens: xoxa-, xoxb-, xoxp-, xoxo-, xoxs-, xoxr- followed by 10 or more letters, digits or -",
+	{Name: "slack", rule: "shape:slack", Doc: "Slack tokens: xoxa-, xoxb-, xoxp-, xoxo-, xoxs-, xoxr- followed by 10 or more letters, digits or -",
 		prefixes: []string{"xox"},
 		find:     prefixed([]string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"}, isTokenChar, 10, 0, false)},
-	{Name: "google", Doc: "Google API keys: AIza followed by 35 letters, digits, - or _",
+	{Name: "google", rule: "shape:google", Doc: "Google API keys: AIza followed by 35 letters, digits, - or _",
 		prefixes: []string{"AIza"},
 		find:     prefixed([]string{"AIza"}, isTokenChar, 35, 35, false)},
-	{Name: "private-key", Doc: "PEM private key blocks, from -----BEGIN ... PRIVATE KEY----- to the matching END line (64 KiB at most)",
+	{Name: "private-key", rule: "shape:private-key", Doc: "PEM private key blocks, from -----BEGIN ... PRIVATE KEY----- to the matching END line (64 KiB at most)",
 		prefixes: []string{"-----BEGIN "},
 		find:     privateKey},
-	{Name: "url-password", Doc: "the password in a URL's userinfo (scheme://user:PASSWORD@host)",
+	{Name: "url-password", rule: "shape:url-password", Doc: "the password in a URL's userinfo (scheme://user:PASSWORD@host)",
 		prefixes: []string{"://"},
 		find:     urlPasswordShape},
-	{Name: "jwt", Doc: "JSON Web Tokens: eyJ followed by three base64url parts joined by dots (header, payload, signature), 10 or more characters each",
+	{Name: "jwt", rule: "shape:jwt", Doc: "JSON Web Tokens: eyJ followed by three base64url parts joined by dots (header, payload, signature), 10 or more characters each",
 		prefixes: []string{"eyJ"},
 		find:     jwtShape},
-	{Name: "stripe", Doc: "Stripe secret and restricted keys: sk_live_, rk_live_ and sk_test_ followed by 16 or more letters or digits",
+	{Name: "stripe", rule: "shape:stripe", Doc: "Stripe secret and restricted keys: sk_live_, rk_live_ and sk_test_ followed by 16 or more letters or digits",
 		prefixes: []string{"sk_live_", "rk_live_", "sk_test_"},
 		find:     prefixed([]string{"sk_live_", "rk_live_", "sk_test_"}, isAlnum, 16, 0, true)},
-	{Name: "gitlab", Doc: "GitLab personal access tokens: glpat- followed by 20 or more letters, digits, - or _",
+	{Name: "gitlab", rule: "shape:gitlab", Doc: "GitLab personal access tokens: glpat- followed by 20 or more letters, digits, - or _",
 		prefixes: []string{"glpat-"},
 		find:     prefixed([]string{"glpat-"}, isTokenChar, 20, 0, true)},
-	{Name: "npm", Doc: "npm access tokens: npm_ followed by exactly 36 letters or digits",
+	{Name: "npm", rule: "shape:npm", Doc: "npm access tokens: npm_ followed by exactly 36 letters or digits",
 		prefixes: []string{"npm_"},
 		find:     prefixed([]string{"npm_"}, isAlnum, 36, 36, true)},
-	{Name: "huggingface", Doc: "Hugging Face tokens: hf_ followed by 30 or more letters or digits",
+	{Name: "huggingface", rule: "shape:huggingface", Doc: "Hugging Face tokens: hf_ followed by 30 or more letters or digits",
 		prefixes: []string{"hf_"},
 		find:     prefixed([]string{"hf_"}, isAlnum, 30, 0, true)},
-	{Name: "azure-storage", Doc: "Azure storage account keys: the base64 value of AccountKey= in a connection string (20 or more characters)",
+	{Name: "azure-storage", rule: "shape:azure-storage", Doc: "Azure storage account keys: the base64 value of AccountKey= in a connection string (20 or more characters)",
 		prefixes: []string{"AccountKey="},
 		find:     azureAccountKey},
-	{Name: "bearer", Doc: "the token of an Authorization: Bearer header (any case, as HTTP, as a JSON member, JSON-escaped), 8 or more characters",
+	{Name: "bearer", rule: "shape:bearer", Doc: "the token of an Authorization: Bearer header (any case, as HTTP, as a JSON member, JSON-escaped), 8 or more characters",
 		prefixes: []string{"Authorization", "authorization", "AUTHORIZATION"},
 		find:     bearerShape},
-})
+}
 
 // maxToken bounds a token's length: a longer run of token characters is no
 // token, and the stream redactor never holds more back waiting for its end.
 const maxToken = 16 << 10
-
-func shapesWithRules(shapes []Shape) []Shape {
-	for i := range shapes {
-		shapes[i].rule = "shape:" + shapes[i].Name
-	}
-	return shapes
-}
 
 func isWordChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
