@@ -62,7 +62,7 @@ func TestACPWorkedExample(t *testing.T) {
 		cmd := exec.Command(goCmd, "test", "-count=1", "./...")
 		cmd.Dir = mod
 		// Offline, as in CI: no real agent to fall back on, nothing written.
-		cmd.Env = append([]string{"CI=true", "GOLDIE_UPDATE="}, userGoEnv...)
+		cmd.Env = append([]string{"CI=true", "GOLDIE_UPDATE="}, userGoEnv(t)...)
 		for _, kv := range os.Environ() {
 			if !strings.HasPrefix(kv, "AGENTVCR_") && !strings.HasPrefix(kv, "GOFLAGS=") && !strings.HasPrefix(kv, "CI=") {
 				cmd.Env = append(cmd.Env, kv)

@@ -24,7 +24,7 @@ func TestUserModuleRerun(t *testing.T) {
 	work := t.TempDir()
 	mod := filepath.Join(work, "myproject")
 	realAgent := filepath.Join(userCommandDir(t, "./internal/testsupport/wireagent/wireagent", "claude"), "claude")
-	gorun := userGo(t, userGoNoVet, "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
+	gorun := userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
 	os.MkdirAll(filepath.Join(work, "real"), 0o755)
 	newBuild := filepath.Join(work, "real", "claude-next")
 	os.WriteFile(newBuild, []byte("#!/bin/sh\nWIREAGENT_VERSION=2 exec "+realAgent+" \"$@\"\n"), 0o755)

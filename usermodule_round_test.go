@@ -35,7 +35,7 @@ func TestUserModuleRoundTrip(t *testing.T) {
 	runs := filepath.Join(work, "agent-runs")
 	const secret = "svc-0123456789abcdef" // the value of a secret-looking variable
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-	goEnv := append(append(os.Environ(), userGoEnv...), userGoNoVet, "CI=", "GOLDIE_UPDATE=",
+	goEnv := append(append(os.Environ(), userGoEnv(t)...), userGoNoVet(t), "CI=", "GOLDIE_UPDATE=",
 		"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "AGENT_RUNS="+runs, "MY_SERVICE_TOKEN="+secret,
 		"AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
 	gorun := func(env []string, args ...string) (string, error) {

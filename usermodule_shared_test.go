@@ -85,7 +85,7 @@ func TestUserModuleSharedCassettes(t *testing.T) {
 	work := t.TempDir()
 	agents := userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent")
 	mod := filepath.Join(work, "shared")
-	gorun := userGo(t, userGoNoVet, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
+	gorun := userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=", "AGENTVCR_RECORD_IN_CI=")
 	files := sharedTests()
 	files["go.mod"] = "module example.com/shared\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n"
 	for name, content := range files {
@@ -228,7 +228,7 @@ func TestUserModuleHintsAsPrinted(t *testing.T) {
 	root, _ := os.Getwd()
 	work := t.TempDir()
 	bin, agents := userCommandDir(t, "./cmd/agentvcr", "agentvcr"), userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent")
-	gorun := userGo(t, userGoNoVet, "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=",
+	gorun := userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_REAL_AGENT=", "AGENTVCR_UNREFERENCED=", "AGENTVCR_RECORD_SINCE=",
 		"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0")
 	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
@@ -236,7 +236,7 @@ func TestUserModuleHintsAsPrinted(t *testing.T) {
 	shell := func(dir string, env []string, line string) (string, error) {
 		cmd := exec.Command("sh", "-c", line)
 		cmd.Dir = dir
-		cmd.Env = append(append(append(os.Environ(), userGoEnv...), userGoNoVet, "CI=", "GOLDIE_UPDATE=",
+		cmd.Env = append(append(append(os.Environ(), userGoEnv(t)...), userGoNoVet(t), "CI=", "GOLDIE_UPDATE=",
 			"AGENTVCR_CACHE="+filepath.Join(work, "cache"), "SIMAGENT_DELAY=0"), env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err

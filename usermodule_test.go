@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -477,17 +478,107 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 }
 
 // userGoEnv is the go environment of the user-module tests' go runs:
-// modules resolved from go.mod; -trimpath, so that this module's packages
-// compiled once serve every scratch module and every clone of the
-// repository; no cgo, as agentvcr is released: each run links a test
-// binary per package, and a statically linked one takes about a fifth less
-// CPU; the local toolchain, no workspace.
-var userGoEnv = []string{"GOFLAGS=-mod=mod -trimpath", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOWORK=off"}
+// GOFLAGS as userGoFlags says, with go test's vet pass (see userGoNoVet);
+// no cgo, as agentvcr is released: each run links a test binary per
+// package, and a statically linked one takes about a fifth less CPU; the
+// local toolchain, no workspace.
+func userGoEnv(t *testing.T) []string {
+	return append([]string{userGoFlags(t, true)}, userGoTools...)
+}
+
+// userGoTools is userGoEnv without GOFLAGS.
+var userGoTools = []string{"CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOWORK=off"}
 
 // userGoNoVet is userGoEnv's GOFLAGS for a module whose code the test
 // writes itself, not the documentation: go test's vet pass checks the
 // user's code, which is the test's own there, not agentvcr.
-const userGoNoVet = "GOFLAGS=-mod=mod -trimpath -vet=off"
+func userGoNoVet(t *testing.T) string { return userGoFlags(t, false) }
+
+// userGoFlags is the GOFLAGS of the user-module tests' go runs: modules
+// resolved from go.mod; -trimpath, so that this module's packages compiled
+// once serve every scratch module and every clone of the repository; and
+// the link cache (see linkCacheScript) as -toolexec.
+func userGoFlags(t *testing.T, vet bool) string {
+	t.Helper()
+	flags := "GOFLAGS=-mod=mod -trimpath"
+	if !vet {
+		flags += " -vet=off"
+	}
+	if tool := linkCache(t); tool != "" {
+		flags += " -toolexec=" + tool
+	}
+	return flags
+}
+
+// linkCacheScript is go's -toolexec in the user-module tests' go runs:
+// every tool runs as go asks, but a link whose inputs were linked before
+// in this test binary's run is a copy of that link's output. go test
+// caches compiled packages, not the test binaries it links, and each of a
+// story's go test runs (a mode, a fault, CI=true, a leftover: only the
+// environment or the files judged differ) linked every package's test
+// binary again from the same inputs, a second of CPU each, most of the
+// suite's time. The inputs are the link's arguments and the import
+// configuration the go command writes for it, which names every package
+// file by its build cache path: a hash of the file's contents. Go's linker
+// is deterministic, so the copy is, byte for byte, what it would write
+// again; go test then runs it as a child of the go command, as ever, which
+// is how the stand-in tells one go test run from another. An argument in
+// go's temporary work directory other than the output and the import
+// configuration changes with each run, so such a link is never reused.
+const linkCacheScript = `#!/bin/sh
+case "${1##*/}" in
+link | link.exe) ;;
+*) exec "$@" ;;
+esac
+command -v sha256sum >/dev/null 2>&1 || exec "$@"
+out= cfg= prev=
+for a; do
+	case "$prev" in
+	-o) out=$a ;;
+	-importcfg) cfg=$a ;;
+	esac
+	prev=$a
+done
+[ -n "$out" ] && [ -f "$cfg" ] || exec "$@"
+key=$({
+	for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s
+' "$a"; done
+	cat "$cfg"
+} | sha256sum) || exec "$@"
+cached="$LINKS/${key%% *}"
+if [ -f "$cached" ]; then exec cp "$cached" "$out"; fi
+"$@" || exit
+cp "$out" "$cached.tmp$$" && mv "$cached.tmp$$" "$cached" || rm -f "$cached.tmp$$"
+exit 0
+`
+
+var linkCacheOnce struct {
+	sync.Once
+	tool string
+}
+
+// linkCache returns the path of the link cache's -toolexec script, written
+// on first use with its cache beside it; "" where it cannot serve (no sh,
+// or a path GOFLAGS would split at a space), and the runs link as before.
+func linkCache(t *testing.T) string {
+	linkCacheOnce.Do(func() {
+		if runtime.GOOS == "windows" {
+			return
+		}
+		root, err := userTempRoot()
+		if err != nil || strings.ContainsAny(root, " \t\n'\"\\$") {
+			return
+		}
+		links := filepath.Join(root, "links")
+		tool := filepath.Join(root, "linkcache")
+		script := strings.Replace(linkCacheScript, "\n", "\nLINKS='"+links+"'\n", 1)
+		if os.Mkdir(links, 0o755) != nil || os.WriteFile(tool, []byte(script), 0o755) != nil {
+			return
+		}
+		linkCacheOnce.tool = tool
+	})
+	return linkCacheOnce.tool
+}
 
 // userGo is the go command as the user-module tests run it, in a module of
 // their own: modules resolved from go.mod, the local toolchain, no
@@ -499,7 +590,7 @@ func userGo(t *testing.T, extra ...string) func(dir string, env []string, args .
 	if err != nil {
 		t.Skip("needs the go command")
 	}
-	goEnv := append(append(os.Environ(), userGoEnv...), "CI=", "GOLDIE_UPDATE=")
+	goEnv := append(append(os.Environ(), userGoEnv(t)...), "CI=", "GOLDIE_UPDATE=")
 	goEnv = append(goEnv, extra...)
 	return func(dir string, env []string, args ...string) (string, error) {
 		t.Helper()
@@ -541,20 +632,15 @@ func userCommandDir(t *testing.T, pkg, name string) string {
 	}
 	userCommands.Unlock()
 	b.once.Do(func() {
-		userCommands.Lock()
-		if userCommands.root == "" {
-			userCommands.root, b.err = os.MkdirTemp("", "agentvcr-usercmds-")
-		}
-		root := userCommands.root
-		userCommands.Unlock()
-		if b.err != nil {
+		var root string
+		if root, b.err = userTempRoot(); b.err != nil {
 			return
 		}
 		if b.dir, b.err = os.MkdirTemp(root, name+"-"); b.err != nil {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, name), pkg)
-		cmd.Env = append(os.Environ(), userGoEnv...)
+		cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod -trimpath"), userGoTools...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -563,6 +649,22 @@ func userCommandDir(t *testing.T, pkg, name string) string {
 		t.Fatal(b.err)
 	}
 	return b.dir
+}
+
+// userTempRoot is the directory of what the user-module tests share (the
+// commands, the link cache), made on first use and removed after the
+// tests.
+func userTempRoot() (string, error) {
+	userCommands.Lock()
+	defer userCommands.Unlock()
+	if userCommands.root == "" {
+		root, err := os.MkdirTemp("", "agentvcr-usercmds-")
+		if err != nil {
+			return "", err
+		}
+		userCommands.root = root
+	}
+	return userCommands.root, nil
 }
 
 // removeUserCommands removes what userCommandDir built, after the tests.
