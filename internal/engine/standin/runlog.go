@@ -82,11 +82,11 @@ type Call struct {
 
 // The run log's bounds: a line is one call (its arguments, a line of
 // error), and a log holds one test's calls. A log past them was not
-// written by the stand-in.
-const (
-	maxLogLine = 64 << 20
-	maxLog     = 1 << 30
-)
+// written by the stand-in. maxLogLine is a variable only for the tests,
+// which show the bound with a smaller one.
+var maxLogLine = 64 << 20
+
+const maxLog = 1 << 30
 
 // AppendLog appends c to the run log at path, in one write, so that calls
 // logging at once do not interleave. The log is never written through a
@@ -222,7 +222,7 @@ func readLog(path string, r io.Reader) ([]Call, error) {
 			return calls, fmt.Errorf("%s: longer than a run log can be (1 GiB): remove it", term.Visible(path))
 		}
 		if errors.Is(err, errLongLine) {
-			return calls, fmt.Errorf("%s:%d: not a run log line: longer than 64 MiB", term.Visible(path), n)
+			return calls, fmt.Errorf("%s:%d: not a run log line: longer than %d MiB", term.Visible(path), n, maxLogLine>>20)
 		}
 		if len(line) > 0 {
 			var c Call
