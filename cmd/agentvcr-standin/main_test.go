@@ -69,7 +69,7 @@ func build(t *testing.T) built {
 		}
 		// -trimpath, as make test builds: the packages compiled for the
 		// tests are found in the Go cache.
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binaries.dir+string(filepath.Separator),
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-w", "-o", binaries.dir+string(filepath.Separator),
 			"github.com/agentvcr/agentvcr/cmd/agentvcr", "github.com/agentvcr/agentvcr/cmd/agentvcr-standin")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
