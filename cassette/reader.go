@@ -104,8 +104,11 @@ func newReader(r io.Reader, name string, newest int) (*Reader, error) {
 		}
 		return nil, err
 	}
-	if err := json.Unmarshal(hdr, &rd.header); err != nil {
-		return nil, rd.errf(ErrFormat, "bad header: %v", err)
+	if !quickHeader(hdr, &rd.header) {
+		rd.header = Header{}
+		if err := json.Unmarshal(hdr, &rd.header); err != nil {
+			return nil, rd.errf(ErrFormat, "bad header: %v", err)
+		}
 	}
 	switch take := rd.header.Take; {
 	case take < 0:
@@ -356,8 +359,11 @@ func (r *Reader) nextFrame() error {
 
 func (r *Reader) readFooter(js []byte) error {
 	var f Footer
-	if err := json.Unmarshal(js, &f); err != nil {
-		return r.errf(ErrFormat, "bad exit line: %v", err)
+	if !quickFooter(js, &f) {
+		f = Footer{}
+		if err := json.Unmarshal(js, &f); err != nil {
+			return r.errf(ErrFormat, "bad exit line: %v", err)
+		}
 	}
 	if f.DurationMS > maxMS || f.DurationMS < -maxMS {
 		return r.errf(ErrFormat, "bad exit line: duration_ms %d out of range", f.DurationMS)
