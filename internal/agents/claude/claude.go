@@ -7,6 +7,7 @@ package claude
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -38,34 +39,42 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 	return false
 }
 
-var known = map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "stream_event": true, "rate_limit_event": true}
+// Its tables are built at first use, not when a process that never
+// reads Claude's output starts.
+var known = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "stream_event": true, "rate_limit_event": true}
+})
 
 // Fields are the documented top-level fields of Claude's events.
-func (Profile) Fields() agent.Fields { return fields }
+func (Profile) Fields() agent.Fields { return fields() }
 
-var fields = agent.Fields{
-	"*":                          {"type", "subtype", "session_id", "uuid"},
-	"system/init":                {"cwd", "tools", "mcp_servers", "model", "permissionMode", "slash_commands", "apiKeySource", "claude_code_version", "output_style", "agents", "skills", "plugins"},
-	"assistant":                  {"message", "parent_tool_use_id"},
-	"user":                       {"message", "parent_tool_use_id", "tool_use_result", "timestamp"},
-	"stream_event/message_start": {"event", "parent_tool_use_id"}, "stream_event/content_block_start": {"event", "parent_tool_use_id"},
-	"stream_event/content_block_delta": {"event", "parent_tool_use_id"}, "stream_event/content_block_stop": {"event", "parent_tool_use_id"},
-	"stream_event/message_delta": {"event", "parent_tool_use_id"}, "stream_event/message_stop": {"event", "parent_tool_use_id"},
-	"system/status":  {"status"},
-	"result/success": resultFields, "result/error_max_turns": resultFields, "result/error_during_execution": resultFields, "result": resultFields,
-}
+var fields = sync.OnceValue(func() agent.Fields {
+	return agent.Fields{
+		"*":                          {"type", "subtype", "session_id", "uuid"},
+		"system/init":                {"cwd", "tools", "mcp_servers", "model", "permissionMode", "slash_commands", "apiKeySource", "claude_code_version", "output_style", "agents", "skills", "plugins"},
+		"assistant":                  {"message", "parent_tool_use_id"},
+		"user":                       {"message", "parent_tool_use_id", "tool_use_result", "timestamp"},
+		"stream_event/message_start": {"event", "parent_tool_use_id"}, "stream_event/content_block_start": {"event", "parent_tool_use_id"},
+		"stream_event/content_block_delta": {"event", "parent_tool_use_id"}, "stream_event/content_block_stop": {"event", "parent_tool_use_id"},
+		"stream_event/message_delta": {"event", "parent_tool_use_id"}, "stream_event/message_stop": {"event", "parent_tool_use_id"},
+		"system/status":  {"status"},
+		"result/success": resultFields, "result/error_max_turns": resultFields, "result/error_during_execution": resultFields, "result": resultFields,
+	}
+})
 
 var resultFields = []string{"is_error", "duration_ms", "duration_api_ms", "num_turns", "result", "total_cost_usd", "usage", "modelUsage", "permission_denials"}
 
-var knownStream = map[string]bool{"message_start": true, "content_block_start": true, "content_block_delta": true,
-	"content_block_stop": true, "message_delta": true, "message_stop": true}
+var knownStream = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"message_start": true, "content_block_start": true, "content_block_delta": true,
+		"content_block_stop": true, "message_delta": true, "message_stop": true}
+})
 
 // Parse reads a Claude-shaped event; Qwen Code's share the shape.
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event { return ParseEvent(ev) }
 
 // ParseEvent reads one event of Claude's stream-json.
 func ParseEvent(ev map[string]json.RawMessage) agent.Event {
-	e, typ, sub := kit.Head(ev, known)
+	e, typ, sub := kit.Head(ev, known())
 	switch typ {
 	case "system":
 		switch sub {
@@ -79,7 +88,7 @@ func ParseEvent(ev map[string]json.RawMessage) agent.Event {
 	case "stream_event": // --include-partial-messages: the API's raw events
 		sub := kit.Str(kit.Obj(ev, "event"), "type")
 		e.Kind += "/" + sub
-		e.Known = knownStream[sub]
+		e.Known = knownStream()[sub]
 		if sub == "message_start" {
 			e.Model = kit.Str(kit.Obj(kit.Obj(ev, "event"), "message"), "model")
 		}

@@ -90,6 +90,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/agent"
 	"github.com/agentvcr/agentvcr/cassette"
@@ -156,10 +157,12 @@ func (Profile) Validate(opts contract.Options, stdout, stderr io.Reader, exit in
 	return Validate(opts, stdout, stderr, exit, f)
 }
 
-var known = map[string]bool{"system": true, "user": true, "assistant": true, "tool_call": true, "result": true, "thinking": true}
+var known = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"system": true, "user": true, "assistant": true, "tool_call": true, "result": true, "thinking": true}
+})
 
 func (Profile) Parse(ev map[string]json.RawMessage) agent.Event {
-	e, typ, sub := kit.Head(ev, known)
+	e, typ, sub := kit.Head(ev, known())
 	e.Stamp = kit.MillisStamp(ev, "timestamp_ms")
 	switch typ {
 	case "system":

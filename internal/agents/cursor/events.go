@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/internal/engine/contract"
 	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
@@ -38,15 +39,21 @@ const (
 
 var kindLabels = [...]string{"", "system/init", "user", "assistant", "tool_call/started", "tool_call/completed", "result"}
 
+// The validator's tables are built at its first use, not when the process
+// starts: most processes that link this profile (a stand-in call, a
+// replay) never check Cursor's output.
+
 // documented lists each documented event's fields; any other is noted.
-var documented = [...]map[string]bool{
-	kindInit:      set("type", "subtype", "apiKeySource", "cwd", "session_id", "model", "permissionMode", "tools", "mcp_servers"),
-	kindUser:      set("type", "message", "session_id"),
-	kindAssistant: set("type", "message", "session_id"),
-	kindStarted:   set("type", "subtype", "call_id", "tool_call", "session_id"),
-	kindCompleted: set("type", "subtype", "call_id", "tool_call", "session_id"),
-	kindResult:    set("type", "subtype", "duration_ms", "duration_api_ms", "is_error", "result", "session_id", "request_id"),
-}
+var documented = sync.OnceValue(func() [len(kindLabels)]map[string]bool {
+	return [len(kindLabels)]map[string]bool{
+		kindInit:      set("type", "subtype", "apiKeySource", "cwd", "session_id", "model", "permissionMode", "tools", "mcp_servers"),
+		kindUser:      set("type", "message", "session_id"),
+		kindAssistant: set("type", "message", "session_id"),
+		kindStarted:   set("type", "subtype", "call_id", "tool_call", "session_id"),
+		kindCompleted: set("type", "subtype", "call_id", "tool_call", "session_id"),
+		kindResult:    set("type", "subtype", "duration_ms", "duration_api_ms", "is_error", "result", "session_id", "request_id"),
+	}
+})
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -59,15 +66,17 @@ func set(names ...string) map[string]bool {
 // localised maps literal values found in translated copies of the
 // documentation to the wire value they stand for. On the wire they are
 // violations.
-var localised = map[string]string{
-	"réussite":       "success",
-	"correcto":       "success",
-	"par défaut":     "default",
-	"predeterminado": "default",
-}
+var localised = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"réussite":       "success",
+		"correcto":       "success",
+		"par défaut":     "default",
+		"predeterminado": "default",
+	}
+})
 
 // apiKeySources are the documented values of system/init apiKeySource.
-var apiKeySources = set("env", "flag", "login")
+var apiKeySources = sync.OnceValue(func() map[string]bool { return set("env", "flag", "login") })
 
 // isWireToken reports whether s looks like a wire literal: an ASCII
 // identifier. Translated values (accents, spaces, other scripts) do not.
@@ -210,17 +219,16 @@ func (c *eventChecker) collect(d []byte, i int) (int, error) {
 var slots = [...]string{"type", "subtype", "session_id", "call_id", "tool_call", "message", "apiKeySource", "cwd", "model", "permissionMode", "is_error", "duration_ms", "duration_api_ms", "result", "request_id"}
 
 // slotMask is the set of slots documented for each kind.
-var slotMask [len(documented)]uint32
-
-func init() {
-	for k, names := range documented {
+var slotMask = sync.OnceValue(func() (mask [len(kindLabels)]uint32) {
+	for k, names := range documented() {
 		for i, s := range slots {
 			if names[s] {
-				slotMask[k] |= 1 << i
+				mask[k] |= 1 << i
 			}
 		}
 	}
-}
+	return mask
+})
 
 // slot is where a documented member is kept and its bit, or nil.
 func (f *eventFields) slot(key []byte) (*field, uint32) {
@@ -388,11 +396,11 @@ func (c *eventChecker) literalOK(v field, name, want string) bool {
 		return false
 	}
 	t := v.text()
-	if want != "" && string(t) == want || want == "" && isWireToken(t) && localised[string(t)] == "" {
+	if want != "" && string(t) == want || want == "" && isWireToken(t) && localised()[string(t)] == "" {
 		return true
 	}
 	s := string(t)
-	if wire, ok := localised[s]; ok {
+	if wire, ok := localised()[s]; ok {
 		c.report(v.off, contract.RuleLiteral, fmt.Sprintf("%s %q is a translated documentation value; the wire value is %q", name, s, wire))
 		return false
 	}
@@ -409,7 +417,7 @@ func (c *eventChecker) literalOK(v field, name, want string) bool {
 
 func (c *eventChecker) noteUndocumented(k kind) {
 	f := &c.fields
-	if extra := f.present &^ slotMask[k]; extra != 0 {
+	if extra := f.present &^ slotMask()[k]; extra != 0 {
 		for i, name := range slots {
 			if extra&(1<<i) != 0 {
 				v, _ := f.slot([]byte(name))
@@ -417,7 +425,7 @@ func (c *eventChecker) noteUndocumented(k kind) {
 			}
 		}
 	}
-	doc := documented[k]
+	doc := documented()[k]
 	for _, key := range f.others {
 		if !doc[string(key.raw)] {
 			c.noteField(k, key.raw, key.off)
@@ -483,7 +491,7 @@ func (c *eventChecker) typed(k jsonscan.Kind, off int, where place, name string,
 func (c *eventChecker) checkInit() {
 	f := &c.fields
 	where := place{"system/init"}
-	if c.require(f.apiKeySource, where, "apiKeySource", jsonscan.String) && !apiKeySources[string(f.apiKeySource.text())] {
+	if c.require(f.apiKeySource, where, "apiKeySource", jsonscan.String) && !apiKeySources()[string(f.apiKeySource.text())] {
 		v := f.apiKeySource.str()
 		c.noteKey("apiKeySource", v)
 		if n := c.note(f.apiKeySource.off); n != nil {
@@ -653,16 +661,18 @@ func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, b
 }
 
 // tool kinds with documented arguments and results.
-var toolFields = map[string]struct{ args, success map[string]jsonscan.Kind }{
-	"readToolCall": {
-		args:    map[string]jsonscan.Kind{"path": jsonscan.String},
-		success: map[string]jsonscan.Kind{"content": jsonscan.String, "isEmpty": jsonscan.Bool, "exceededLimit": jsonscan.Bool, "totalLines": jsonscan.Number, "totalChars": jsonscan.Number},
-	},
-	"writeToolCall": {
-		args:    map[string]jsonscan.Kind{"path": jsonscan.String, "fileText": jsonscan.String, "toolCallId": jsonscan.String},
-		success: map[string]jsonscan.Kind{"path": jsonscan.String, "linesCreated": jsonscan.Number, "fileSize": jsonscan.Number},
-	},
-}
+var toolFields = sync.OnceValue(func() map[string]struct{ args, success map[string]jsonscan.Kind } {
+	return map[string]struct{ args, success map[string]jsonscan.Kind }{
+		"readToolCall": {
+			args:    map[string]jsonscan.Kind{"path": jsonscan.String},
+			success: map[string]jsonscan.Kind{"content": jsonscan.String, "isEmpty": jsonscan.Bool, "exceededLimit": jsonscan.Bool, "totalLines": jsonscan.Number, "totalChars": jsonscan.Number},
+		},
+		"writeToolCall": {
+			args:    map[string]jsonscan.Kind{"path": jsonscan.String, "fileText": jsonscan.String, "toolCallId": jsonscan.String},
+			success: map[string]jsonscan.Kind{"path": jsonscan.String, "linesCreated": jsonscan.Number, "fileSize": jsonscan.Number},
+		},
+	}
+})
 
 func (c *eventChecker) checkToolCall(info *eventInfo) {
 	f := &c.fields
@@ -711,7 +721,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 		}
 		c.require(result, tw, "result", jsonscan.Object)
 	}
-	spec, ok := toolFields[info.tool]
+	spec, ok := toolFields()[info.tool]
 	if !ok {
 		return
 	}

@@ -32,16 +32,18 @@ func (Profile) Sniff(ev map[string]json.RawMessage) bool {
 
 // Fields are the documented top-level fields of its events: Claude's, in
 // snake_case.
-func (Profile) Fields() agent.Fields { return fields }
+func (Profile) Fields() agent.Fields { return fields() }
 
-var fields = agent.Fields{
-	"*":           {"type", "subtype", "session_id", "uuid", "parent_tool_use_id"},
-	"system/init": {"cwd", "tools", "mcp_servers", "model", "permission_mode", "slash_commands", "qwen_code_version", "agents"},
-	"assistant":   {"message"}, "user": {"message"},
-	"stream_event/message_start": {"event"}, "stream_event/content_block_start": {"event"}, "stream_event/content_block_delta": {"event"},
-	"stream_event/content_block_stop": {"event"}, "stream_event/message_delta": {"event"}, "stream_event/message_stop": {"event"},
-	"result/success": result, "result/error_max_turns": result, "result/error_during_execution": result, "result": result,
-}
+var fields = sync.OnceValue(func() agent.Fields {
+	return agent.Fields{
+		"*":           {"type", "subtype", "session_id", "uuid", "parent_tool_use_id"},
+		"system/init": {"cwd", "tools", "mcp_servers", "model", "permission_mode", "slash_commands", "qwen_code_version", "agents"},
+		"assistant":   {"message"}, "user": {"message"},
+		"stream_event/message_start": {"event"}, "stream_event/content_block_start": {"event"}, "stream_event/content_block_delta": {"event"},
+		"stream_event/content_block_stop": {"event"}, "stream_event/message_delta": {"event"}, "stream_event/message_stop": {"event"},
+		"result/success": result, "result/error_max_turns": result, "result/error_during_execution": result, "result": result,
+	}
+})
 
 var result = []string{"is_error", "duration_ms", "duration_api_ms", "num_turns", "result", "usage", "permission_denials", "stats", "error"}
 
