@@ -120,8 +120,9 @@ type lineRef struct {
 // maxHeldLine bounds the bytes of one line that diff holds: a longer line
 // is hashed as it streams by, labelled from its first maxHeldLine bytes (8 MiB), and
 // shown by excerpts read around its first difference; so two huge one-line
-// inputs cost a few MiB, not their size.
-const maxHeldLine = 8 << 20
+// inputs cost a few MiB, not their size. A variable only for the tests,
+// which show lines past it with a smaller one.
+var maxHeldLine = 8 << 20
 
 // indexLines hashes every line of r and labels events.
 func indexLines(r io.ReaderAt, seed maphash.Seed, lineLabel func([]byte) string) ([]lineRef, error) {

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -9,8 +10,14 @@ import (
 // A line too long to hold is shown exactly as a held one would be: the
 // same excerpts around the first difference, read in pieces.
 func TestDiffLongLinesAsHeld(t *testing.T) {
-	for _, at := range []int{0, 5, maxHeldLine - 1, maxHeldLine + 70000, 9<<20 - 1, 9 << 20} {
-		a := bytes.Repeat([]byte("é-x"), 3<<20) // 4 bytes a unit, runes of two
+	// Lines past the bound lowered from 8 MiB to 1 MiB, in the same
+	// proportions (a line of 1.5 bounds; differences before, at and past
+	// it): what is tested is where the bound lies, not its size, and the
+	// lines are read in many buffers either way.
+	defer lowerMaxHeldLine(1 << 20)()
+	past := maxHeldLine + maxHeldLine/8
+	for _, at := range []int{0, 5, maxHeldLine - 1, maxHeldLine + 70000, past - 1, past} {
+		a := bytes.Repeat([]byte("é-x"), 3*maxHeldLine/8) // 4 bytes a unit, runes of two
 		b := bytes.Clone(a)
 		if at < len(b) {
 			b[at] = '!'
@@ -26,13 +33,13 @@ func TestDiffLongLinesAsHeld(t *testing.T) {
 			t.Errorf("at %d:\n%q\n%q\nwant\n%q\n%q", at, ops[0].Old, ops[0].New, wantOld, wantNew)
 		}
 	}
-	short, long := []byte("short"), bytes.Repeat([]byte("s"), 9<<20)
+	short, long := []byte("short"), bytes.Repeat([]byte("s"), past)
 	ops, _ := DiffEvents(bytes.NewReader(append(short, '\n')), bytes.NewReader(append(long, '\n')))
 	if wantOld, wantNew := excerptPair(short, long, 120); len(ops) != 1 || ops[0].Old != wantOld || ops[0].New != wantNew {
 		t.Errorf("short against long: %+v", ops)
 	}
-	ops, _ = DiffEvents(strings.NewReader("a\n"), strings.NewReader("a\n"+strings.Repeat("y", 9<<20)+"\n"))
-	if len(ops) != 1 || ops[0].New != strings.Repeat("y", 120)+"…(9437184 bytes)" {
+	ops, _ = DiffEvents(strings.NewReader("a\n"), strings.NewReader("a\n"+strings.Repeat("y", past)+"\n"))
+	if len(ops) != 1 || ops[0].New != strings.Repeat("y", 120)+fmt.Sprintf("…(%d bytes)", past) {
 		t.Errorf("added long line: %+v", ops)
 	}
 }
@@ -40,9 +47,10 @@ func TestDiffLongLinesAsHeld(t *testing.T) {
 // A JSON event too long to hold is named from the members its start holds
 // whole.
 func TestDiffNamesLongEvents(t *testing.T) {
+	defer lowerMaxHeldLine(1 << 20)() // as above
 	event := func(fill string) []byte {
 		return []byte(`{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"result":"` +
-			strings.Repeat(fill, 9<<20) + `"}}}` + "\n")
+			strings.Repeat(fill, maxHeldLine+maxHeldLine/8) + `"}}}` + "\n")
 	}
 	ops, err := DiffEvents(bytes.NewReader(event("x")), bytes.NewReader(event("y")))
 	if err != nil || len(ops) != 1 || ops[0].LabelA != lineLabel([]byte(`{"type":"tool_call","subtype":"completed"}`)) || ops[0].LabelA == "text" {
@@ -54,4 +62,12 @@ func TestDiffNamesLongEvents(t *testing.T) {
 	if got := string(completeMembers([]byte("plain text"))); got != "plain text" {
 		t.Errorf("completeMembers of text: %s", got)
 	}
+}
+
+// lowerMaxHeldLine sets the bound on a held line for a test; it returns
+// the restore.
+func lowerMaxHeldLine(n int) (restore func()) {
+	old := maxHeldLine
+	maxHeldLine = n
+	return func() { maxHeldLine = old }
 }
