@@ -24,3 +24,11 @@ func SetParallelWrites(n int) (restore func()) {
 	parallelWrites = n
 	return func() { parallelWrites = old }
 }
+
+// SetWindowSize sets the size of the window small files are read through
+// until restore is called.
+func SetWindowSize(n int64) (restore func()) {
+	old := windowSize
+	windowSize = n
+	return func() { windowSize = old }
+}

@@ -162,7 +162,11 @@ func TestApplyRemovesStaleStagedDirectory(t *testing.T) {
 
 // More directories than an Apply keeps open, and files of every size (empty,
 // small, across the content window, larger than it), each where it belongs.
+// The window is lowered from 1 MiB to 64 KiB, the sizes in proportion to it:
+// where a file lies against the window is tested, not the window's size.
 func TestApplyManyDirectoriesAndSizes(t *testing.T) {
+	const w = 64 << 10
+	defer apply.SetWindowSize(w)()
 	s := newSandbox(t)
 	var effects []fx
 	want := map[string]string{}
@@ -175,7 +179,7 @@ func TestApplyManyDirectoriesAndSizes(t *testing.T) {
 		effects = append(effects, modify(p, "before\n", content), create(dir+"/n.txt", ""))
 		want[p], want[dir+"/n.txt"] = content, ""
 	}
-	sizes := []int{0, 1, 300 << 10, 700 << 10, 1 << 20, 1<<20 + 1, 3 << 19, 5}
+	sizes := []int{0, 1, 3 * w / 10, 7 * w / 10, w, w + 1, 3 * w / 2, 5}
 	for d := range 24 {
 		dir := fmt.Sprintf("new%03d/in", d)
 		size := sizes[d%len(sizes)]

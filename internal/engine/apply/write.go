@@ -22,7 +22,9 @@ type window struct {
 	n   int   // bytes of buf read
 }
 
-const windowSize = 1 << 20
+// windowSize is a variable only for the tests, which cross windows with
+// smaller ones.
+var windowSize int64 = 1 << 20
 
 // slice is the content of s when it fits in the window, read into it if
 // it is not there yet; nil, false for content larger than the window. The
