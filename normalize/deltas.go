@@ -454,6 +454,12 @@ type deltaClassifier struct {
 	// shapes that end in its newline need not be tried again.
 	triedLine  bool
 	lastNeedle int // the needle holdsNeedle found last
+	// lead is how a line opens whose first member is the one every rule
+	// has a condition on ({"type":"), leadValues the values the rules
+	// want there: a line that opens with lead and another plain value is
+	// no rule's event (see otherLead).
+	lead       []byte
+	leadValues []string
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -467,7 +473,56 @@ func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
 		c.needleOf = append(c.needleOf, k)
 	}
 	c.hits = make([]byte, len(c.needles))
+	c.lead, c.leadValues = ruleLead(rules)
 	return c
+}
+
+// ruleLead returns the opening of a line whose first member is a top-level
+// one that every rule has a value condition on, and those values; nil when
+// the rules have no such member in common.
+func ruleLead(rules []deltaRule) ([]byte, []string) {
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	var values []string
+	name := ""
+	for i, r := range rules {
+		found := false
+		for _, c := range r.when {
+			if len(c.path) != 1 || c.any || i > 0 && c.path[0] != name {
+				continue
+			}
+			name, found = c.path[0], true
+			values = append(values, c.value)
+			break
+		}
+		if !found || jsonEscape(name) != name {
+			return nil, nil
+		}
+	}
+	return []byte(`{"` + name + `":"`), values
+}
+
+// otherLead reports whether line opens with the rules' lead member with a
+// plain string value that no rule wants. Such a line is no delta event:
+// a member's first occurrence is the one a rule reads, and its value is
+// not the condition's.
+func (c *deltaClassifier) otherLead(line []byte) bool {
+	if c.lead == nil || !bytes.HasPrefix(line, c.lead) {
+		return false
+	}
+	rest := line[len(c.lead):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 || bytes.IndexByte(rest[:q], '\\') >= 0 {
+		return false
+	}
+	v := rest[:q]
+	for _, want := range c.leadValues {
+		if string(v) == want {
+			return false
+		}
+	}
+	return true
 }
 
 // classify reports whether the whole line is a delta event: where its
@@ -483,6 +538,9 @@ func (c *deltaClassifier) classify(line []byte) (ps, pe int, key []byte, ok bool
 func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok bool, obj []byte, start int) {
 	if ps, pe, key, ok := c.shaped(line); ok {
 		return ps, pe, key, true, nil, -1
+	}
+	if c.otherLead(line) {
+		return 0, 0, nil, false, nil, -1
 	}
 	// Most lines hold no rule's needle: they are not parsed. Rules often
 	// share one (a type): each is looked for once, when a rule asks, and
@@ -984,10 +1042,13 @@ func safeCut(s []byte, k *int, i int) int {
 	}
 }
 
-// holdsNeedle reports whether line holds a rule's needle: a line that
-// holds none is no delta event. The needle found last is looked for first
-// (a run is mostly one rule's events).
+// holdsNeedle reports whether line may be a delta event: it holds a rule's
+// needle, and does not open with another lead (see otherLead). The needle
+// found last is looked for first (a run is mostly one rule's events).
 func (c *deltaClassifier) holdsNeedle(line []byte) bool {
+	if c.otherLead(line) {
+		return false
+	}
 	if indexNeedle(line, c.needles[c.lastNeedle]) >= 0 {
 		return true
 	}

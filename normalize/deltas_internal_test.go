@@ -368,9 +368,27 @@ delta  $.l.p  $.l.t=q
 // the same lines from the same others as checking and then walking did:
 // broken, cut, nested, repeated, escaped and deep events.
 func TestClassifyOnePass(t *testing.T) {
-	c := newDeltaClassifier(mustParse(t, classifyRules).deltas)
+	for _, rules := range []string{classifyRules, leadRules} {
+		classifyOnePass(t, newDeltaClassifier(mustParse(t, rules).deltas))
+	}
+}
+
+// leadRules all have a condition on "type": lines that open with another
+// type are told from delta events without a search or a parse.
+const leadRules = testDeltaRules + benchDeltaRules
+
+func classifyOnePass(t *testing.T, c *deltaClassifier) {
 	lines := []string{
 		`{"type":"piece","id":"a","d":{"p":"x"}}`,
+		`{"type":"tool","id":"a","d":{"p":"x"}}`,
+		`{"type":"tool","type":"piece","id":"a","d":{"p":"x"}}`,
+		`{"type":"pie\u0063e","id":"a","d":{"p":"x"}}`,
+		`{"type":"pie\u0063e","x":"piece","id":"a","d":{"p":"x"}}`,
+		`{"type":"piece\"","id":"a","d":{"p":"x"}}`,
+		`{"type":"pieces","id":"a","d":{"p":"x"}}`,
+		`{"type":"","id":"a","d":{"p":"x"}}`,
+		`{"type":"piece`,
+		`{"type":"thinking","subtype":"delta","text":"hm"}`,
 		` {"type":"piece","id":"a","d":{"p":"x"}} ` + "\n",
 		`{"type":"piece","id":"a","d":{"p":"x"}}x`,
 		`{"type":"piece","id":"a","d":{"p":"x"}`,
@@ -438,5 +456,32 @@ func FuzzClassify(f *testing.F) {
 	}
 	f.Add([]byte(`{"a":{"b":{"k":"v","c":"C","id":7},"x":null},"z":[1]}`))
 	c := newDeltaClassifier(mustParse(f, classifyRules).deltas)
-	f.Fuzz(func(t *testing.T, line []byte) { checkClassify(t, c, line) })
+	lead := newDeltaClassifier(mustParse(f, leadRules).deltas)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkClassify(t, c, line)
+		checkClassify(t, lead, line)
+	})
+}
+
+// Which lines the lead tells from delta events, and which rules have one.
+func TestOtherLead(t *testing.T) {
+	c := newDeltaClassifier(mustParse(t, leadRules).deltas)
+	for line, other := range map[string]bool{
+		`{"type":"tool_call","x":1}`:            true,
+		`{"type":"thinking","subtype":"x"}`:     false,
+		`{"type":"piece"}`:                      false,
+		`{"type":"pie\u0063e"}`:                 false, // an escape: read
+		`{"type":"tool`:                         false, // no end: read
+		`{"type" : "tool"}`:                     false, // not the lead as written
+		`{"subtype":"delta","type":"thinking"}`: false,
+		`{"type":"seg"}`:                        false,
+		`{"type":"segs"}`:                       true,
+	} {
+		if got := c.otherLead([]byte(line)); got != other {
+			t.Errorf("otherLead(%s) = %v, want %v", line, got, other)
+		}
+	}
+	if lead, _ := ruleLead(mustParse(t, classifyRules).deltas); lead != nil {
+		t.Errorf("rules with no member in common have the lead %q", lead)
+	}
 }
