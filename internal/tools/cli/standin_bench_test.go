@@ -29,8 +29,10 @@ type standinBench struct {
 
 func newStandinBench(b *testing.B, n int) *standinBench {
 	dir := b.TempDir()
+	startBuild()
+	cassettes := standinLibrary(b, n)
 	s := &standinBench{b: b, bin: filepath.Join(dir, "agentvcr"), agent: filepath.Join(dir, "cursor-agent"),
-		full: filepath.Join(dir, "full", "cursor-agent"), hello: buildHello(b), cassettes: standinLibrary(b, n)}
+		full: filepath.Join(dir, "full", "cursor-agent"), hello: buildHello(b), cassettes: cassettes}
 	if err := os.Symlink(buildAgentvcr(b), s.bin); err != nil {
 		b.Fatal(err)
 	}
@@ -63,12 +65,11 @@ var libraries struct {
 // number 0" to n-1, as the benchmark found it: what it adds (cassettes,
 // a committed index) is removed when it ends.
 func standinLibrary(b *testing.B, n int) string {
-	buildAgentvcr(b) // makes built.dir
 	libraries.Lock()
 	defer libraries.Unlock()
 	dir, ok := libraries.dirs[n]
 	if !ok {
-		dir = filepath.Join(built.dir, fmt.Sprintf("cassettes-%d", n))
+		dir = filepath.Join(benchDir(b), fmt.Sprintf("cassettes-%d", n))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
