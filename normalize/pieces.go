@@ -558,6 +558,7 @@ type worker struct {
 	n    *Normalizer
 	tmpl *Normalizer
 	ids  pieceIDs
+	p    proc
 	// joiner joins the delta events of its pieces, with the settings of
 	// tmpl; inOrder says the piece is to be joined and normalised in
 	// order, in its write turn.
@@ -605,14 +606,18 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
 	n.pieceIDs = &wk.ids
 	n.idGen = n.c.nextIDs()
 	// The piece is the proc's buffer, all of it read (its lines are short:
-	// see shortLines), and the proc's output is the piece's.
-	p := &proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0]}
+	// see shortLines), and the proc's output is the piece's. The proc and
+	// its stacks are the worker's, from piece to piece.
+	p := &wk.p
+	*p = proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0],
+		stack: p.stack[:0], keys: p.keys[:0], path: p.path[:0]}
 	if j := wk.joiner; j != nil {
 		p.shaped, p.shapedHoles = j.shaped, j.shapedHoles
 	}
 	p.run(cassette.StreamJSON)
 	p.emit(p.end)
 	wk.out = p.out
+	p.buf, p.out, p.shaped, p.shapedHoles = nil, nil, nil, nil // the worker's, not the proc's
 	n.pieceIDs = nil
 }
 
