@@ -217,9 +217,17 @@ func TestUserModuleSharedCassettes(t *testing.T) {
 
 // Every path and command a failure prints works as printed from the
 // module root, for a package two directories down, whether the failing
-// run was started at the root or in the package, in a git work tree or
-// not: the pending golden, review --accept, the -update command, and the
-// command that records a missing call.
+// run was started at the root or in the package: the pending golden,
+// review --accept, the -update command, and the command that records a
+// missing call.
+//
+// One module, in a git work tree, the runs started at the root and in the
+// package in turn. The hints are made in the test binary, which go test
+// runs in the package's directory wherever it was started (golden.Package
+// and golden.Shown read only that and the go.mod above it), and none of
+// their code reads git: git reaches a run only through the workspace
+// snapshot of a recording, which its own tests take in and out of a work
+// tree, and which every other user-module story takes outside one.
 func TestUserModuleHintsAsPrinted(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -249,18 +257,12 @@ func TestUserModuleHintsAsPrinted(t *testing.T) {
 		}
 		return m[1]
 	}
-	for _, c := range []struct {
-		git  bool
-		from string
-	}{{false, "."}, {true, "a/b"}} {
-		git, from := c.git, c.from
-		{
-			mod := filepath.Join(work, "hints", map[bool]string{false: "plain", true: "git"}[git], strings.ReplaceAll(from, "/", "-"))
-			files := map[string]string{
-				"go.mod":                       "module example.com/hints\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
-				"go.sum":                       string(sum),
-				"a/b/testdata/cassettes/.keep": "",
-				"a/b/b.go": `package b
+	mod := filepath.Join(work, "hints")
+	files := map[string]string{
+		"go.mod":                       "module example.com/hints\n\ngo 1.25\n\nrequire github.com/agentvcr/agentvcr v0.0.0\n\nreplace github.com/agentvcr/agentvcr => " + root + "\n",
+		"go.sum":                       string(sum),
+		"a/b/testdata/cassettes/.keep": "",
+		"a/b/b.go": `package b
 
 import "os/exec"
 
@@ -268,7 +270,7 @@ func Ask(prompt string) ([]byte, error) {
 	return exec.Command("cursor-agent", "--print", "--output-format", "text", prompt).Output()
 }
 `,
-				"a/b/b_test.go": `package b
+		"a/b/b_test.go": `package b
 
 import (
 	"testing"
@@ -287,56 +289,64 @@ func TestAsk(t *testing.T) {
 	agentvcrtest.Golden(t, "ask", out)
 }
 `,
-			}
-			for name, content := range files {
-				os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
-				os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644)
-			}
-			if git {
-				if out, err := shell(mod, nil, "git init -q && git add -A && git -c user.name=u -c user.email=u@example.com commit -qm init"); err != nil {
-					t.Fatalf("git: %v\n%s", err, out)
-				}
-			}
-			if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-				t.Fatalf("go mod tidy: %v\n%s", err, out)
-			}
-			pkgDir := filepath.Join(mod, from)
-			target := "./a/b"
-			if from == "a/b" {
-				target = "."
-			}
-			// No cassette yet: the miss names the command that records it.
-			out, err := gorun(pkgDir, []string{path}, "test", "-count=1", target)
-			record := printed(out, `record it: (AGENTVCR_MODE=once \S+ go test -run '\S+' \S+)`)
-			if _, err := shell(mod, []string{withAgent}, record); err == nil {
-				t.Fatalf("the record command passed with no golden yet (from %s)", from)
-			}
-			if cassettes, _ := filepath.Glob(filepath.Join(mod, "a/b/testdata/cassettes/*.cassette")); len(cassettes) != 1 {
-				t.Fatalf("%s, run from the module root, recorded %q (from %s; the miss said:\n%s)", record, cassettes, from, out)
-			}
-			// The golden is new: pending, with the command that accepts it.
-			out, err = gorun(pkgDir, []string{path}, "test", "-count=1", target)
-			pending := printed(out, `the new output is in (\S+)`)
-			accept := printed(out, `to accept it: (agentvcr review --accept \S+)`)
-			if err == nil || pending != "a/b/testdata/golden/ask.golden.new" {
-				t.Fatalf("from %s, git %v: pending %q\n%s", from, git, pending, out)
-			}
-			if got, err := shell(mod, []string{path}, accept); err != nil {
-				t.Fatalf("%s from the module root: %v\n%s", accept, err, got)
-			}
-			if _, err := os.Stat(filepath.Join(mod, "a/b/testdata/golden/ask.golden")); err != nil {
-				t.Fatalf("%s accepted nothing", accept)
-			}
-			// A changed golden: the -update command, run from the root.
-			os.WriteFile(filepath.Join(mod, "a/b/testdata/golden/ask.golden"), []byte("stale\n"), 0o644)
-			out, _ = gorun(pkgDir, []string{path}, "test", "-count=1", target)
-			update := printed(out, `\(or: (go test -run '\S+' \S+ -update)\)`)
-			if got, err := shell(mod, []string{path}, update); err != nil {
-				t.Fatalf("%s from the module root: %v\n%s", update, err, got)
-			}
-			if got, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
-				t.Fatalf("after %s: %v\n%s", update, err, got)
-			}
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755)
+		os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644)
+	}
+	if out, err := shell(mod, nil, "git init -q && git add -A && git -c user.name=u -c user.email=u@example.com commit -qm init"); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	// gotest runs go test on the package, started at the module root or in
+	// the package's directory.
+	gotest := func(atRoot bool) (string, error) {
+		if atRoot {
+			return gorun(mod, []string{path}, "test", "-count=1", "./a/b")
 		}
+		return gorun(filepath.Join(mod, "a", "b"), []string{path}, "test", "-count=1", ".")
+	}
+	// No cassette yet, started at the root: the miss names the command
+	// that records it.
+	out, _ := gotest(true)
+	record := printed(out, `record it: (AGENTVCR_MODE=once \S+ go test -run '\S+' \S+)`)
+	// Run from the module root, it records the call; the golden is new, so
+	// that run fails with it pending, and the command that accepts it.
+	out, err := shell(mod, []string{withAgent}, record)
+	if err == nil {
+		t.Fatalf("the record command passed with no golden yet:\n%s", out)
+	}
+	if cassettes, _ := filepath.Glob(filepath.Join(mod, "a/b/testdata/cassettes/*.cassette")); len(cassettes) != 1 {
+		t.Fatalf("%s, run from the module root, recorded %q:\n%s", record, cassettes, out)
+	}
+	pending := printed(out, `the new output is in (\S+)`)
+	accept := printed(out, `to accept it: (agentvcr review --accept \S+)`)
+	if pending != "a/b/testdata/golden/ask.golden.new" {
+		t.Fatalf("%s: pending %q\n%s", record, pending, out)
+	}
+	// Started in the package, the replay of the new cassette fails the
+	// same way, and says so in the same words.
+	out, err = gotest(false)
+	if err == nil || printed(out, `the new output is in (\S+)`) != pending || printed(out, `to accept it: (agentvcr review --accept \S+)`) != accept {
+		t.Fatalf("started in the package: %v: want %s pending, and %q\n%s", err, pending, accept, out)
+	}
+	if got, err := shell(mod, []string{path}, accept); err != nil {
+		t.Fatalf("%s from the module root: %v\n%s", accept, err, got)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "a/b/testdata/golden/ask.golden")); err != nil {
+		t.Fatalf("%s accepted nothing", accept)
+	}
+	// A changed golden, started in the package: the -update command, run
+	// from the root.
+	os.WriteFile(filepath.Join(mod, "a/b/testdata/golden/ask.golden"), []byte("stale\n"), 0o644)
+	out, _ = gotest(false)
+	update := printed(out, `\(or: (go test -run '\S+' \S+ -update)\)`)
+	if got, err := shell(mod, []string{path}, update); err != nil {
+		t.Fatalf("%s from the module root: %v\n%s", update, err, got)
+	}
+	if got, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+		t.Fatalf("after %s: %v\n%s", update, err, got)
 	}
 }
