@@ -29,7 +29,10 @@ func TestUserModule(t *testing.T) {
 	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")                // agentvcr
 	agents := userCommandDir(t, "./cmd/cursor-agent-sim", "cursor-agent") // the "real" agent: the simulated one, as cursor-agent
 	mod := filepath.Join(work, "myproject")
-	gorun := userGo(t)
+	// go test's vet pass checks the README's code in the runs that first
+	// build it (the recording round of each package); the runs between
+	// build the same code, or the test's own edits of it.
+	vetted, gorun := userGo(t), userGo(t, userGoNoVet(t))
 	files := readmeFiles(t, filepath.Join(root, "README.md"))
 	for _, name := range []string{"summarize.go", "summarize_test.go"} {
 		if files[name] == "" {
@@ -82,7 +85,7 @@ func TestUserModule(t *testing.T) {
 
 	// 1. Record once with the real agent, named bare: the goldens are new, so
 	// the run fails with them pending; review accepts them.
-	out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "./...")
+	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "./...")
 	if err == nil || !strings.Contains(out, "no golden testdata/golden/summarize.golden yet") {
 		t.Fatalf("recording run: %v\n%s", err, out)
 	}
@@ -151,8 +154,7 @@ func TestUserModule(t *testing.T) {
 	if err == nil || !strings.Contains(out, `apiKeySource: "login" → "env"`) || !strings.Contains(out, "1 call drifted") {
 		t.Fatalf("drift: %v\n%s", err, out)
 	}
-	// After the review the suite is green: userModuleFailures checks that
-	// first (steps 7 and 8 between cannot turn a red suite green).
+	// After the review the suite is green: step 8 checks that.
 	agentvcr("review", "--accept")
 
 	// 7. The bug-report story: record a run, check it, normalise it, replay it.
@@ -167,7 +169,9 @@ func TestUserModule(t *testing.T) {
 		}
 	}
 
-	// 8. A cassette no test uses fails go test ./..., named.
+	// 8. A cassette no test uses fails go test ./..., named; it is the only
+	// failure: every test passed, so the review after step 6 left the
+	// suite green (steps 7 and 8 between cannot turn a red suite green).
 	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
 	data, _ := os.ReadFile(cassettes[0])
 	data = []byte(strings.Replace(string(data), "Reply with exactly: hello", "Reply with exactly: bye", 1)) // another call
@@ -178,7 +182,7 @@ func TestUserModule(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	os.Chtimes(filepath.Join(mod, "testdata/cassettes/leftover.cassette"), past, past)
 	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
-	if err == nil || !strings.Contains(out, "leftover.cassette") {
+	if err == nil || !strings.Contains(out, "leftover.cassette") || strings.Contains(out, "--- FAIL") {
 		t.Fatalf("unused cassette: %v\n%s", err, out)
 	}
 	os.Remove(filepath.Join(mod, "testdata/cassettes/leftover.cassette"))
@@ -198,13 +202,13 @@ func TestUserModule(t *testing.T) {
 
 	// 10. testscript, as the README sets it up: a script with two calls
 	// and two goldens takes one recording round and one review.
-	scriptedRound(t, root, mod, scripted, gorun, path, withAgent, agentvcr)
+	scriptedRound(t, root, mod, scripted, vetted, gorun, path, withAgent, agentvcr)
 }
 
 // scriptedRound: one go test records every call of a script and leaves
 // every golden pending; one review --accept, and the next run is green
 // offline.
-func scriptedRound(t *testing.T, root, mod string, files map[string]string, gorun func(string, []string, ...string) (string, error),
+func scriptedRound(t *testing.T, root, mod string, files map[string]string, vetted, gorun func(string, []string, ...string) (string, error),
 	path, withAgent string, agentvcr func(...string) string) {
 	pkg := filepath.Join(mod, "cmd", "summary")
 	for _, name := range []string{"main.go", "events.go"} {
@@ -225,7 +229,7 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, goru
 	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
 		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
-	out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", "./cmd/summary")
+	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", "./cmd/summary")
 	if err == nil || !strings.Contains(out, "2 goldens pending") {
 		t.Fatalf("the recording round: %v\n%s", err, out)
 	}
@@ -245,12 +249,10 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, goru
 // ways a replay fails are tests of their own, each replaying the README's
 // call from a directory broken in one way, run by one go test (a link of
 // seconds, not one each): each test's failure is checked in its own part
-// of the output.
+// of the output. The test files come in at once, so that every run here
+// runs one test binary.
 func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path, withAgent string) {
 	cassettes := filepath.Join(mod, "testdata/cassettes")
-	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
-		t.Fatalf("before the failures: %v\n%s", err, out)
-	}
 	files, _ := filepath.Glob(filepath.Join(cassettes, "*.cassette"))
 	cas := files[0]
 	data, _ := os.ReadFile(cas)
@@ -288,13 +290,7 @@ func TestSummarizeReadme(t *testing.T) {
 }
 `), 0o644)
 	fixImports(t, filepath.Join(mod, "readme_test.go"))
-	if out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
-		"test", "-count=1", "-run", "^TestSummarizeReadme$", "."); err != nil {
-		t.Fatalf("recording the file-writing call: %v\n%s", err, out)
-	}
-	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
-
-	// One run: each broken replay, and the file in the way.
+	// The tests that replay from the broken directories.
 	os.WriteFile(filepath.Join(mod, "broken_test.go"), []byte(`package myproject
 
 import "testing"
@@ -311,6 +307,13 @@ func summarizeFrom(t *testing.T, dir string) {
 }
 `), 0o644)
 	fixImports(t, filepath.Join(mod, "broken_test.go"))
+	if out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+		"test", "-count=1", "-run", "^TestSummarizeReadme$", "."); err != nil {
+		t.Fatalf("recording the file-writing call: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
+
+	// One run: each broken replay, and the file in the way.
 	out, err := gorun(mod, []string{path}, "test", "-count=1", "-run", "^(TestFromMissing|TestFromTruncated|TestFromNewer|TestSummarizeReadme)$", ".")
 	if err == nil {
 		t.Fatalf("the broken replays: go test passed:\n%s", out)
@@ -346,7 +349,6 @@ func summarizeFrom(t *testing.T, dir string) {
 	if got, _ := os.ReadFile(filepath.Join(mod, "summary.txt")); string(got) != "my own notes\n" {
 		t.Errorf("the stand-in wrote over summary.txt: %q", got)
 	}
-	os.Remove(filepath.Join(mod, "broken_test.go"))
 	os.RemoveAll(filepath.Join(mod, "testdata", "truncated"))
 	os.RemoveAll(filepath.Join(mod, "testdata", "newer"))
 
@@ -374,6 +376,7 @@ func summarizeFrom(t *testing.T, dir string) {
 		t.Errorf("CI -update rewrote the golden: %q", got)
 	}
 	os.WriteFile(golden, before, 0o644)
+	os.Remove(filepath.Join(mod, "broken_test.go"))
 }
 
 // testOutput is the part of go test's output that test name printed when
@@ -639,7 +642,9 @@ func userCommandDir(t *testing.T, pkg, name string) string {
 		if b.dir, b.err = os.MkdirTemp(root, name+"-"); b.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(b.dir, name), pkg)
+		// No DWARF (-s -w): only a debugger reads it, and it is a quarter of
+		// the link.
+		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(b.dir, name), pkg)
 		cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod -trimpath"), userGoTools...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
