@@ -25,7 +25,9 @@ func TestUserModuleTakesAndFaults(t *testing.T) {
 	work := t.TempDir()
 	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")
 	mod := filepath.Join(work, "myproject")
-	gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
+	// go test's vet pass checks the README's code in the run that first
+	// builds it; the rest of the module is the test's own code.
+	vetted, gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT="), userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
 	// The real agent: rate limited the first time it is asked a "flaky"
 	// question, answering after; each answer numbered.
 	realAgent := filepath.Join(work, "real", "flaky-agent")
@@ -206,7 +208,7 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	// The README's examples, recorded as the README says: the goldens with
 	// once, the retried call's takes with record.
 	readmeEnv := []string{"AGENTVCR_REAL_AGENT=" + readmeAgent, "README_ASKED=" + filepath.Join(work, "readme-asked")}
-	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestSummarize|TestStream)$", "./readme", "-update"); err != nil {
+	if out, err := vetted(mod, append([]string{"AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestSummarize|TestStream)$", "./readme", "-update"); err != nil {
 		t.Fatalf("recording the README's tests: %v\n%s", err, out)
 	}
 	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=record"}, readmeEnv...), "test", "-count=1", "-run", "^TestRetryAfterRateLimit$", "./readme"); err != nil {
