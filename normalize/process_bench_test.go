@@ -2,11 +2,13 @@ package normalize
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -78,6 +80,18 @@ func main() {
 // counts here.
 func BenchmarkNormalizeProcess(b *testing.B) {
 	dir := b.TempDir()
+	// The programs are built at once, while the input is written: a link
+	// is mostly one core's work, and writing the input the file system's.
+	bin := filepath.Join(dir, "agentvcr")
+	naive := filepath.Join(dir, "naive", "naive")
+	helper := filepath.Join(dir, "peakrss", "peakrss")
+	var builds sync.WaitGroup
+	errs := make([]error, 3)
+	builds.Go(func() { errs[0] = goBuild(bin, "", "github.com/agentvcr/agentvcr/cmd/agentvcr") })
+	builds.Go(func() { errs[1] = goBuild(naive, naiveProgram, ".") })
+	if peakRSSProgram != "" {
+		builds.Go(func() { errs[2] = goBuild(helper, peakRSSProgram, ".") })
+	}
 	input := filepath.Join(dir, "run.ndjson")
 	f, err := os.Create(input)
 	if err != nil {
@@ -87,19 +101,11 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	f.Close()
-	bin := filepath.Join(dir, "agentvcr")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentvcr/agentvcr/cmd/agentvcr").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	src := filepath.Join(dir, "naive")
-	os.Mkdir(src, 0o755)
-	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module naive\n\ngo 1.25\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "main.go"), []byte(naiveProgram), 0o644)
-	naive := filepath.Join(src, "naive")
-	build := exec.Command("go", "build", "-o", naive, ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build naive: %v\n%s", err, out)
+	builds.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 	run := func(name string, args ...string) time.Duration {
 		in, err := os.Open(input)
@@ -133,7 +139,7 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 			ours = min(ours, run(bin, "normalize", "--format", "stream-json", "-"))
 		}
 	}
-	peakRSS := measurePeakRSS(b, dir, func(args ...string) { run(args[0], args[1:]...) }, bin, "normalize", "--format", "stream-json", "-")
+	peakRSS := measurePeakRSS(b, dir, helper, func(args ...string) { run(args[0], args[1:]...) }, bin, "normalize", "--format", "stream-json", "-")
 	b.SetBytes(50 << 20)
 	b.ReportMetric(float64(ours.Microseconds())/1000, "ms-process")
 	b.ReportMetric(float64(naiveBest.Microseconds())/1000, "ms-naive-process")
@@ -143,21 +149,29 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 	}
 }
 
+// goBuild builds the package pkg into the program out; with a source,
+// pkg is "." and source is the main.go of a module of its own beside out.
+func goBuild(out, source, pkg string) error {
+	build := exec.Command("go", "build", "-o", out, pkg)
+	if source != "" {
+		src := filepath.Dir(out)
+		os.Mkdir(src, 0o755)
+		os.WriteFile(filepath.Join(src, "go.mod"), []byte("module "+filepath.Base(out)+"\n\ngo 1.25\n"), 0o644)
+		os.WriteFile(filepath.Join(src, "main.go"), []byte(source), 0o644)
+		build.Dir = src
+	}
+	if msg, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", filepath.Base(out), err, msg)
+	}
+	return nil
+}
+
 // measurePeakRSS returns the peak RSS in KiB of the command args, run by
-// run through peakRSSProgram (0 where the system reports none).
-func measurePeakRSS(b *testing.B, dir string, run func(args ...string), args ...string) int64 {
+// run through helper, peakRSSProgram built (0 where the system reports
+// none).
+func measurePeakRSS(b *testing.B, dir, helper string, run func(args ...string), args ...string) int64 {
 	if peakRSSProgram == "" {
 		return 0
-	}
-	src := filepath.Join(dir, "peakrss")
-	os.Mkdir(src, 0o755)
-	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module peakrss\n\ngo 1.25\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "main.go"), []byte(peakRSSProgram), 0o644)
-	helper := filepath.Join(src, "peakrss")
-	build := exec.Command("go", "build", "-o", helper, ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build peakrss: %v\n%s", err, out)
 	}
 	report := filepath.Join(dir, "peakrss.txt")
 	run(append([]string{helper, report}, args...)...)
