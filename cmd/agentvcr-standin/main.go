@@ -20,20 +20,7 @@ import (
 )
 
 func main() {
-	growStack()
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
-}
-
-// growStack grows the main goroutine's stack to what a call needs at once,
-// while it holds a few frames: grown step by step from the deep calls of a
-// replay instead (decoding a header, hashing a key), each step copies and
-// unwinds every frame, which costs a process this short some 8% of its
-// start (BenchmarkStandinStartup).
-//
-//go:noinline
-func growStack() byte {
-	var frame [60 << 10]byte
-	return frame[len(os.Args)%len(frame)]
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
