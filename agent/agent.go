@@ -184,7 +184,9 @@ func (e Event) Label() string {
 	return l
 }
 
-var registry []Profile
+// registry has room for the shipped profiles, which register themselves
+// as every agentvcr process starts: made once, not grown five times.
+var registry = make([]Profile, 0, 16)
 
 // Register adds a profile. The shipped profiles are registered by the
 // harnesses (agentvcrtest, agentscript) and the agentvcr command.
