@@ -507,7 +507,7 @@ func userGoFlags(t *testing.T, vet bool) string {
 	if !vet {
 		flags += " -vet=off"
 	}
-	if tool := linkCache(t); tool != "" {
+	if tool := linkCache(); tool != "" {
 		flags += " -toolexec=" + tool
 	}
 	return flags
@@ -544,8 +544,7 @@ for a; do
 done
 [ -n "$out" ] && [ -f "$cfg" ] || exec "$@"
 key=$({
-	for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s
-' "$a"; done
+	for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s\n' "$a"; done
 	cat "$cfg"
 } | sha256sum) || exec "$@"
 cached="$LINKS/${key%% *}"
@@ -562,8 +561,8 @@ var linkCacheOnce struct {
 
 // linkCache returns the path of the link cache's -toolexec script, written
 // on first use with its cache beside it; "" where it cannot serve (no sh,
-// or a path GOFLAGS would split at a space), and the runs link as before.
-func linkCache(t *testing.T) string {
+// or a path GOFLAGS would split), and the runs link as before.
+func linkCache() string {
 	linkCacheOnce.Do(func() {
 		if runtime.GOOS == "windows" {
 			return
