@@ -515,6 +515,10 @@ func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 		wk.phs = append(wk.phs, n.identity(id.kind, wk.canon[id.start:id.end])...)
 		wk.phEnd = append(wk.phEnd, len(wk.phs))
 	}
+	if out, ok := replaceMarkersInPlace(wk.out, wk.phs, wk.phEnd); ok {
+		pl.write(out)
+		return
+	}
 	wk.final = replaceMarkers(wk.final[:0], wk.out, wk.phs, wk.phEnd)
 	pl.write(wk.final)
 }
@@ -645,6 +649,45 @@ func shortLines(buf []byte, eof bool) (end int, long bool) {
 		end += k + 1
 	}
 	return end, false
+}
+
+// replaceMarkersInPlace is replaceMarkers written over buf, when no
+// placeholder is longer than a marker (the output then never overtakes
+// the input): no second buffer as long as the piece. ok is false, and buf
+// untouched, when one is longer.
+func replaceMarkersInPlace(buf, phs []byte, phEnd []int) (out []byte, ok bool) {
+	from := 0
+	for _, to := range phEnd {
+		if to-from > markerLen {
+			return buf, false
+		}
+		from = to
+	}
+	nonce := markerNonce()
+	w, last := 0, 0
+	for i := 0; ; {
+		k := bytes.IndexByte(buf[i:], 0)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+markerLen <= len(buf) && buf[i+markerLen-1] == '>' && string(buf[i+1:i+1+nonceLen]) == string(nonce[:]) {
+			if idx := int(binary.LittleEndian.Uint32(buf[i+1+nonceLen:])); idx < len(phEnd) {
+				from := 0
+				if idx > 0 {
+					from = phEnd[idx-1]
+				}
+				w += copy(buf[w:], buf[last:i])
+				w += copy(buf[w:], phs[from:phEnd[idx]])
+				i += markerLen
+				last = i
+				continue
+			}
+		}
+		i++
+	}
+	w += copy(buf[w:], buf[last:])
+	return buf[:w], true
 }
 
 // replaceMarkers appends src to dst with each marker replaced by the

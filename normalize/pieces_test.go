@@ -429,3 +429,56 @@ func TestIndexNeedle(t *testing.T) {
 		}
 	}
 }
+
+// Markers replaced in place give the bytes replaceMarkers gives, among
+// zero bytes and marker-like bytes that are no markers; with a placeholder
+// longer than a marker, nothing is replaced in place.
+func TestReplaceMarkersInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	var ids pieceIDs
+	ids.start(&worker{}, newPublished())
+	for trial := range 500 {
+		var phs []byte
+		var phEnd []int
+		for range 1 + rng.IntN(6) {
+			ph := "<UUID-" + strings.Repeat("1", 1+rng.IntN(9)) + ">"
+			if trial%50 == 0 {
+				ph = "<MODEL-CALL-123456>" // longer than a marker
+			}
+			phs = append(phs, ph...)
+			phEnd = append(phEnd, len(phs))
+		}
+		var src []byte
+		for range rng.IntN(20) {
+			switch rng.IntN(5) {
+			case 0:
+				src = append(src, ids.markerOf(uint32(rng.IntN(len(phEnd))))...)
+			case 1:
+				src = append(src, ids.markerOf(uint32(len(phEnd)+rng.IntN(3)))...) // no such id
+			case 2:
+				m := []byte(ids.markerOf(0))
+				m[1+rng.IntN(nonceLen)] ^= 1 // another nonce
+				src = append(src, m...)
+			case 3:
+				src = append(src, 0)
+			default:
+				src = append(src, "text é "[:1+rng.IntN(7)]...)
+			}
+		}
+		if rng.IntN(4) == 0 { // cut short in a marker
+			src = append(src, ids.markerOf(0)[:1+rng.IntN(markerLen-1)]...)
+		}
+		want := replaceMarkers(nil, src, phs, phEnd)
+		buf := bytes.Clone(src)
+		got, ok := replaceMarkersInPlace(buf, phs, phEnd)
+		long := trial%50 == 0
+		switch {
+		case ok == long:
+			t.Fatalf("trial %d: in place %v with placeholders %q", trial, ok, phs)
+		case !ok && !bytes.Equal(buf, src):
+			t.Fatalf("trial %d: not in place, yet the buffer changed", trial)
+		case ok && !bytes.Equal(got, want):
+			t.Fatalf("trial %d: in place %q, want %q", trial, got, want)
+		}
+	}
+}
