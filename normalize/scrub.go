@@ -2,7 +2,6 @@ package normalize
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -227,7 +226,9 @@ func relativeStart(s []byte) bool {
 // where ~/.cursor/projects/<mangled cwd> names the directory.
 func afterProjects(s []byte) bool {
 	for _, suffix := range [...]string{"projects/", `projects\`, `projects\/`} {
-		if strings.HasSuffix(string(s), suffix) {
+		// Not strings.HasSuffix(string(s), …): that copies all of s, and s
+		// is the line up to here, so a long line would cost its square.
+		if len(s) >= len(suffix) && string(s[len(s)-len(suffix):]) == suffix {
 			return true
 		}
 	}
