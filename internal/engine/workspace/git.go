@@ -159,16 +159,10 @@ func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
 	b := &gitBefore{tracked: map[string]*tracked{}}
 	var last *tracked
 	err := g.gitList(context.Background(), func(rec []byte) error {
-		// The stat data of an index entry (lines starting with two
-		// spaces) begins the record after it.
 		if last != nil {
-			if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
-				j := bytes.IndexByte(rec[i:], '\n')
-				if j < 0 {
-					return fmt.Errorf("git ls-files --debug: unexpected output")
-				}
-				parseStat(last, rec[:i+j])
-				rec = rec[i+j+1:]
+			var err error
+			if rec, err = cutStat(last, rec); err != nil {
+				return err
 			}
 			last = nil
 		}
@@ -235,24 +229,20 @@ func (g *gitRepo) beforeTwo(count func(rel string) error, onTracked func(*gitBef
 	}()
 	var last *tracked
 	lsErr := g.gitList(ctx, func(rec []byte) error {
-		// Each record is the stat data of the entry before (lines starting
-		// with two spaces), then "mode blob stage\tpath".
-		if i := bytes.LastIndex(rec, []byte("\tflags: ")); i >= 0 {
-			j := bytes.IndexByte(rec[i:], '\n')
-			if j < 0 {
-				return fmt.Errorf("git ls-files --debug: unexpected output")
+		// Each record but the first is the stat data of the entry
+		// before, then "mode blob stage\tpath".
+		if last != nil {
+			var err error
+			if rec, err = cutStat(last, rec); err != nil {
+				return err
 			}
-			if last != nil {
-				parseStat(last, rec[:i+j])
-			}
-			rec = rec[i+j+1:]
 		}
+		last = &tracked{} // whatever it is, its stat data follows
 		meta, rel, ok := bytes.Cut(rec, []byte{'\t'})
 		if !ok {
 			return nil
 		}
 		f := strings.Fields(string(meta))
-		last = nil
 		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
 			return nil
 		}
@@ -293,6 +283,24 @@ func stopOnError(count func(string) error, stop func()) func(string) error {
 		}
 		return err
 	}
+}
+
+// cutStat parses into t the stat data of an index entry that ls-files
+// --debug prints at the start of the record after it (lines starting with
+// two spaces, the last "  size: S\tflags: F"), and returns the rest of
+// the record. The first "\tflags: " is the stat data's: the path after it
+// may hold one too.
+func cutStat(t *tracked, rec []byte) ([]byte, error) {
+	i := bytes.Index(rec, []byte("\tflags: "))
+	if i < 0 {
+		return rec, nil
+	}
+	j := bytes.IndexByte(rec[i:], '\n')
+	if j < 0 {
+		return nil, fmt.Errorf("git ls-files --debug: unexpected output")
+	}
+	parseStat(t, rec[:i+j])
+	return rec[i+j+1:], nil
 }
 
 // parseStat reads the stat data ls-files --debug prints of an entry:

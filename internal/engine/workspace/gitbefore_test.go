@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// One run of git lists the tree before the run: the untracked files (even
-// named like git's own output: "? x", a tab, "flags: "), the index with its
-// stat data; a nested repository, a submodule and a conflicted file are
-// told apart.
+// One run of git lists the tree before the run: the untracked files and
+// the index with its stat data, even named like git's own output ("? x", a
+// tab, "flags: "); a nested repository, a submodule and a conflicted file
+// are told apart.
 func TestGitBeforeInOneListing(t *testing.T) {
 	needGit(t)
 	isolate(t)
@@ -30,6 +30,7 @@ func TestGitBeforeInOneListing(t *testing.T) {
 	write("a.txt", "a\n")
 	write("? tracked.txt", "q\n")
 	write("d/b.txt", "b\n")
+	write("t\tflags: 1\nx.txt", "t\n")
 	old := time.Now().Add(-time.Hour)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
 	gitIn(t, dir, "init", "-q")
@@ -61,11 +62,12 @@ func TestGitBeforeInOneListing(t *testing.T) {
 		if !slices.Equal(got, untracked) {
 			t.Errorf("%s: untracked %q, want %q", name, got, untracked)
 		}
-		if want := []string{"? tracked.txt", "a.txt", "c.txt", "d/b.txt"}; !slices.Equal(b.order, want) {
+		if want := []string{"? tracked.txt", "a.txt", "c.txt", "d/b.txt", "t\tflags: 1\nx.txt"}; !slices.Equal(b.order, want) {
 			t.Errorf("%s: tracked %q, want %q", name, b.order, want)
 		}
-		stats := lstatAll(dir, []string{"a.txt", "? tracked.txt", "d/b.txt"})
-		for i, p := range []string{"a.txt", "? tracked.txt", "d/b.txt"} {
+		clean := []string{"a.txt", "? tracked.txt", "d/b.txt", "t\tflags: 1\nx.txt"}
+		stats := lstatAll(dir, clean)
+		for i, p := range clean {
 			if tr := b.tracked[p]; tr == nil || !tr.clean(&stats[i]) {
 				t.Errorf("%s: %s: %+v is not clean for its stat data %+v", name, p, tr, stats[i])
 			}
