@@ -299,7 +299,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // it whole, so a secret in it is in one piece), its method, path and query.
 func storeRequest(sink Sink, n int, method, path, query string, body []byte) {
 	if red := sink.Redactor(); red != nil {
-		body = []byte(red.String(redact.FieldModel, string(body)))
+		body = red.Append(nil, redact.FieldModel, body) // one copy: a body holds the whole conversation
 		method, path, query = red.String(redact.FieldModel, method), red.String(redact.FieldModel, path), red.String(redact.FieldModel, query)
 	}
 	sink.ModelRequest(n, method, path, query, body)
