@@ -20,17 +20,10 @@ func TestGitBeforeInOneListing(t *testing.T) {
 	needGit(t)
 	isolate(t)
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("a.txt", "a\n")
-	write("? tracked.txt", "q\n")
-	write("d/b.txt", "b\n")
-	write("t\tflags: 1\nx.txt", "t\n")
+	write(t, dir, "a.txt", "a\n")
+	write(t, dir, "? tracked.txt", "q\n")
+	write(t, dir, "d/b.txt", "b\n")
+	write(t, dir, "t\tflags: 1\nx.txt", "t\n")
 	old := time.Now().Add(-time.Hour)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
 	gitIn(t, dir, "init", "-q")
@@ -38,15 +31,15 @@ func TestGitBeforeInOneListing(t *testing.T) {
 	gitIn(t, dir, "commit", "-qm", "init")
 	blob := strings.TrimSpace(gitIn(t, dir, "hash-object", "-w", "a.txt"))
 	gitIn(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+blob+",sub")
-	write("c.txt", "conflict\n")
+	write(t, dir, "c.txt", "conflict\n")
 	stages := "100644 " + blob + " 1\tc.txt\n100644 " + blob + " 2\tc.txt\n100644 " + blob + " 3\tc.txt\n"
 	gitStdin(t, dir, stages, "update-index", "--index-info")
 	untracked := []string{"? u.txt", "tab\tflags: 9\nname.txt", "d/new.txt"}
 	for _, p := range untracked {
-		write(p, "u\n")
+		write(t, dir, p, "u\n")
 	}
 	slices.Sort(untracked)
-	write("nested/x.txt", "x\n")
+	write(t, dir, "nested/x.txt", "x\n")
 	gitIn(t, filepath.Join(dir, "nested"), "init", "-q")
 
 	g := gitBinary(dir)
