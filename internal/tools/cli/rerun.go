@@ -143,7 +143,7 @@ func runRerun(env *Env, args []string) int {
 			miss += fmt.Sprintf(" (and %d more)", more)
 		}
 		red := redact.New(redact.Options{Env: os.Environ(), Argv: argv})
-		fmt.Fprintln(env.Stderr, term.OneLine(red.String("model", line+": "+miss)))
+		fmt.Fprintln(env.Stderr, term.OneLine(red.String(redact.FieldModel, line+": "+miss)))
 		return exitcode.Failed
 	}
 	fmt.Fprintln(env.Stderr, line)
