@@ -176,27 +176,13 @@ func (g *gitRepo) before(count func(rel string) error) (*gitBefore, error) {
 			return count(p)
 		}
 		// An index entry: "T mode blob stage\tpath", T a tag (H, S, M...).
-		last = &tracked{} // whatever it is, its stat data follows
 		if len(rec) < 2 || rec[1] != ' ' {
+			last = &tracked{} // whatever it is, its stat data follows
 			return nil
 		}
-		meta, rel, ok := bytes.Cut(rec[2:], []byte{'\t'})
-		if !ok {
-			return nil
-		}
-		f := strings.Fields(string(meta))
-		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
-			return nil
-		}
-		p := string(rel)
-		if t, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
-			t.size = -1
-			return nil
-		}
-		last = &tracked{mode: f[0], blob: f[1]}
-		b.tracked[p] = last
-		b.order = append(b.order, p)
-		return count(p)
+		var err error
+		last, err = b.addTracked(rec[2:], count)
+		return err
 	}, "ls-files", "-z", "-t", "--others", "--exclude-standard", "-s", "--debug", "--", ".")
 	if err != nil {
 		return nil, err
@@ -237,24 +223,9 @@ func (g *gitRepo) beforeTwo(count func(rel string) error, onTracked func(*gitBef
 				return err
 			}
 		}
-		last = &tracked{} // whatever it is, its stat data follows
-		meta, rel, ok := bytes.Cut(rec, []byte{'\t'})
-		if !ok {
-			return nil
-		}
-		f := strings.Fields(string(meta))
-		if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
-			return nil
-		}
-		p := string(rel)
-		if _, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
-			b.tracked[p].size = -1
-			return nil
-		}
-		last = &tracked{mode: f[0], blob: f[1]}
-		b.tracked[p] = last
-		b.order = append(b.order, p)
-		return count(p)
+		var err error
+		last, err = b.addTracked(rec, count)
+		return err
 	}, "ls-files", "-z", "-s", "--debug", "--", ".")
 	if lsErr == nil {
 		onTracked(b)
@@ -272,6 +243,30 @@ func (g *gitRepo) beforeTwo(count func(rel string) error, onTracked func(*gitBef
 		return nil, othersErr
 	}
 	return b, nil
+}
+
+// addTracked adds the index entry "mode blob stage\tpath" to b and calls
+// count for it; it returns where the entry's stat data (in the record
+// after it) is parsed: the tracked file's, or one discarded for an entry
+// that is not a file git holds the content of, or is held already.
+func (b *gitBefore) addTracked(entry []byte, count func(rel string) error) (*tracked, error) {
+	meta, rel, ok := bytes.Cut(entry, []byte{'\t'})
+	if !ok {
+		return &tracked{}, nil
+	}
+	f := strings.Fields(string(meta))
+	if len(f) != 3 || f[0] == "160000" { // a submodule is its own repository
+		return &tracked{}, nil
+	}
+	p := string(rel)
+	if t, seen := b.tracked[p]; seen { // another stage of a conflicted file: read it
+		t.size = -1
+		return &tracked{}, nil
+	}
+	t := &tracked{mode: f[0], blob: f[1]}
+	b.tracked[p] = t
+	b.order = append(b.order, p)
+	return t, count(p)
 }
 
 // stopOnError wraps count so that its first error stops both listings.
