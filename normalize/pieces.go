@@ -653,8 +653,8 @@ func shortLines(buf []byte, eof bool) (end int, long bool) {
 
 // replaceMarkersInPlace is replaceMarkers written over buf, when no
 // placeholder is longer than a marker (the output then never overtakes
-// the input): no second buffer as long as the piece. ok is false, and buf
-// untouched, when one is longer.
+// the input, and append moves bytes within buf): no second buffer as long
+// as the piece. ok is false, and buf untouched, when one is longer.
 func replaceMarkersInPlace(buf, phs []byte, phEnd []int) (out []byte, ok bool) {
 	from := 0
 	for _, to := range phEnd {
@@ -663,31 +663,7 @@ func replaceMarkersInPlace(buf, phs []byte, phEnd []int) (out []byte, ok bool) {
 		}
 		from = to
 	}
-	nonce := markerNonce()
-	w, last := 0, 0
-	for i := 0; ; {
-		k := bytes.IndexByte(buf[i:], 0)
-		if k < 0 {
-			break
-		}
-		i += k
-		if i+markerLen <= len(buf) && buf[i+markerLen-1] == '>' && string(buf[i+1:i+1+nonceLen]) == string(nonce[:]) {
-			if idx := int(binary.LittleEndian.Uint32(buf[i+1+nonceLen:])); idx < len(phEnd) {
-				from := 0
-				if idx > 0 {
-					from = phEnd[idx-1]
-				}
-				w += copy(buf[w:], buf[last:i])
-				w += copy(buf[w:], phs[from:phEnd[idx]])
-				i += markerLen
-				last = i
-				continue
-			}
-		}
-		i++
-	}
-	w += copy(buf[w:], buf[last:])
-	return buf[:w], true
+	return replaceMarkers(buf[:0], buf, phs, phEnd), true
 }
 
 // replaceMarkers appends src to dst with each marker replaced by the
