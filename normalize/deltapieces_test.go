@@ -20,6 +20,32 @@ func deltasAhead(opts Options, data []byte, workers int) []byte {
 	return out.Bytes()
 }
 
+// splitTexts are the texts delta runs carry split across their events:
+// the cwd, a uuid, a date, an id, escapes, and plain words.
+func splitTexts(cwd string) []string {
+	return []string{
+		"Wrote " + cwd + "/a.go and \"quoted\" \\ back é, " + cwd + "\nx.txt ",
+		"session 63381cce-e1aa-4482-8031-72f97c0b99da at 2026-05-10T10:00:00Z took 350ms, id call_MZSwjBaQcdosfHhvJfsQqWdm ",
+		"see ~/.cursor/projects/x and " + cwd + "/deep/er/path.txt t1761820265014 and C:\\Temp\\x ",
+		"plain words only here, nothing to scrub at all ",
+	}
+}
+
+// nextPiece takes the next piece of stream s's text from rest, 1 to 9
+// bytes of whole runes, starting one of texts when the last is used up.
+func nextPiece(rng *rand.Rand, rest map[string]string, s string, texts []string) string {
+	if rest[s] == "" {
+		rest[s] = texts[rng.IntN(len(texts))]
+	}
+	n := 1 + rng.IntN(min(len(rest[s]), 9))
+	for n < len(rest[s]) && rest[s][n]&0xC0 == 0x80 {
+		n++
+	}
+	p := rest[s][:n]
+	rest[s] = rest[s][n:]
+	return p
+}
+
 // randomDeltaRun writes a stream of delta events of a few streams, cut at
 // random places, with what ends runs or is only nearly a delta event in
 // between: other events, an init event to learn the cwd from, events that
@@ -27,12 +53,7 @@ func deltasAhead(opts Options, data []byte, workers int) []byte {
 // then (big) a line longer than a piece may hold or a run longer than
 // maxDeltaRun.
 func randomDeltaRun(rng *rand.Rand, cwd string, big bool) []byte {
-	texts := []string{
-		"Wrote " + cwd + "/a.go and \"quoted\" \\ back é, " + cwd + "\nx.txt ",
-		"session 63381cce-e1aa-4482-8031-72f97c0b99da at 2026-05-10T10:00:00Z took 350ms, id call_MZSwjBaQcdosfHhvJfsQqWdm ",
-		"see ~/.cursor/projects/x and " + cwd + "/deep/er/path.txt t1761820265014 and C:\\Temp\\x ",
-		"plain words only here, nothing to scrub at all ",
-	}
+	texts := splitTexts(cwd)
 	var b bytes.Buffer
 	streams := []string{"a", "b", "c"}
 	rest := map[string]string{}
@@ -58,15 +79,7 @@ func randomDeltaRun(rng *rand.Rand, cwd string, big bool) []byte {
 			// A stretch of pieces of the streams, interleaved.
 			for range 1 + rng.IntN(30) {
 				s := streams[rng.IntN(len(streams))]
-				if rest[s] == "" {
-					rest[s] = texts[rng.IntN(len(texts))]
-				}
-				n := 1 + rng.IntN(min(len(rest[s]), 9))
-				for n < len(rest[s]) && rest[s][n]&0xC0 == 0x80 {
-					n++
-				}
-				b.WriteString(pieceEvent(s, rest[s][:n]))
-				rest[s] = rest[s][n:]
+				b.WriteString(pieceEvent(s, nextPiece(rng, rest, s, texts)))
 			}
 		}
 	}

@@ -50,12 +50,7 @@ func plannedEvent(rng *rand.Rand, id, p string) string {
 // values split across their pieces (so that runs are re-cut), and other
 // lines between them.
 func randomPlannedRun(rng *rand.Rand, cwd string) []byte {
-	texts := []string{
-		"Wrote " + cwd + "/a.go and \"quoted\" \\ back é, " + cwd + "\nx.txt ",
-		"session 63381cce-e1aa-4482-8031-72f97c0b99da at 2026-05-10T10:00:00Z took 350ms, id call_MZSwjBaQcdosfHhvJfsQqWdm ",
-		"see ~/.cursor/projects/x and " + cwd + "/deep/er/path.txt t1761820265014 and C:\\Temp\\x ",
-		"plain words only here, nothing to scrub at all ",
-	}
+	texts := splitTexts(cwd)
 	var b bytes.Buffer
 	rest := map[string]string{}
 	for range 1 + rng.IntN(30) {
@@ -69,15 +64,7 @@ func randomPlannedRun(rng *rand.Rand, cwd string) []byte {
 		default:
 			for range 1 + rng.IntN(40) {
 				s := []string{"a", "b"}[rng.IntN(2)]
-				if rest[s] == "" {
-					rest[s] = texts[rng.IntN(len(texts))]
-				}
-				n := 1 + rng.IntN(min(len(rest[s]), 9))
-				for n < len(rest[s]) && rest[s][n]&0xC0 == 0x80 {
-					n++
-				}
-				b.WriteString(plannedEvent(rng, s, rest[s][:n]))
-				rest[s] = rest[s][n:]
+				b.WriteString(plannedEvent(rng, s, nextPiece(rng, rest, s, texts)))
 			}
 		}
 	}
