@@ -24,6 +24,7 @@ func TestGitBeforeInOneListing(t *testing.T) {
 	write(t, dir, "? tracked.txt", "q\n")
 	write(t, dir, "d/b.txt", "b\n")
 	write(t, dir, "t\tflags: 1\nx.txt", "t\n")
+	write(t, dir, "\tflags: 2\nfirst.txt", "f\n") // the first entry: no stat data before it
 	old := time.Now().Add(-time.Hour)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
 	gitIn(t, dir, "init", "-q")
@@ -55,10 +56,10 @@ func TestGitBeforeInOneListing(t *testing.T) {
 		if !slices.Equal(got, untracked) {
 			t.Errorf("%s: untracked %q, want %q", name, got, untracked)
 		}
-		if want := []string{"? tracked.txt", "a.txt", "c.txt", "d/b.txt", "t\tflags: 1\nx.txt"}; !slices.Equal(b.order, want) {
+		if want := []string{"\tflags: 2\nfirst.txt", "? tracked.txt", "a.txt", "c.txt", "d/b.txt", "t\tflags: 1\nx.txt"}; !slices.Equal(b.order, want) {
 			t.Errorf("%s: tracked %q, want %q", name, b.order, want)
 		}
-		clean := []string{"a.txt", "? tracked.txt", "d/b.txt", "t\tflags: 1\nx.txt"}
+		clean := []string{"\tflags: 2\nfirst.txt", "a.txt", "? tracked.txt", "d/b.txt", "t\tflags: 1\nx.txt"}
 		stats := lstatAll(dir, clean)
 		for i, p := range clean {
 			if tr := b.tracked[p]; tr == nil || !tr.clean(&stats[i]) {
