@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/internal/engine/safefile"
 )
@@ -400,7 +399,7 @@ func (g *gitRepo) after(f func(rel string) error) error {
 // digests of its lines.
 type blobFacts struct {
 	sha   string
-	lines []uint64
+	lines *lineSet
 }
 
 // readBlobs reads the named blobs from git at once (cat-file --batch),
@@ -467,29 +466,10 @@ func (g *gitRepo) readBlobs(blobs []string, redact func(io.Writer) io.WriteClose
 	return out, rerr
 }
 
-// readBufs recycles the buffers small files are read into (pointers, so
-// that giving one back does not allocate).
+// readBufs recycles the buffers files are read into, a piece at a time
+// (pointers, so that giving one back does not allocate): memory a process
+// has not touched yet costs a page fault a page.
 var readBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// readSized reads r, expected to hold size bytes, to its end in as few
-// reads as it takes (one for a file that did not grow), into a recycled
-// buffer, *bp from readBufs, that the caller gives back.
-func readSized(r io.Reader, size int64, bp *[]byte) ([]byte, error) {
-	buf := *bp
-	if int64(cap(buf)) < size+1 {
-		buf = make([]byte, 0, max(size+1, 4096))
-	}
-	buf = buf[:size+1]
-	n, err := io.ReadFull(r, buf)
-	switch {
-	case err == io.ErrUnexpectedEOF || err == io.EOF:
-		return buf[:n], nil
-	case err != nil:
-		return nil, err
-	}
-	rest, err := io.ReadAll(r) // it grew while being read
-	return append(buf[:n], rest...), err
-}
 
 // digest reads r to its end: its SHA-256 (of the content as redact passes
 // it on, when set) and, when lines is set and the content is small text, the
@@ -527,48 +507,42 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		sha, err := sum()
 		return blobFacts{sha: sha}, err
 	}
+	// Read a piece at a time: the piece is digested line by line, then
+	// redacted and digested whole, while it is in the cache.
 	bp := readBufs.Get().(*[]byte)
-	data, err := readSized(r, size, bp)
-	if err != nil {
-		readBufs.Put(bp)
-		return blobFacts{}, err
+	defer readBufs.Put(bp)
+	if need := int(max(min(size+1, digestPiece), 4096)); cap(*bp) < need {
+		*bp = make([]byte, need)
 	}
-	defer func() { *bp = data[:0]; readBufs.Put(bp) }()
-	// The lines of a large text file are digested on another core while
-	// its content is redacted and digested on this one.
-	var facts blobFacts
-	text := utf8.Valid(data)
-	var lineDigests chan []uint64
-	if text && len(data) >= parallelLinesMin {
-		lineDigests = make(chan []uint64, 1)
-		go func() { lineDigests <- lineHashes(data) }()
-	}
-	// In pieces: the redactor's output buffer stays small and warm in the
-	// cache, not grown to the size of the file.
-	for rest := data; len(rest) > 0 && err == nil; {
-		n := min(len(rest), digestPiece)
-		_, err = w.Write(rest[:n])
-		rest = rest[n:]
-	}
-	if lineDigests != nil {
-		facts.lines = <-lineDigests // done with data before it is given back
-	} else if text {
-		facts.lines = lineHashes(data)
+	buf := (*bp)[:min(cap(*bp), digestPiece)]
+	lh := newLineHasher()
+	var err error
+	for {
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			lh.write(buf[:n])
+			if err == nil {
+				_, err = w.Write(buf[:n])
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return blobFacts{}, rerr
+		}
 	}
 	if err != nil {
 		return blobFacts{}, err
 	}
-	facts.sha, err = sum()
-	return facts, err
+	sha, err := sum()
+	return blobFacts{sha: sha, lines: lh.lines()}, err
 }
 
-// parallelLinesMin is the size of text from which its lines are digested
-// on a core of their own; digestPiece, the size of the pieces the content
-// is redacted and digested in.
-const (
-	parallelLinesMin = 128 << 10
-	digestPiece      = 64 << 10
-)
+// digestPiece is the size of the pieces a file is read, redacted and
+// digested in: the redactor's output buffer stays small and warm in the
+// cache, not grown to the size of the file.
+const digestPiece = 64 << 10
 
 // hashBehindMin is the size from which a file's digest is taken on a core
 // of its own while the redactor reads ahead on another.

@@ -23,7 +23,6 @@ package workspace
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -101,7 +100,7 @@ type entry struct {
 	sha        string
 	blob       string   // a clean tracked file: its content is this git blob, not read
 	target     string   // a link's target
-	lines      []uint64 // digests of a small text file's lines
+	lines      *lineSet // digests of a small text file's lines
 	skip       bool     // larger than MaxFileSize: not hashed
 	unreadable bool     // could not be opened (permissions)
 }
@@ -384,7 +383,9 @@ func (s *Snapshot) digestInto(e *entry, r io.Reader, lines bool) {
 		return
 	}
 	e.sha, e.lines = facts.sha, facts.lines
-	s.lines.Add(int64(len(facts.lines)))
+	if facts.lines != nil {
+		s.lines.Add(int64(facts.lines.n))
+	}
 }
 
 // errSwapped: the path no longer names the file that was looked at.
@@ -782,49 +783,6 @@ func (s *Snapshot) resolveBlobs(need []*entry) error {
 	return nil
 }
 
-// lineHashes digests each line of data (FNV-1a), in one pass.
-func lineHashes(data []byte) []uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	newlines := bytes.Count(data, []byte{'\n'})
-	out := make([]uint64, 0, newlines+1)
-	if len(data) < shortLines*(newlines+1) {
-		// Short lines: byte by byte, ending a line at each newline, rather
-		// than a search for the next newline for every few bytes.
-		h := uint64(offset)
-		for _, c := range data {
-			if c == '\n' {
-				out = append(out, h)
-				h = offset
-				continue
-			}
-			h = (h ^ uint64(c)) * prime
-		}
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			out = append(out, h)
-		}
-		return out
-	}
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		line := data
-		if i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		h := uint64(offset)
-		for _, c := range line {
-			h = (h ^ uint64(c)) * prime
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
-// shortLines is the mean line length below which lineHashes goes byte by
-// byte.
-const shortLines = 16
-
 // Change is one recorded change; Source is the file holding the new content
 // (for create and modify), to be read with Snapshot.Open(Effect.Path).
 type Change struct {
@@ -971,7 +929,7 @@ func kindOf(m fs.FileMode) string {
 
 // linesOf digests the lines of the file at rel after the run, when it is
 // small text.
-func (s *Snapshot) linesOf(rel string, b *entry) ([]uint64, error) {
+func (s *Snapshot) linesOf(rel string, b *entry) (*lineSet, error) {
 	if b.size > maxLinedFile {
 		return nil, nil
 	}
@@ -982,27 +940,6 @@ func (s *Snapshot) linesOf(rel string, b *entry) ([]uint64, error) {
 	defer f.Close()
 	facts, err := digest(f, b.size, true, nil) // the lines only
 	return facts.lines, err
-}
-
-// lineChange counts lines added and removed, as multisets of lines.
-func lineChange(before, after []uint64) string {
-	count := map[uint64]int{}
-	for _, h := range before {
-		count[h]++
-	}
-	added := 0
-	for _, h := range after {
-		if count[h] > 0 {
-			count[h]--
-		} else {
-			added++
-		}
-	}
-	removed := 0
-	for _, n := range count {
-		removed += n
-	}
-	return fmt.Sprintf("+%d -%d", added, removed)
 }
 
 func modeString(m fs.FileMode) string { return fmt.Sprintf("%04o", m.Perm()) }
