@@ -249,6 +249,9 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	}
 	pl.work()
 	wg.Wait()
+	if pipelineDone != nil {
+		pipelineDone(pl)
+	}
 	if rd.err != nil { // as one pass: the read error first
 		return rd.err
 	}
@@ -334,16 +337,24 @@ type pipeline struct {
 	carry    []byte // read past the last piece: the start of the next
 	next     int    // number of the next piece
 	ended    bool   // no more pieces
+	// learnAt is the piece before, cut short after a line that may teach
+	// the run its cwd (-1: none), learnCuts how many were.
+	learnAt   int
+	learnCuts int
 
 	// Write turns go in piece order.
 	mu      sync.Mutex
 	written sync.Cond
 	done    int   // pieces written
 	werr    error // the first write error: nothing is written after it
+	again   int   // bytes of pieces normalised again, in order
 }
 
+// pipelineDone, when set (by tests), is given each pipeline at its end.
+var pipelineDone func(*pipeline)
+
 func newPipeline(n *Normalizer, w io.Writer, rd *pieceReader, deltas bool) *pipeline {
-	pl := &pipeline{n: n, w: w, rd: rd, readTurn: make(chan struct{}, 1)}
+	pl := &pipeline{n: n, w: w, rd: rd, readTurn: make(chan struct{}, 1), learnAt: -1}
 	pl.pub = newPublished()
 	n.pub = pl.pub
 	if deltas {
@@ -406,6 +417,16 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 		wk.in = buf
 		return buf, true
 	}
+	if pl.learnAt >= 0 {
+		// The piece before is short and may teach the run its cwd: this
+		// one is normalised with what it teaches.
+		pl.waitTurn(pl.learnAt + 1)
+		pl.learnAt = -1
+	}
+	if at := pl.learnLine(buf[:end]); at >= 0 {
+		end, long = at, false
+		pl.learnAt = pl.next - 1
+	}
 	if pl.readCls != nil && !long && !(rd.eof && end == len(buf)) {
 		buf, end = pl.betweenRuns(buf, end)
 	}
@@ -413,6 +434,35 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	pl.ended = rd.eof && len(pl.carry) == 0
 	wk.in = buf
 	return buf[:end], false
+}
+
+// maxLearnCuts bounds the pieces cut short at a line that may teach the
+// run its cwd: a run whose cwd is never learned may name "cwd" on every
+// line (a tool call's), and is then cut as any other.
+const maxLearnCuts = 4
+
+// learnLine returns where the line that may teach the run its cwd ends in
+// the lines in (-1 for none): the first that names "cwd", while the run
+// knows none. The piece that holds it is normalised again in order, to
+// learn it, and every piece normalised before it was learned too: cut
+// there, the piece is short, and the next is read while it is normalised
+// and normalised once it is written (see cut). A line that names the cwd
+// in another way teaches it as before, at the cost of pieces normalised
+// twice.
+func (pl *pipeline) learnLine(in []byte) int {
+	t := pl.tmpl.Load()
+	if t.cwdKnown || !t.flags.learnCwd || pl.learnCuts == maxLearnCuts {
+		return -1
+	}
+	i := bytes.Index(in, []byte(`"cwd"`))
+	if i < 0 {
+		return -1
+	}
+	pl.learnCuts++
+	if k := bytes.IndexByte(in[i:], '\n'); k >= 0 {
+		return i + k + 1
+	}
+	return len(in)
 }
 
 // betweenRuns moves the end of a piece, buf[:end], whole lines starting
@@ -461,9 +511,10 @@ func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 	}
 }
 
+// waitTurn waits until the pieces before piece k are written.
 func (pl *pipeline) waitTurn(k int) {
 	pl.mu.Lock()
-	for pl.done != k {
+	for pl.done < k {
 		pl.written.Wait()
 	}
 	pl.mu.Unlock()
@@ -492,6 +543,7 @@ func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 	n := pl.n
 	if wk.inOrder || wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
 		known := n.cwdKnown
+		pl.again += len(in)
 		n.idGen = n.c.nextIDs() // the run's table has moved on without its id cache
 		var src io.Reader = bytes.NewReader(in)
 		if pl.inOrder != nil {

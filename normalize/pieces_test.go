@@ -154,6 +154,29 @@ func TestPiecesEdges(t *testing.T) {
 	checkPieces(t, "drops and sets", Options{Format: cassette.StreamJSON, AgentRules: rules}, []byte(data))
 }
 
+// TestPiecesLearnLine: a run that learns its cwd from its first event
+// normalises again, in order, that event alone, not the pieces around it.
+func TestPiecesLearnLine(t *testing.T) {
+	init := `{"type":"system","subtype":"init","cwd":"/w/x","session_id":"0d6c8a3e-1111-4222-8333-000000000001"}` + "\n"
+	data := init + strings.Repeat(`{"type":"assistant","text":"see /w/x/f and /w/y","n":1}`+"\n", 2000)
+	checkPieces(t, "cwd learned first", Options{Format: cassette.StreamJSON}, []byte(data))
+	defer func() { pipelineDone = nil }()
+	again := -1
+	pipelineDone = func(pl *pipeline) { again = pl.again }
+	inPieces(4096, 2, func() {
+		var out bytes.Buffer
+		if err := New(Options{Format: cassette.StreamJSON}).Copy(&out, strings.NewReader(data), cassette.Stdout); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`"see $CWD/f and /w/y"`)) {
+			t.Fatalf("the cwd was not learned:\n%.300s", out.Bytes())
+		}
+	})
+	if again != len(init) {
+		t.Errorf("%d bytes normalised again, want %d (the init event's)", again, len(init))
+	}
+}
+
 // TestPiecesReadError: a read error ends the run in pieces as in one pass:
 // what came before it is written, and Copy returns it.
 func TestPiecesReadError(t *testing.T) {
