@@ -637,8 +637,13 @@ type deltaJoiner struct {
 	scratch    []byte
 	cut        []byte // the re-cut pieces
 
-	out    []byte // ready to be read; in a piece, the piece as far as copied
-	copied int    // in a piece: how much of it is in out
+	out []byte // ready to be read (not in a piece)
+	// In a piece, the runs re-cut are written over the piece (a run is as
+	// long as it was); undo holds what they were, undoAt where each was
+	// in the piece and where it ends in undo, for a piece normalised
+	// again (restore).
+	undo   []byte
+	undoAt []int
 
 	// In a piece, the lines read by their shapes and their open values
 	// (see shapeplan.go).
@@ -797,11 +802,12 @@ func cwdToLearn(obj []byte) (string, bool) {
 
 // joinPiece joins the delta events of a piece of a run, whole lines that
 // start and end between runs of delta events, and returns it with its
-// pieces re-cut (in itself when none was). A line the finder would learn
-// the cwd from stops it: learns, and the piece is to be joined in order.
+// pieces re-cut, written over it (restore puts it back): no copy of the
+// piece. A line the finder would learn the cwd from stops it: learns, and
+// the piece is to be joined in order.
 func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.inPiece, d.src = true, in
-	d.out, d.copied = d.out[:0], 0
+	d.undo, d.undoAt = d.undo[:0], d.undoAt[:0]
 	d.shaped, d.shapedHoles = d.shaped[:0], d.shapedHoles[:0]
 	defer func() { d.src = nil }()
 	// Line by line: a delta event of a shape seen before is classified
@@ -831,11 +837,18 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 		pos = end
 	}
 	d.release()
-	if d.copied == 0 {
-		return in, false
+	return in, false
+}
+
+// restore puts back what the runs of the piece in that were re-cut over
+// it were.
+func (d *deltaJoiner) restore(in []byte) {
+	from := 0
+	for i := 0; i < len(d.undoAt); i += 2 {
+		copy(in[d.undoAt[i]:], d.undo[from:d.undoAt[i+1]])
+		from = d.undoAt[i+1]
 	}
-	d.out = append(d.out, in[d.copied:]...) // kept: the next piece's
-	return d.out, false
+	d.undo, d.undoAt = d.undo[:0], d.undoAt[:0]
 }
 
 func (d *deltaJoiner) hold(line []byte, at, ps, pe int, key []byte) {
@@ -902,9 +915,7 @@ func (d *deltaJoiner) release() {
 	}
 	if d.inPiece {
 		if moved {
-			d.out = append(d.out, d.src[d.copied:d.lines[0].start]...)
-			d.emit()
-			d.copied = d.lines[len(d.lines)-1].end
+			d.recutInPlace()
 			d.moveShaped()
 		}
 	} else {
@@ -939,6 +950,27 @@ func (d *deltaJoiner) moveShaped() {
 			r++
 		}
 		shift += grew
+	}
+}
+
+// recutInPlace writes the run, re-cut, over itself in the piece, and
+// what it was to undo. Its lines are one after the other, and as long
+// together as they were.
+func (d *deltaJoiner) recutInPlace() {
+	start, end := d.lines[0].start, d.lines[len(d.lines)-1].end
+	from := len(d.undo)
+	d.undo = append(d.undo, d.src[start:end]...)
+	d.undoAt = append(d.undoAt, start, len(d.undo))
+	was, w := d.undo[from:], d.src[start:end]
+	for _, l := range d.lines {
+		l.start, l.pieceStart, l.pieceEnd, l.end = l.start-start, l.pieceStart-start, l.pieceEnd-start, l.end-start
+		w = w[copy(w, was[l.start:l.pieceStart]):]
+		if l.moved {
+			w = w[copy(w, d.cut[l.newStart:l.newEnd]):]
+		} else {
+			w = w[copy(w, was[l.pieceStart:l.pieceEnd]):]
+		}
+		w = w[copy(w, was[l.pieceEnd:l.end]):]
 	}
 }
 

@@ -485,3 +485,38 @@ func TestOtherLead(t *testing.T) {
 		t.Errorf("rules with no member in common have the lead %q", lead)
 	}
 }
+
+// A piece's runs are re-cut over the piece itself, to the bytes the
+// reader ahead gives, and restore gives the piece back as it was (for a
+// piece normalised again in order).
+func TestJoinPieceInPlace(t *testing.T) {
+	const cwd = "/work/proj-17"
+	n := deltaNormalizer(t, cwd)
+	text := "see " + cwd + "/a.go, session 63381cce-e1aa-4482-8031-72f97c0b99da, then " + cwd + " done "
+	var b strings.Builder
+	for run := range 3 {
+		b.WriteString(`{"type":"tool","name":"x"}` + "\n")
+		for i := 0; i < len(text); i += 3 + run {
+			b.WriteString(pieceEvent("a", text[i:min(i+3+run, len(text))]))
+		}
+	}
+	b.WriteString(`{"type":"tool","name":"y"}` + "\n")
+	data := b.String()
+	want := readAll(t, n, data)
+	if want == data {
+		t.Fatal("no run was re-cut: the test shows nothing")
+	}
+	j := newDeltaJoiner(newDeltaClassifier(n.deltas), deltaFinder(n, ""))
+	piece := []byte(data)
+	got, learns := j.joinPiece(piece)
+	if learns || string(got) != want {
+		t.Fatalf("joinPiece: learns %v,\n got:  %q\n want: %q", learns, got, want)
+	}
+	if &got[0] != &piece[0] {
+		t.Error("joinPiece copied the piece")
+	}
+	j.restore(piece)
+	if string(piece) != data {
+		t.Errorf("restore: the piece is not what it was:\n got:  %q\n want: %q", piece, data)
+	}
+}

@@ -544,6 +544,9 @@ func (pl *pipeline) put(wk *worker, in []byte, tmpl *Normalizer) {
 	if wk.inOrder || wk.ids.learns || tmpl != pl.tmpl.Load() || wk.ids.promotions != pl.pub.promotions.Load() {
 		known := n.cwdKnown
 		pl.again += len(in)
+		if wk.joiner != nil {
+			wk.joiner.restore(in)
+		}
 		n.idGen = n.c.nextIDs() // the run's table has moved on without its id cache
 		var src io.Reader = bytes.NewReader(in)
 		if pl.inOrder != nil {
