@@ -508,7 +508,9 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 		return blobFacts{sha: sha}, err
 	}
 	// Read a piece at a time: the piece is digested line by line, then
-	// redacted and digested whole, while it is in the cache.
+	// redacted and digested whole, while it is in the cache. A large file's
+	// lines are digested on another core, in halves of the buffer: one is
+	// read and redacted while the other's lines are digested.
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	if need := int(max(min(size+1, digestPiece), 4096)); cap(*bp) < need {
@@ -516,21 +518,47 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 	}
 	buf := (*bp)[:min(cap(*bp), digestPiece)]
 	lh := newLineHasher()
-	var err error
-	for {
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			lh.write(buf[:n])
-			if err == nil {
-				_, err = w.Write(buf[:n])
+	pieces := [][]byte{buf}
+	var toHash, hashed chan []byte
+	if size >= int64(parallelLinesMin) && len(buf) >= 2*4096 {
+		pieces = [][]byte{buf[:len(buf)/2], buf[len(buf)/2:]}
+		toHash, hashed = make(chan []byte, len(pieces)), make(chan []byte, len(pieces))
+		go func() {
+			for p := range toHash {
+				lh.write(p)
+				hashed <- p
 			}
+			close(hashed)
+		}()
+	}
+	var err, rerr error
+	for sent, back := 0, 0; rerr == nil; {
+		p := pieces[sent%len(pieces)]
+		if toHash != nil && sent-back == len(pieces) {
+			<-hashed // p's lines are digested
+			back++
 		}
-		if rerr == io.EOF {
-			break
+		var n int
+		n, rerr = r.Read(p)
+		if n == 0 {
+			continue
 		}
-		if rerr != nil {
-			return blobFacts{}, rerr
+		if sent++; toHash != nil {
+			toHash <- p[:n]
+		} else {
+			lh.write(p[:n])
 		}
+		if err == nil {
+			_, err = w.Write(p[:n])
+		}
+	}
+	if toHash != nil {
+		close(toHash)
+		for range hashed { // done with the buffer before it is given back
+		}
+	}
+	if rerr != io.EOF {
+		return blobFacts{}, rerr
 	}
 	if err != nil {
 		return blobFacts{}, err
@@ -538,6 +566,10 @@ func digest(r io.Reader, size int64, lines bool, redact func(io.Writer) io.Write
 	sha, err := sum()
 	return blobFacts{sha: sha, lines: lh.lines()}, err
 }
+
+// parallelLinesMin is the size of text from which its lines are digested
+// on a core of their own.
+const parallelLinesMin = 128 << 10
 
 // digestPiece is the size of the pieces a file is read, redacted and
 // digested in: the redactor's output buffer stays small and warm in the

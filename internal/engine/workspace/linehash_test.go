@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/internal/engine/redact"
@@ -207,7 +208,8 @@ func TestLineChangeCountsMultisets(t *testing.T) {
 }
 
 // A text file's digests are the same redacted or not, and whatever the
-// pieces its content is redacted in.
+// pieces its content is read and redacted in (its lines digested on
+// another core from parallelLinesMin on).
 func TestDigestOfLargeTextAsOfSmall(t *testing.T) {
 	var b strings.Builder
 	for i := range 20000 {
@@ -216,15 +218,20 @@ func TestDigestOfLargeTextAsOfSmall(t *testing.T) {
 		b.WriteString(" sk-proj-SECRETSECRETSECRETSECRET\n")
 	}
 	data := b.String()
-	if len(data) < 2*digestPiece || len(data) > maxLinedFile {
+	if len(data) < 2*digestPiece || len(data) < parallelLinesMin || len(data) > maxLinedFile {
 		t.Fatalf("%d bytes: not what the test needs", len(data))
 	}
 	want := fnvLines([]byte(data))
 	slices.Sort(want)
 	red := redact.New(redact.Options{Secrets: []string{"SECRETSECRETSECRETSECRET"}})
 	redacting := func(w io.Writer) io.WriteCloser { return red.Uncounted().Writer(redact.FieldFiles, w) }
-	for _, r := range []func(io.Writer) io.WriteCloser{nil, redacting} {
-		got, err := digest(strings.NewReader(data), int64(len(data)), true, r)
+	readers := []func(io.Reader) io.Reader{
+		func(r io.Reader) io.Reader { return r },
+		iotest.HalfReader, iotest.DataErrReader, iotest.OneByteReader,
+	}
+	for i, r := range []func(io.Writer) io.WriteCloser{nil, redacting, nil, redacting} {
+		read := readers[i%len(readers)]
+		got, err := digest(read(strings.NewReader(data)), int64(len(data)), true, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,4 +275,13 @@ func FuzzLineDigests(f *testing.F) {
 			t.Fatalf("%d digests, want %d, or they differ", got.n, len(want))
 		}
 	})
+}
+
+// A read that fails part way through a large text file fails the digest,
+// its lines' core stopped.
+func TestDigestReadError(t *testing.T) {
+	data := strings.Repeat("line\n", parallelLinesMin)
+	if _, err := digest(iotest.TimeoutReader(strings.NewReader(data)), int64(len(data)), true, nil); err != iotest.ErrTimeout {
+		t.Errorf("digest: %v, want %v", err, iotest.ErrTimeout)
+	}
 }
