@@ -113,11 +113,17 @@ func TestInBrowser(t *testing.T) {
 		}
 	})
 
+	// The large pages: a line past MaxEvent, its text folded and cut, and
+	// rows enough for batches past the first ones. The batches and the text
+	// a page holds are made small: the script treats a batch or a folded
+	// text alike whatever its size, and every byte costs the browser (how
+	// large a page still opens quickly is measured by
+	// BenchmarkTimeToInteractive; the limits themselves by the size tests).
+	const eager, batch = 40, 40
 	t.Run("large", func(t *testing.T) {
-		// A line past MaxEvent and rows enough for batches past the first
-		// ones (how large a page still opens quickly is measured by
-		// BenchmarkTimeToInteractive).
-		page, res := render(t, bigRun(t, view.MaxEvent+512<<10, 20), view.Options{Name: "big.cassette"})
+		defer view.SetBatchRows(eager, batch)()
+		defer view.SetMaxText(view.VisibleText + 32<<10)()
+		page, res := render(t, bigRun(t, view.MaxEvent+64<<10, 20), view.Options{Name: "big.cassette"})
 		if n := bytes.Count(page, []byte(`<template class="batch">`)); n < 2 {
 			t.Fatalf("%d events, %d batches of deferred rows: too few to test", res.Events, n)
 		}
@@ -135,7 +141,9 @@ func TestInBrowser(t *testing.T) {
 
 	t.Run("linked", func(t *testing.T) {
 		// A link to a late row renders the deferred rows and goes there.
-		page, res := render(t, bigRun(t, view.MaxEvent+512<<10, 10), view.Options{Name: "big.cassette"})
+		defer view.SetBatchRows(eager, batch)()
+		defer view.SetMaxText(view.VisibleText + 32<<10)()
+		page, res := render(t, bigRun(t, view.MaxEvent+64<<10, 10), view.Options{Name: "big.cassette"})
 		if n := bytes.Count(page, []byte(`<template class="batch">`)); n < 2 {
 			t.Fatalf("%d events, %d batches of deferred rows: too few to test", res.Events, n)
 		}

@@ -16,9 +16,9 @@ import (
 // headless is one Chromium, started once for all the pages of a test and
 // driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
 // it reads commands on its fd 3 and writes answers and events on its fd 4,
-// each message JSON ended by a NUL). Each page is opened in a tab of its
-// own, so that parallel subtests share the browser: starting Chromium is
-// most of what a small page costs.
+// each message JSON ended by a NUL). The pages are opened one after the
+// other in one tab, so that parallel subtests share the browser and its
+// renderer process: starting either is most of what a small page costs.
 type headless struct {
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
@@ -26,6 +26,9 @@ type headless struct {
 
 	wmu sync.Mutex
 	w   io.WriteCloser
+
+	tabMu sync.Mutex
+	tab   string // the session of the one tab pages are opened in
 
 	mu      sync.Mutex
 	nextID  int
@@ -210,28 +213,33 @@ func (h *headless) call(ctx context.Context, session, method string, params, res
 	}
 }
 
-// dumpDOM opens url in a tab of its own, lets the page run for 5 s of
-// virtual time, as --virtual-time-budget=5000 --dump-dom does (time runs
-// only while no fetch is pending, and as fast as the page allows), and
-// returns its document as HTML.
+// dumpDOM opens url in the tab (made on first use), lets the page run for
+// 5 s of virtual time, as --virtual-time-budget=5000 --dump-dom does (time
+// runs only while no fetch is pending, and as fast as the page allows), and
+// returns its document as HTML. Each url is another document, so that the
+// navigation loads it anew.
 func (h *headless) dumpDOM(ctx context.Context, url string) (string, error) {
-	var target struct {
-		TargetID string `json:"targetId"`
+	h.tabMu.Lock()
+	defer h.tabMu.Unlock()
+	if h.tab == "" {
+		var target struct {
+			TargetID string `json:"targetId"`
+		}
+		if err := h.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+			return "", err
+		}
+		var attached struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := h.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached); err != nil {
+			return "", err
+		}
+		if err := h.call(ctx, attached.SessionID, "Page.enable", nil, nil); err != nil {
+			return "", err
+		}
+		h.tab = attached.SessionID
 	}
-	if err := h.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
-		return "", err
-	}
-	defer h.call(context.Background(), "", "Target.closeTarget", map[string]any{"targetId": target.TargetID}, nil)
-	var attached struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := h.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached); err != nil {
-		return "", err
-	}
-	s := attached.SessionID
-	if err := h.call(ctx, s, "Page.enable", nil, nil); err != nil {
-		return "", err
-	}
+	s := h.tab
 	// As headless Chromium's own --dump-dom: virtual time is paused until
 	// the page starts loading, then runs for the budget.
 	if err := h.call(ctx, s, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pause"}, nil); err != nil {

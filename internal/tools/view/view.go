@@ -76,15 +76,15 @@ const (
 	// "show all" button.
 	clampBytes = 1200
 	clampLines = 14
-	// eagerRows are rendered at once; the rest in batches of batchRows as
-	// the reader scrolls.
-	eagerRows = 400
-	batchRows = 400
 	// maxOpenCalls bounds the tool calls tracked for pairing.
 	maxOpenCalls = 10000
 	// maxDiffFile is the largest modified file shown as a diff.
 	maxDiffFile = 1 << 20
 )
+
+// eagerRows are rendered at once; the rest in batches of batchRows as the
+// reader scrolls (variables for tests).
+var eagerRows, batchRows = 400, 400
 
 // pageRows is the most rows of the timeline one page holds (a variable for
 // tests). A row takes some 650 bytes of HTML, so a run of a million tiny
