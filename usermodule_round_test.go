@@ -156,9 +156,6 @@ func TestExtra(t *testing.T) {
 	}
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
-	if out, err := gorun(nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
 	offline := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
 	agentRuns := func() int {

@@ -96,9 +96,6 @@ func TestUserModuleSharedCassettes(t *testing.T) {
 	}
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
-	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
 	withAgent := "PATH=" + agents + string(os.PathListSeparator) + os.Getenv("PATH")
 	fresh := func() string { return "AGENTVCR_CACHE=" + t.TempDir() }
 	// From a clone: old times, as a checkout leaves them before a run.
@@ -296,9 +293,6 @@ func TestAsk(t *testing.T) {
 	}
 	if out, err := shell(mod, nil, "git init -q && git add -A && git -c user.name=u -c user.email=u@example.com commit -qm init"); err != nil {
 		t.Fatalf("git: %v\n%s", err, out)
-	}
-	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
 	// gotest runs go test on the package, started at the module root or in
 	// the package's directory.

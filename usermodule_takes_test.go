@@ -189,9 +189,6 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	}
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
-	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
 	count := "FLAKY_COUNT=" + filepath.Join(work, "count")
 
 	// 1. Recorded once: the retried call as two takes, the steady one once.

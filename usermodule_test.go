@@ -67,9 +67,6 @@ func TestUserModule(t *testing.T) {
 	}
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
-	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
 	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	withAgent := "PATH=" + bin + string(os.PathListSeparator) + agents + string(os.PathListSeparator) + os.Getenv("PATH")
 	agentvcr := func(args ...string) string {
@@ -225,9 +222,6 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, vett
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if out, err := gorun(mod, nil, "mod", "tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
 	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", "./cmd/summary")
 	if err == nil || !strings.Contains(out, "2 goldens pending") {
@@ -497,8 +491,11 @@ var userGoTools = []string{"CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOWORK=off"}
 // user's code, which is the test's own there, not agentvcr.
 func userGoNoVet(t *testing.T) string { return userGoFlags(t, false) }
 
-// userGoFlags is the GOFLAGS of the user-module tests' go runs: modules
-// resolved from go.mod; -trimpath, so that this module's packages compiled
+// userGoFlags is the GOFLAGS of the user-module tests' go runs:
+// -mod=mod, so that a module's first go test adds the requirements that
+// come with agentvcr to its go.mod (as go mod tidy would, which the tests
+// do not run: a go command of its own, a quarter of a CPU-second each);
+// -trimpath, so that this module's packages compiled
 // once serve every scratch module and every clone of the repository; and
 // the link cache (see linkCacheScript) as -toolexec.
 func userGoFlags(t *testing.T, vet bool) string {
@@ -528,12 +525,15 @@ func userGoFlags(t *testing.T, vet bool) string {
 // is how the stand-in tells one go test run from another. An argument in
 // go's temporary work directory other than the output and the import
 // configuration changes with each run, so such a link is never reused.
+// The key is one sha256sum of two files, the arguments (written beside the
+// configuration, in go's work directory) and the configuration: every
+// process started costs a few milliseconds here, and a piped key took
+// three more per link.
 const linkCacheScript = `#!/bin/sh
 case "${1##*/}" in
 link | link.exe) ;;
 *) exec "$@" ;;
 esac
-command -v sha256sum >/dev/null 2>&1 || exec "$@"
 out= cfg= prev=
 for a; do
 	case "$prev" in
@@ -543,11 +543,11 @@ for a; do
 	prev=$a
 done
 [ -n "$out" ] && [ -f "$cfg" ] || exec "$@"
-key=$({
-	for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s\n' "$a"; done
-	cat "$cfg"
-} | sha256sum) || exec "$@"
-cached="$LINKS/${key%% *}"
+for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s\n' "$a"; done >"$cfg.args" || exec "$@"
+key=$(sha256sum "$cfg.args" "$cfg" 2>/dev/null) || exec "$@"
+second=${key#*
+}
+cached="$LINKS/${key%% *}-${second%% *}"
 if [ -f "$cached" ]; then exec cp "$cached" "$out"; fi
 "$@" || exit
 cp "$out" "$cached.tmp$$" && mv "$cached.tmp$$" "$cached" || rm -f "$cached.tmp$$"
@@ -642,11 +642,14 @@ func userCommandDir(t *testing.T, pkg, name string) string {
 			return
 		}
 		// No DWARF (-s -w): only a debugger reads it, and it is a quarter of
-		// the link.
-		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(b.dir, name), pkg)
+		// the link. Built by go run, which keeps what it links in the Go
+		// build cache (go build links afresh every time), and copied out by
+		// cp as go run's -exec program: a second run of the tests, or a
+		// fresh clone of the same code, links none of the commands again.
+		cmd := exec.Command("go", "run", "-ldflags=-s -w", "-exec=cp", pkg, filepath.Join(b.dir, name))
 		cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod -trimpath"), userGoTools...)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			b.err = fmt.Errorf("go run %s (building it): %v\n%s", pkg, err, out)
 		}
 	})
 	if b.err != nil {
