@@ -24,12 +24,16 @@ build:
 # go test would run before each package: -vet=off does not vet them twice.
 # -trimpath (here, in lint and in the user-module tests' go runs): what is
 # compiled does not depend on where the clone is, so a fresh clone, another
-# worktree or a CI checkout finds it in the Go cache.
-# -ldflags=-w: the test binaries, linked afresh for each package on every
-# run, carry no DWARF (which only a debugger reads; panics still name file
-# and line); that is a fifth of the linker's time.
+# worktree or a CI checkout finds it in the Go cache. (go test links its
+# test binaries without DWARF and symbol table, -s -w, of its own.)
+# go test starts the packages in the order it is given them, at most
+# GOMAXPROCS at once: the longest first (the user-module tests of the root
+# package, then cli, view and normalize; ./... names them again, and go
+# test runs each once), so that the short ones fill the end of the run
+# rather than a long one starting last, alone.
+SLOW_PKGS := . ./internal/tools/cli ./internal/tools/view ./normalize
 test: lint
-	$(GO) test -trimpath -ldflags=-w -count=1 -vet=off -timeout 60m $(PKGS)
+	$(GO) test -trimpath -count=1 -vet=off -timeout 60m $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
 	@$(GO) run -trimpath ./internal/testsupport/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).
