@@ -1,6 +1,10 @@
 package normalize
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+
 	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
@@ -86,18 +90,18 @@ func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (
 				return 0, false
 			}
 			// (No newline in it: a string holds none raw.)
-			end, err := jsonscan.ScanString(line, i)
-			if err != nil {
-				return 0, false
+			end := plainStringEnd(line, i)
+			if end < 0 {
+				var err error
+				if end, err = jsonscan.ScanString(line, i); err != nil {
+					return 0, false
+				}
 			}
 			holes[k] = span{i, end}
 			i = end
 		case holeNumber:
-			j := i
-			for j < len(line) && numberByte[line[j]] {
-				j++
-			}
-			if !validNumber(line[i:j]) {
+			j := numberEnd(line, i)
+			if j < 0 {
 				return 0, false
 			}
 			holes[k] = span{i, j}
@@ -310,4 +314,68 @@ func (c *deltaClassifier) learnShape(line, obj []byte, start, rule int) {
 	c.shapes = append(c.shapes, nil)
 	copy(c.shapes[1:], c.shapes)
 	c.shapes[0] = s
+}
+
+// plainStringEnd returns the end (past its closing quote) of the JSON
+// string whose opening quote is line[i], when it holds no escape: what
+// jsonscan.ScanString returns for it, eight bytes a step for the plain
+// ASCII that most of it is. It returns -1 for a string with an escape, a
+// control byte or invalid UTF-8, or one not closed in line: for
+// ScanString to say.
+func plainStringEnd(line []byte, i int) int {
+	j := i + 1
+	for {
+		for j+8 <= len(line) {
+			w := binary.LittleEndian.Uint64(line[j:])
+			// The lowest byte marked is a quote, a backslash, a control
+			// byte or one of a multi-byte sequence (see jsonscan.special).
+			m := zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones)) | (w-0x20*ones)&^w&highs | w&highs
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		for j < len(line) && line[j] >= 0x20 && line[j] < 0x80 && line[j] != '"' && line[j] != '\\' {
+			j++
+		}
+		switch {
+		case j >= len(line):
+			return -1
+		case line[j] == '"':
+			return j + 1
+		case line[j] >= 0x80:
+			r, n := utf8.DecodeRune(line[j:])
+			if r == utf8.RuneError && n == 1 {
+				return -1
+			}
+			j += n
+		default: // an escape or a control byte
+			return -1
+		}
+	}
+}
+
+// numberEnd returns the end of the JSON number at line[i], which runs to
+// the first byte no number holds, or -1 when those bytes are no valid
+// number. An integer of digits alone (a clock, a count) is told at once.
+func numberEnd(line []byte, i int) int {
+	j := i
+	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+		j++
+	}
+	if j > i && (j == len(line) || !numberByte[line[j]]) {
+		if line[i] == '0' && j > i+1 {
+			return -1
+		}
+		return j
+	}
+	for j < len(line) && numberByte[line[j]] {
+		j++
+	}
+	if !validNumber(line[i:j]) {
+		return -1
+	}
+	return j
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
 )
 
 // checkShaped fails unless a classifier that knows the shape of teacher (a
@@ -144,4 +146,41 @@ func TestShapesBounded(t *testing.T) {
 	if len(c.shapes) > maxShapes {
 		t.Fatalf("%d shapes kept", len(c.shapes))
 	}
+}
+
+// plainStringEnd and numberEnd find the ends that the scans they stand in
+// for find (jsonscan.ScanString, the number bytes then validNumber), or
+// leave the string to ScanString.
+func FuzzShapeHoleEnds(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"Vou ler o arquivo soma.ts"x`, `"lê-lo agora, não"`, `"a\"b"`, `"a\nb"`, "\"a\x01b\"",
+		`"` + strings.Repeat("x", 30) + `"`, "\"\xff\"", "\"\xc3\"", `"unterminated`, `1813170316775}`, `0`, `01`,
+		`-1.5e3,`, `12.`, `1e`, `7`, `123456789012345678901234567890"`} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, line []byte, i int) {
+		if i < 0 || i >= len(line) {
+			return
+		}
+		if line[i] == '"' {
+			got := plainStringEnd(line, i)
+			want, err := jsonscan.ScanString(line, i)
+			if got >= 0 && (err != nil || got != want) {
+				t.Fatalf("plainStringEnd(%q, %d) = %d, ScanString %d %v", line, i, got, want, err)
+			}
+			if got < 0 && err == nil && bytes.IndexByte(line[i+1:want-1], '\\') < 0 {
+				t.Fatalf("plainStringEnd(%q, %d) left a plain string to ScanString", line, i)
+			}
+		}
+		j := i
+		for j < len(line) && numberByte[line[j]] {
+			j++
+		}
+		want := j
+		if !validNumber(line[i:j]) {
+			want = -1
+		}
+		if got := numberEnd(line, i); got != want {
+			t.Fatalf("numberEnd(%q, %d) = %d, want %d", line, i, got, want)
+		}
+	})
 }
