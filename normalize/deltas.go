@@ -460,6 +460,9 @@ type deltaClassifier struct {
 	// no rule's event (see otherLead).
 	lead       []byte
 	leadValues []string
+	// leadNeedle says which lead values, with their closing quote, are
+	// a rule's needle: a line that opens with one holds it.
+	leadNeedle []bool
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -474,6 +477,9 @@ func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
 	}
 	c.hits = make([]byte, len(c.needles))
 	c.lead, c.leadValues = ruleLead(rules)
+	for _, v := range c.leadValues {
+		c.leadNeedle = append(c.leadNeedle, slices.ContainsFunc(c.needles, func(nd []byte) bool { return string(nd) == v+`"` }))
+	}
 	return c
 }
 
@@ -508,21 +514,29 @@ func ruleLead(rules []deltaRule) ([]byte, []string) {
 // a member's first occurrence is the one a rule reads, and its value is
 // not the condition's.
 func (c *deltaClassifier) otherLead(line []byte) bool {
+	k, ok := c.leadOf(line)
+	return ok && k < 0
+}
+
+// leadOf reports whether line opens with the rules' lead member with a
+// plain string value (ok), and which of leadValues that value is (k, or -1
+// for none).
+func (c *deltaClassifier) leadOf(line []byte) (k int, ok bool) {
 	if c.lead == nil || !bytes.HasPrefix(line, c.lead) {
-		return false
+		return -1, false
 	}
 	rest := line[len(c.lead):]
 	q := bytes.IndexByte(rest, '"')
 	if q < 0 || bytes.IndexByte(rest[:q], '\\') >= 0 {
-		return false
+		return -1, false
 	}
 	v := rest[:q]
-	for _, want := range c.leadValues {
+	for k, want := range c.leadValues {
 		if string(v) == want {
-			return false
+			return k, true
 		}
 	}
-	return true
+	return -1, true
 }
 
 // classify reports whether the whole line is a delta event: where its
@@ -1078,8 +1092,13 @@ func safeCut(s []byte, k *int, i int) int {
 // needle, and does not open with another lead (see otherLead). The needle
 // found last is looked for first (a run is mostly one rule's events).
 func (c *deltaClassifier) holdsNeedle(line []byte) bool {
-	if c.otherLead(line) {
-		return false
+	if k, ok := c.leadOf(line); ok {
+		if k < 0 {
+			return false // another lead
+		}
+		if c.leadNeedle[k] {
+			return true // the value and its closing quote are a needle
+		}
 	}
 	if indexNeedle(line, c.needles[c.lastNeedle]) >= 0 {
 		return true

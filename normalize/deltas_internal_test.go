@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -518,5 +519,32 @@ func TestJoinPieceInPlace(t *testing.T) {
 	j.restore(piece)
 	if string(piece) != data {
 		t.Errorf("restore: the piece is not what it was:\n got:  %q\n want: %q", piece, data)
+	}
+}
+
+// holdsNeedle says what otherLead and a search for every needle say,
+// the lead's needles found without a search.
+func TestHoldsNeedleAsSearched(t *testing.T) {
+	c := newDeltaClassifier(mustParse(t, leadRules).deltas)
+	var lines []string
+	for _, head := range []string{`{"type":"thinking"`, `{"type":"assistant"`, `{"type":"stream_event"`, `{"type":"piece"`, `{"type":"tool_call"`,
+		`{"type":"thin\u006bing"`, `{"type":"thinking`, `{"subtype":"delta","type":"thinking"`, `{"type" :"thinking"`, `{"type":"seg"`, ``} {
+		for _, tail := range []string{`}`, `,"subtype":"delta","text":"x"}`, `,"x":"thinking"}`, `,"x":"assistant"}`, `,"x":"piece"}`, `,"t":"stream_event"}`} {
+			lines = append(lines, head+tail)
+		}
+	}
+	for _, line := range lines {
+		want := false
+		if !c.otherLead([]byte(line)) {
+			for _, nd := range c.needles {
+				want = want || bytes.Contains([]byte(line), nd)
+			}
+		}
+		if got := c.holdsNeedle([]byte(line)); got != want {
+			t.Errorf("holdsNeedle(%s) = %v, searched %v", line, got, want)
+		}
+	}
+	if !slices.Contains(c.leadNeedle, true) {
+		t.Errorf("no lead value of %q is a needle: the test tries nothing new", c.leadValues)
 	}
 }

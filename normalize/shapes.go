@@ -3,6 +3,7 @@ package normalize
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/agentvcr/agentvcr/internal/engine/jsonscan"
@@ -36,6 +37,7 @@ import (
 // maxShapes bounds the shapes a classifier keeps; maxShapeLine the line one
 // is made from, maxShapeHoles its open values.
 const (
+	maxMemo       = 256 // the longest value a shape's memo keeps
 	maxShapes     = 8
 	maxShapeLine  = 4 << 10
 	maxShapeHoles = 32
@@ -56,6 +58,11 @@ type deltaShape struct {
 	// plan is what a normaliser does to its lines (shapeplan.go).
 	version uint64
 	plan    shapePlan
+	// memo holds, for each open string but the piece, the last value a
+	// line had there, quotes and all: the session id, a role, a kind of
+	// content come back line after line, and a line that has the same
+	// bytes there has a valid string there, found with one compare.
+	memo [][]byte
 }
 
 // shapeSeg is fixed bytes (up to litEnd in lit) and the open value after
@@ -89,13 +96,24 @@ func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (
 			if i >= len(line) || line[i] != '"' {
 				return 0, false
 			}
+			var end int
+			if k != s.piece && k < len(s.memo) {
+				if m := s.memo[k]; len(m) > 0 && len(line)-i >= len(m) && string(line[i:i+len(m)]) == string(m) {
+					holes[k] = span{i, i + len(m)}
+					i += len(m)
+					continue
+				}
+			}
 			// (No newline in it: a string holds none raw.)
-			end := plainStringEnd(line, i)
+			end = plainStringEnd(line, i)
 			if end < 0 {
 				var err error
 				if end, err = jsonscan.ScanString(line, i); err != nil {
 					return 0, false
 				}
+			}
+			if k != s.piece && k < len(s.memo) && end-i <= maxMemo {
+				s.memo[k] = append(s.memo[k][:0], line[i:end]...)
 			}
 			holes[k] = span{i, end}
 			i = end
@@ -258,6 +276,11 @@ func (c *deltaClassifier) learnShape(line, obj []byte, start, rule int) {
 	}
 	s.segs = append(s.segs, shapeSeg{litEnd: len(s.lit), hole: holeEnd})
 	c.stack, c.shapeHoles = stack, holes
+	// A shape made again in a struct used before forgets its values.
+	s.memo = slices.Grow(s.memo[:0], len(s.segs))[:len(s.segs)]
+	for k := range s.memo {
+		s.memo[k] = s.memo[k][:0]
+	}
 
 	// The piece is an open string, each by value an open value or fixed
 	// bytes with none inside.
@@ -362,9 +385,21 @@ func plainStringEnd(line []byte, i int) int {
 // number. An integer of digits alone (a clock, a count) is told at once.
 func numberEnd(line []byte, i int) int {
 	j := i
+	for j+8 <= len(line) {
+		w := binary.LittleEndian.Uint64(line[j:])
+		// The lowest byte marked is the first that is no digit: below
+		// '0' (a borrow), above '9' (a carry into the high bit), or not
+		// ASCII.
+		if m := ((w - '0'*ones) | (w + (0x7f-'9')*ones) | w) & highs; m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			goto digitsEnd
+		}
+		j += 8
+	}
 	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
 		j++
 	}
+digitsEnd:
 	if j > i && (j == len(line) || !numberByte[line[j]]) {
 		if line[i] == '0' && j > i+1 {
 			return -1

@@ -15,8 +15,17 @@ import (
 // caller: a classifier keeps its shapes to itself and changes no rule.
 func checkShaped(t *testing.T, deltas []deltaRule, teacher, student []byte) {
 	t.Helper()
+	checkShapedAfter(t, deltas, 1, teacher, student)
+	// Taught twice, the shape has the teacher's values in its memo.
+	checkShapedAfter(t, deltas, 2, teacher, student)
+}
+
+func checkShapedAfter(t *testing.T, deltas []deltaRule, lessons int, teacher, student []byte) {
+	t.Helper()
 	c := newDeltaClassifier(deltas)
-	checkClassify(t, c, teacher)
+	for range lessons {
+		checkClassify(t, c, teacher)
+	}
 	checkClassify(t, c, student)
 	ref := newDeltaClassifier(deltas)
 	ref.noShapes = true
