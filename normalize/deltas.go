@@ -823,6 +823,9 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.inPiece, d.src = true, in
 	d.undo, d.undoAt = d.undo[:0], d.undoAt[:0]
 	d.shaped, d.shapedHoles = d.shaped[:0], d.shapedHoles[:0]
+	if d.shaped == nil && shapePlans { // at once, not grown piece by piece
+		d.shaped, d.shapedHoles = make([]shapedRec, 0, len(in)/128), make([]span, 0, len(in)/32)
+	}
 	defer func() { d.src = nil }()
 	// Line by line: a delta event of a shape seen before is classified
 	// in one pass over it, which finds its end too; any other line is

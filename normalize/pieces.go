@@ -229,7 +229,8 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	if f == cassette.Auto { // as one pass sniffs: from a full buffer, or all there is
 		headLen = bufSize
 	}
-	head := rd.fill(make([]byte, 0, headLen), headLen)
+	// The head is read into what becomes the first piece's buffer.
+	head := rd.fillUpTo(make([]byte, 0, max(headLen, pieceBuf())), headLen, max(headLen, pieceSize))
 	if f == cassette.Auto {
 		f = cassette.SniffFormat(head)
 	}
@@ -242,7 +243,7 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	}
 	pl := newPipeline(n, w, rd, deltas)
 	defer func() { n.pub = nil }()
-	pl.carry = append(pl.carry, head...)
+	pl.head = head
 	var wg sync.WaitGroup
 	for range workers() - 1 {
 		wg.Go(pl.work)
@@ -275,10 +276,17 @@ type pieceReader struct {
 }
 
 // fill appends input to buf until it holds at least n bytes or the input ends.
-func (rd *pieceReader) fill(buf []byte, n int) []byte {
+func (rd *pieceReader) fill(buf []byte, n int) []byte { return rd.fillUpTo(buf, n, 0) }
+
+// fillUpTo is fill reading no more than most bytes in all (as much as fits
+// in buf for 0).
+func (rd *pieceReader) fillUpTo(buf []byte, n, most int) []byte {
 	buf = slices.Grow(buf, n-len(buf))
+	if most < n || most > cap(buf) {
+		most = cap(buf)
+	}
 	for empty := 0; len(buf) < n && !rd.eof; {
-		k, err := rd.r.Read(buf[len(buf):cap(buf)])
+		k, err := rd.r.Read(buf[len(buf):most])
 		buf = buf[:len(buf)+k]
 		switch {
 		case err == io.EOF:
@@ -335,6 +343,7 @@ type pipeline struct {
 	// In a read turn (the holder of readTurn):
 	readTurn chan struct{}
 	carry    []byte // read past the last piece: the start of the next
+	head     []byte // the first piece's start, in the buffer it was read into
 	next     int    // number of the next piece
 	ended    bool   // no more pieces
 	// learnAt is the piece before, cut short after a line that may teach
@@ -405,12 +414,23 @@ func (pl *pipeline) work() {
 // long, in starts with a longer line.
 func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	rd := pl.rd
-	if wk.in == nil {
-		wk.in = make([]byte, 0, 2*pieceSize)
+	var buf []byte
+	switch {
+	case pl.head != nil:
+		buf, pl.head = pl.head, nil
+	case wk.in == nil:
+		buf = append(make([]byte, 0, pieceBuf()), pl.carry...)
+	default:
+		buf = append(wk.in[:0], pl.carry...)
 	}
-	buf := append(wk.in[:0], pl.carry...)
-	// carry is the start of a line: read at least one byte more.
-	buf = rd.fill(buf, max(pieceSize, len(buf)+1))
+	// Read up to a piece; past a carry as long only when it holds no
+	// line yet (nor the start of one longer than longLine).
+	switch {
+	case len(buf) < pieceSize:
+		buf = rd.fillUpTo(buf, pieceSize, pieceSize)
+	case len(buf) < longLine && bytes.IndexByte(buf, '\n') < 0:
+		buf = rd.fillUpTo(buf, len(buf)+1, len(buf)+pieceSize)
+	}
 	end, long := shortLines(buf, rd.eof)
 	if end == 0 && long {
 		pl.carry = pl.carry[:0]
@@ -430,11 +450,20 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	if pl.readCls != nil && !long && !(rd.eof && end == len(buf)) {
 		buf, end = pl.betweenRuns(buf, end)
 	}
+	if pl.carry == nil {
+		pl.carry = make([]byte, 0, pieceBuf())
+	}
 	pl.carry = append(pl.carry[:0], buf[end:]...)
 	pl.ended = rd.eof && len(pl.carry) == 0
 	wk.in = buf
 	return buf[:end], false
 }
+
+// pieceBuf is the size a piece's buffers are made with, at once: what a
+// piece reads after the last one's carry, and a bit. A buffer grown by
+// appends leaves the smaller ones behind, memory touched for nothing
+// (page faults cost as much as normalising) and collected.
+func pieceBuf() int { return 2 * pieceSize }
 
 // maxLearnCuts bounds the pieces cut short at a line that may teach the
 // run its cwd: a run whose cwd is never learned may name "cwd" on every
@@ -668,6 +697,9 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
 	// see shortLines), and the proc's output is the piece's. The proc and
 	// its stacks are the worker's, from piece to piece.
 	p := &wk.p
+	if wk.out == nil {
+		wk.out = make([]byte, 0, pieceBuf()+pieceBuf()/4) // output is mostly shorter than input
+	}
 	*p = proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0],
 		stack: p.stack[:0], keys: p.keys[:0], path: p.path[:0]}
 	if j := wk.joiner; j != nil {
