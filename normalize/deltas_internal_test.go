@@ -46,7 +46,7 @@ func pieceEvent(id, p string) string {
 // events, joined, and counts the lines.
 func joinedPieces(t *testing.T, s string) (map[string]string, int) {
 	t.Helper()
-	joined := map[string]string{}
+	texts := map[string]*strings.Builder{} // not +=, which copies the text so far at every piece
 	lines := 0
 	for line := range strings.Lines(s) {
 		lines++
@@ -58,8 +58,15 @@ func joinedPieces(t *testing.T, s string) (map[string]string, int) {
 			t.Fatalf("line %d is not JSON any more: %v: %s", lines, err, line)
 		}
 		if ev.Type == "piece" {
-			joined[ev.ID] += ev.D.P
+			if texts[ev.ID] == nil {
+				texts[ev.ID] = &strings.Builder{}
+			}
+			texts[ev.ID].WriteString(ev.D.P)
 		}
+	}
+	joined := make(map[string]string, len(texts))
+	for id, b := range texts {
+		joined[id] = b.String()
 	}
 	return joined, lines
 }
