@@ -459,11 +459,12 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	return buf[:end], false
 }
 
-// pieceBuf is the size a piece's buffers are made with, at once: what a
-// piece reads after the last one's carry, and a bit. A buffer grown by
-// appends leaves the smaller ones behind, memory touched for nothing
-// (page faults cost as much as normalising) and collected.
-func pieceBuf() int { return 2 * pieceSize }
+// pieceBuf is the size a piece's buffers are made with, at once: a piece
+// reads up to pieceSize with the last one's carry (a longer carry grows
+// it). A buffer grown by appends leaves the smaller ones behind, memory
+// touched for nothing (page faults cost as much as normalising) and
+// collected.
+func pieceBuf() int { return pieceSize }
 
 // maxLearnCuts bounds the pieces cut short at a line that may teach the
 // run its cwd: a run whose cwd is never learned may name "cwd" on every
