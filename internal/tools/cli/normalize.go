@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -78,12 +79,12 @@ func runNormalize(env *Env, args []string) int {
 	}
 	n := normalize.New(opts)
 	// What the normaliser holds is bounded (its pieces' buffers and the id
-	// table, a few MiB) and it allocates little: collecting when the heap
-	// has grown by a quarter, not doubled, keeps a long run's peak RSS a
-	// MiB or more lower at no cost seen. GOGC, when set, wins.
+	// table, a few MiB): a run whose heap grows is collected when it has
+	// grown by a quarter, not doubled (see gcLowering). GOGC, when set,
+	// wins.
 	var gc *gcLowering
 	if os.Getenv("GOGC") == "" {
-		gc = &gcLowering{}
+		gc = &gcLowering{next: lowerGCEvery}
 		defer gc.restore()
 	}
 
@@ -128,29 +129,39 @@ func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.
 	return nil
 }
 
-// lowerGCAfter is how much input passes before the GC percent is lowered.
-const lowerGCAfter = 1 << 20
+// lowerGCEvery is how much input passes between looks at what the run
+// has allocated.
+const lowerGCEvery = 1 << 20
 
 // gcLowering passes the input through and lowers the GC percent to 25
-// once lowerGCAfter bytes have passed, not at start: a GC percent of 25
-// also lowers the heap the first collection waits for (4 MiB at 100) to
-// 1 MiB, under the normaliser's own buffers, so that a short input, as
-// most runs in tests are, paid a collection at start-up for nothing
-// (a fifth of the CPU of normalising nothing). A long run lowers it after
-// its first MiB, and holds what it did.
+// once the run has allocated more than lowerGCEvery bytes since its first
+// MiB of input: then its heap grows (many ids, long lines), and collecting
+// when it has grown by a quarter, not doubled, keeps its peak RSS lower.
+// A run that does not allocate (the normaliser's buffers are made once)
+// is never collected: lowering the percent at once collected the buffers'
+// start-up for nothing, and faulted the pages back in.
 type gcLowering struct {
 	r       io.Reader
-	n       int64
+	n, next int64
+	base    uint64 // heap allocations at the first look
 	lowered bool
 	old     int
+	sample  [1]metrics.Sample
 }
 
 func (g *gcLowering) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
-	if !g.lowered {
-		if g.n += int64(n); g.n >= lowerGCAfter {
+	if g.n += int64(n); !g.lowered && g.n >= g.next {
+		g.sample[0].Name = "/gc/heap/allocs:bytes"
+		metrics.Read(g.sample[:])
+		allocs := g.sample[0].Value.Uint64()
+		switch {
+		case g.base == 0:
+			g.base = allocs
+		case allocs-g.base > lowerGCEvery:
 			g.old, g.lowered = debug.SetGCPercent(25), true
 		}
+		g.next = g.n + lowerGCEvery
 	}
 	return n, err
 }
