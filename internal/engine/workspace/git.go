@@ -344,44 +344,94 @@ var smallIndex int64 = 128 << 10
 // root or above), or -1 when it is not found that way (GIT_DIR and the
 // like set, no .git, a .git file of another shape).
 func (g *gitRepo) indexSize() int64 {
+	gitDir, _ := g.findGitDir()
+	if gitDir == "" {
+		return -1
+	}
+	ist, err := os.Stat(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return -1
+	}
+	return ist.Size()
+}
+
+// dotGitDir is the work tree's .git directory when it is one (not a linked
+// work tree's, whose excludes and configuration lie elsewhere), found as
+// indexSize finds it; "" otherwise.
+func (g *gitRepo) dotGitDir() string {
+	if gitDir, linked := g.findGitDir(); !linked {
+		return gitDir
+	}
+	return ""
+}
+
+// findGitDir is the work tree's git directory, and whether a .git file
+// named it (a linked work tree); "" when it is not found as git finds it
+// by default.
+func (g *gitRepo) findGitDir() (gitDir string, linked bool) {
 	for _, v := range []string{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
 		if os.Getenv(v) != "" {
-			return -1
+			return "", false
 		}
 	}
 	for d := g.dir; ; {
 		p := filepath.Join(d, ".git")
 		if st, err := os.Lstat(p); err == nil {
-			gitDir := p
 			switch {
-			case st.Mode().IsRegular():
-				data, err := safefile.ReadFile(p, 4096)
-				if err != nil {
-					return -1
-				}
-				dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-				if !ok {
-					return -1
-				}
-				if !filepath.IsAbs(dir) {
-					dir = filepath.Join(d, dir)
-				}
-				gitDir = dir
-			case !st.IsDir():
-				return -1
+			case st.IsDir():
+				return p, false
+			case !st.Mode().IsRegular():
+				return "", false
 			}
-			ist, err := os.Stat(filepath.Join(gitDir, "index"))
+			data, err := safefile.ReadFile(p, 4096)
 			if err != nil {
-				return -1
+				return "", false
 			}
-			return ist.Size()
+			dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+			if !ok {
+				return "", false
+			}
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(d, dir)
+			}
+			return dir, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return -1
+			return "", false
 		}
 		d = parent
 	}
+}
+
+// userGitFiles are the configuration files git reads besides the
+// repository's (system and global, as the environment names them), and
+// the global excludes file it reads by default.
+func userGitFiles() (configs, excludes []string) {
+	if v := os.Getenv("GIT_CONFIG_SYSTEM"); v != "" {
+		configs = append(configs, v)
+	} else if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		configs = append(configs, "/etc/gitconfig")
+	}
+	home := os.Getenv("HOME")
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if v := os.Getenv("GIT_CONFIG_GLOBAL"); v != "" {
+		configs = append(configs, v)
+	} else {
+		if home != "" {
+			configs = append(configs, filepath.Join(home, ".gitconfig"))
+		}
+		if xdg != "" {
+			configs = append(configs, filepath.Join(xdg, "git", "config"))
+		}
+	}
+	if xdg != "" {
+		excludes = append(excludes, filepath.Join(xdg, "git", "ignore"))
+	}
+	return configs, excludes
 }
 
 // after lists the paths git would record now: tracked and untracked, not

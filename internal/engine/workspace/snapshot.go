@@ -124,6 +124,11 @@ type Snapshot struct {
 	files    []string          // git: the files listed, in git's order
 	lines    atomic.Int64      // line digests kept, up to maxLineHashes
 	counted  atomic.Int64
+
+	listedAt       time.Time  // git: when it started listing the tree
+	subdirsPartial bool       // git: a directory's subdirectories could not be listed
+	watch          *treeWatch // git: what says it would list nothing new; nil: list again
+	listedAfter    bool       // git listed the tree again after the run
 }
 
 // Take records the state of the tree under root. Inside a git work tree
@@ -447,6 +452,7 @@ func (s *Snapshot) takeGit() error {
 	}
 	var b *gitBefore
 	var err error
+	s.listedAt = time.Now()
 	if n := s.git.indexSize(); n >= 0 && n <= smallIndex {
 		if b, err = s.git.before(s.count); err == nil {
 			index = b.tracked
@@ -466,6 +472,7 @@ func (s *Snapshot) takeGit() error {
 	s.files = slices.Concat(b.order, b.untracked)
 	s.statPaths(b.untracked, nil)
 	s.listSubdirs()
+	s.watch = s.watchTree()
 	return nil
 }
 
@@ -493,6 +500,7 @@ func (s *Snapshot) listSubdirs() {
 		}
 	}
 	found := make([][]string, len(dirs))
+	partial := make([]bool, len(dirs))
 	workers := min(runtime.GOMAXPROCS(0), 1+len(dirs)/64)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -502,10 +510,12 @@ func (s *Snapshot) listSubdirs() {
 			for i := w; i < len(dirs); i += workers {
 				f, err := os.Open(filepath.Join(s.root, filepath.FromSlash(dirs[i])))
 				if err != nil {
+					partial[i] = true
 					continue
 				}
-				ents, _ := f.ReadDir(-1)
+				ents, err := f.ReadDir(-1)
 				f.Close()
+				partial[i] = err != nil
 				for _, d := range ents {
 					if d.IsDir() {
 						found[i] = append(found[i], path.Join(dirs[i], d.Name()))
@@ -516,6 +526,7 @@ func (s *Snapshot) listSubdirs() {
 	}
 	wg.Wait()
 	s.subdirs = map[string]bool{}
+	s.subdirsPartial = slices.Contains(partial, true)
 	for _, names := range found {
 		for _, n := range names {
 			s.subdirs[n] = true
@@ -714,14 +725,19 @@ func (s *Snapshot) afterGit() (map[string]*entry, error) {
 	}
 	var added []string
 	listed := make(chan error, 1)
-	go func() { // git lists the tree while the files known before are stat'ed
-		listed <- s.git.after(func(rel string) error {
-			if e := s.entries[rel]; e == nil || e.mode.IsDir() { // new, or where a directory was
-				added = append(added, rel)
-			}
-			return nil
-		})
-	}()
+	if s.watch != nil && s.watch.unchanged(s.root) {
+		listed <- nil // git would list nothing new (see unchanged.go)
+	} else {
+		s.listedAfter = true
+		go func() { // git lists the tree while the files known before are stat'ed
+			listed <- s.git.after(func(rel string) error {
+				if e := s.entries[rel]; e == nil || e.mode.IsDir() { // new, or where a directory was
+					added = append(added, rel)
+				}
+				return nil
+			})
+		}()
+	}
 	after := &Snapshot{root: s.root, rt: s.rt, opts: s.opts, entries: map[string]*entry{}, excludes: s.excludes}
 	after.lines.Store(maxLineHashes) // lines of the files after are read when changed
 	unchanged := func(rel string, st *fileStat) *entry {

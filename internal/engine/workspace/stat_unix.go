@@ -20,12 +20,13 @@ type fileStat struct {
 	size         int64
 	mtime, ctime [2]int64 // seconds, nanoseconds
 	ino, nlink   uint64
+	dev          uint64 // the file system, where known
 }
 
 func statOf(st *unix.Stat_t) fileStat {
 	return fileStat{ok: true, mode: fileMode(uint32(st.Mode)), size: int64(st.Size),
 		mtime: [2]int64{int64(st.Mtim.Sec), int64(st.Mtim.Nsec)}, ctime: [2]int64{int64(st.Ctim.Sec), int64(st.Ctim.Nsec)},
-		ino: uint64(st.Ino), nlink: uint64(st.Nlink)}
+		ino: uint64(st.Ino), nlink: uint64(st.Nlink), dev: uint64(st.Dev)}
 }
 
 // fileMode is the fs.FileMode os.Lstat gives a file of the stat mode m.
@@ -133,4 +134,13 @@ func splitDir(rel string) (dir, name string) {
 		return rel[:j], rel[j+1:]
 	}
 	return "", rel
+}
+
+// lstatAbs is the lstat data of the file at path, not under the root.
+func lstatAbs(path string) fileStat {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return fileStat{}
+	}
+	return statOf(&st)
 }

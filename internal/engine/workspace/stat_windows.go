@@ -23,6 +23,7 @@ type fileStat struct {
 	size         int64
 	mtime, ctime [2]int64 // seconds, nanoseconds
 	ino, nlink   uint64
+	dev          uint64 // the file system, where known
 }
 
 func statOfInfo(info fs.FileInfo) fileStat {
@@ -63,3 +64,12 @@ func (s *Snapshot) readRegular(dir *os.File, names []string, entries []*entry) {
 // noFollow: a root's open follows no link out of it, and openRegular
 // checks that it opened the file it stat'ed, not one a link leads to.
 const noFollow = 0
+
+// lstatAbs is the lstat data of the file at path, not under the root.
+func lstatAbs(path string) fileStat {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return fileStat{}
+	}
+	return statOfInfo(info)
+}
