@@ -31,9 +31,8 @@ var agentRuns = map[string]struct {
 // Every real transcript of Claude Code, Gemini CLI and Codex validates with
 // no problem but its authors' documented edits, is inspected with its tool
 // calls, and replays byte for byte through the stand-in under the agent's
-// own name.
+// own name. Each is recorded in-process, as TestAgentCaptures2026's runs.
 func TestAgentTranscripts(t *testing.T) {
-	t.Parallel()
 	root := vcrtest.RealWorld(t)
 	for name, ar := range agentRuns {
 		files, _ := filepath.Glob(filepath.Join(root, name, "*"))
@@ -48,11 +47,11 @@ func TestAgentTranscripts(t *testing.T) {
 				}
 				cassettes := t.TempDir()
 				cas := filepath.Join(cassettes, "run.cassette")
-				fake := vcrtest.Script(t, t.TempDir(), name, `cat "$TRANSCRIPT"`)
-				cmd := vcrtest.Command(t, vcrtest.Env(t, "TRANSCRIPT="+file), append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", cas, "--", fake}, argv[1:]...)...)
-				if r := runCmd(t, cmd, nil); r.code != 0 {
+				fake := vcrtest.Script(t, t.TempDir(), name, "cat "+shellQuote(file))
+				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "-o", cas, "--", fake}, argv[1:]...)...); r.code != 0 {
 					t.Fatalf("record: %+v", r)
 				}
+
 				v := run(t, nil, "validate", cas)
 				want := ar.known[filepath.Base(file)]
 				if want == "" && v.code != 0 || want != "" && (v.code != 1 || !strings.Contains(v.stdout, want)) {

@@ -106,18 +106,18 @@ func shellWords(line string) []string {
 // documents... only notes), inspect shows each tool call the output
 // reports, the normalised output is a golden, and the stand-in answers
 // under the CLI's binary name byte for byte, stdout and stderr.
+//
+// Each run is recorded in-process (the process boundary is the stand-in's,
+// tested by its replay), in an environment of its own (recordIsolated).
 func TestAgentCaptures2026(t *testing.T) {
-	t.Parallel()
 	root := vcrtest.RealWorld(t)
 	for dir, name := range captureDirs {
 		for _, c := range readCaptures(t, filepath.Join(root, dir)) {
 			t.Run(dir+"/"+c.stem, func(t *testing.T) {
 				cassettes := t.TempDir()
 				cas := filepath.Join(cassettes, "run.cassette")
-				fake := vcrtest.Script(t, t.TempDir(), c.argv[0], `cat "$OUT"; cat "$ERR" >&2; exit `+strconv.Itoa(c.rc))
-				cmd := vcrtest.Command(t, vcrtest.Env(t, "OUT="+c.stdout, "ERR="+c.stderr),
-					append([]string{"agentvcr", "record", "--quiet", "--no-files", "-o", cas, "--", fake}, c.argv[1:]...)...)
-				if r := runCmd(t, cmd, nil); r.code != c.rc {
+				fake := vcrtest.Script(t, t.TempDir(), c.argv[0], "cat "+shellQuote(c.stdout)+"; cat "+shellQuote(c.stderr)+" >&2; exit "+strconv.Itoa(c.rc))
+				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "-o", cas, "--", fake}, c.argv[1:]...)...); r.code != c.rc {
 					t.Fatalf("record: %+v", r)
 				}
 				for _, args := range [][]string{{"validate", "--agent", name, cas}, {"validate", cas}} {

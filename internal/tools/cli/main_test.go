@@ -59,6 +59,35 @@ func run(t *testing.T, stdin io.Reader, args ...string) result {
 // in-process recording would redact their values from the agent's output.
 func hermetic(t *testing.T) { vcrtest.ScrubEnv(t, redact.LooksSecret) }
 
+// recordIsolated runs "agentvcr record" in-process as in a child with a
+// clean environment (vcrtest.Env): the secret-looking variables blanked
+// (which the recorder would redact), and HOME and TMPDIR (which the
+// cassette names, to scrub and relocate them) fresh directories for the
+// recording alone, whatever the machine's; the rest of the test sees them
+// as they were (agentvcrtest.Golden scrubs the test's own TMPDIR). A test
+// that calls it cannot be parallel: the environment is the process's.
+func recordIsolated(t *testing.T, args ...string) result {
+	t.Helper()
+	hermetic(t)
+	home, tmp := t.TempDir(), t.TempDir()
+	oldHome, hadHome := os.LookupEnv("HOME")
+	oldTmp, hadTmp := os.LookupEnv("TMPDIR")
+	t.Setenv("HOME", home) // and restored at the test's end if the record panics
+	t.Setenv("TMPDIR", tmp)
+	r := run(t, nil, append([]string{"record"}, args...)...)
+	for _, v := range []struct {
+		name, old string
+		had       bool
+	}{{"HOME", oldHome, hadHome}, {"TMPDIR", oldTmp, hadTmp}} {
+		if v.had {
+			os.Setenv(v.name, v.old)
+		} else {
+			os.Unsetenv(v.name)
+		}
+	}
+	return r
+}
+
 // subprocess runs the command as a child process to its end.
 func subprocess(t *testing.T, env []string, stdin io.Reader, args ...string) result {
 	t.Helper()
@@ -88,5 +117,8 @@ func oneLine(t *testing.T, what, s string) {
 		t.Errorf("%s: panic on stderr: %s", what, s)
 	}
 }
+
+// shellQuote quotes s as one word of an sh script.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func tempCassette(t *testing.T) string { return filepath.Join(t.TempDir(), "run.cassette") }
