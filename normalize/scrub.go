@@ -80,7 +80,7 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		c := s[i]
 		cl := byteClass[c]
 		if cl == clsWord {
-			if prev != clsWord {
+			if prev != clsWord && (wordMayMatch[c] || n.roots.wordStart[c]) {
 				if m, rep := n.atWord(s, i, esc, prev); m > 0 {
 					if n.spansOnly {
 						n.matched(i, i+m)
@@ -134,7 +134,19 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 // sees the replacement, and must decide the same way.
 func lastClass(rep string) uint8 { return byteClass[rep[len(rep)-1]] }
 
-// atWord tries the matchers that start with a letter or digit at s[i].
+// wordMayMatch marks the bytes that a matcher of atWord other than a
+// root's may start with: an id's prefix, a hex digit (a uuid, a chunk
+// id), a digit (numbers, dates, clocks). Most words of a text start with
+// none of them, nor with a root's first letter, and atWord is not asked.
+var wordMayMatch = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = idFirst[c] || isHex(byte(c)) || c >= '0' && c <= '9'
+	}
+	return t
+}()
+
+// atWord tries the matchers that start with a letter or digit at s[i]
+// (one of wordMayMatch or a root's start).
 func (n *Normalizer) atWord(s []byte, i int, esc bool, prev uint8) (int, string) {
 	c := s[i]
 	if n.roots.wordStart[c] && prev == clsOther {
