@@ -1022,7 +1022,11 @@ func (d *deltaJoiner) recut(idx []int) bool {
 	f := d.finder
 	f.spans = f.spans[:0]
 	var st scrubState
+	// Only the spans count: the text need not be copied when nothing
+	// in it matched.
+	f.lazy = true
 	d.scratch, _ = f.scrub(d.scratch[:0], d.joined, true, true, &st)
+	f.lazy = false
 	// Each match reaches over the context its matcher read (less than
 	// maxContext bytes before it).
 	spans := f.spans

@@ -90,6 +90,19 @@ func shortHash(v []byte) uint64 {
 // goes byte by byte): the cut of a piece walks back over many lines.
 func lastNewline(s []byte) int {
 	i := len(s)
+	// Two words a step: lines are a hundred bytes and more.
+	for ; i >= 16; i -= 16 {
+		x := binary.LittleEndian.Uint64(s[i-8:]) ^ '\n'*ones
+		y := binary.LittleEndian.Uint64(s[i-16:]) ^ '\n'*ones
+		mx := ((x&lows + lows) | x | lows) ^ ^uint64(0)
+		my := ((y&lows + lows) | y | lows) ^ ^uint64(0)
+		if mx|my != 0 {
+			if mx != 0 {
+				return i - 8 + (63-bits.LeadingZeros64(mx))>>3
+			}
+			return i - 16 + (63-bits.LeadingZeros64(my))>>3
+		}
+	}
 	for ; i >= 8; i -= 8 {
 		w := binary.LittleEndian.Uint64(s[i-8:])
 		// Exact in every byte: no borrow from a lower byte that is zero.
