@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
+	"sync"
 
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/exitcode"
@@ -82,10 +83,8 @@ func runNormalize(env *Env, args []string) int {
 	// table, a few MiB): a run whose heap grows is collected when it has
 	// grown by a quarter, not doubled (see gcLowering). GOGC, when set,
 	// wins.
-	var gc *gcLowering
 	if os.Getenv("GOGC") == "" {
-		gc = &gcLowering{next: lowerGCEvery}
-		defer gc.restore()
+		defer lowerGCAfterFirstCollection().restore()
 	}
 
 	pipebuf.Grow(env.Stdout)
@@ -93,12 +92,12 @@ func runNormalize(env *Env, args []string) int {
 	if *stderr {
 		// Identity spans both streams: stdout numbers the placeholders first,
 		// as it does when stdout is printed.
-		if err := copyStream(n, io.Discard, in, cassette.Stdout, gc); err != nil {
+		if err := copyStream(n, io.Discard, in, cassette.Stdout); err != nil {
 			return fail(env, name, err)
 		}
-		err = copyStream(n, out, in, cassette.Stderr, gc)
+		err = copyStream(n, out, in, cassette.Stderr)
 	} else {
-		err = copyStream(n, out, in, cassette.Stdout, gc)
+		err = copyStream(n, out, in, cassette.Stdout)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -109,18 +108,13 @@ func runNormalize(env *Env, args []string) int {
 	return exitcode.OK
 }
 
-func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream, gc *gcLowering) error {
+func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream) error {
 	s, err := in.Open(which)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	var r io.Reader = s
-	if gc != nil {
-		gc.r = s
-		r = gc
-	}
-	if err := n.Copy(w, r, which); err != nil {
+	if err := n.Copy(w, s, which); err != nil {
 		if in.Cassette {
 			return err // cassette errors name the file and line
 		}
@@ -129,46 +123,46 @@ func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.
 	return nil
 }
 
-// lowerGCEvery is how much input passes between looks at what the run
-// has allocated.
-const lowerGCEvery = 1 << 20
-
-// gcLowering passes the input through and lowers the GC percent to 25
-// once the run has allocated more than lowerGCEvery bytes since its first
-// MiB of input: then its heap grows (many ids, long lines), and collecting
-// when it has grown by a quarter, not doubled, keeps its peak RSS lower.
-// A run that does not allocate (the normaliser's buffers are made once)
-// is never collected: lowering the percent at once collected the buffers'
-// start-up for nothing, and faulted the pages back in.
+// gcLowering lowers the GC percent to 25 after the first collection of
+// the run, which comes when its heap reaches 4 MiB: a run whose heap
+// grows (many ids, long lines) is then collected when it has grown by a
+// quarter, not doubled, and its peak RSS stays lower. A run that holds
+// less, as the normaliser's buffers made once do, is never collected:
+// lowering the percent at start collected those buffers for nothing,
+// and faulted back in the pages the scavenger gave back.
 type gcLowering struct {
-	r       io.Reader
-	n, next int64
-	base    uint64 // heap allocations at the first look
-	lowered bool
-	old     int
-	sample  [1]metrics.Sample
+	mu            sync.Mutex
+	done, lowered bool
+	old           int
+	// loweredNow is closed when the percent is lowered (for tests).
+	loweredNow chan struct{}
 }
 
-func (g *gcLowering) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if g.n += int64(n); !g.lowered && g.n >= g.next {
-		g.sample[0].Name = "/gc/heap/allocs:bytes"
-		metrics.Read(g.sample[:])
-		allocs := g.sample[0].Value.Uint64()
-		switch {
-		case g.base == 0:
-			g.base = allocs
-		case allocs-g.base > lowerGCEvery:
-			g.old, g.lowered = debug.SetGCPercent(25), true
-		}
-		g.next = g.n + lowerGCEvery
+// gcSentinel is garbage from the start: its finalizer runs after the
+// first collection.
+type gcSentinel struct{ _ *byte }
+
+func lowerGCAfterFirstCollection() *gcLowering {
+	g := &gcLowering{loweredNow: make(chan struct{})}
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) { g.lower() })
+	return g
+}
+
+func (g *gcLowering) lower() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.done && !g.lowered {
+		g.old, g.lowered = debug.SetGCPercent(25), true
+		close(g.loweredNow)
 	}
-	return n, err
 }
 
 // restore puts the GC percent back, for a caller that runs the command
 // in its own process (testscript).
 func (g *gcLowering) restore() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done = true
 	if g.lowered {
 		debug.SetGCPercent(g.old)
 	}
