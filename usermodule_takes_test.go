@@ -26,7 +26,8 @@ func TestUserModuleTakesAndFaults(t *testing.T) {
 	bin := userCommandDir(t, "./cmd/agentvcr", "agentvcr")
 	mod := filepath.Join(work, "myproject")
 	// go test's vet pass checks the README's code in the run that first
-	// builds it; the rest of the module is the test's own code.
+	// builds it (and the test's own code built in the same run); the other
+	// runs build the same code.
 	vetted, gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT="), userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
 	// The real agent: rate limited the first time it is asked a "flaky"
 	// question, answering after; each answer numbered.
@@ -167,10 +168,14 @@ func TestNoFault(t *testing.T) {
 		files["readme/"+name] = content
 	}
 	// Its real agent: rate limited the first time it is asked to summarise
-	// README.md, answering every other call.
+	// README.md, answering every other call; the flaky agent's questions
+	// it passes on to that one, so that one go test records both packages.
 	readmeAgent := filepath.Join(work, "real", "readme-agent")
 	files["../real/readme-agent"] = `#!/bin/sh
 prompt="$4"
+case "$prompt" in
+flaky* | steady*) exec "${0%/*}/flaky-agent" "$@" ;;
+esac
 if [ "$prompt" = "Summarise README.md" ] && [ ! -e "$README_ASKED" ]; then
 	: > "$README_ASKED"; echo "error: rate limited, retry later" >&2; exit 1
 fi
@@ -191,8 +196,11 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644)
 	count := "FLAKY_COUNT=" + filepath.Join(work, "count")
 
-	// 1. Recorded once: the retried call as two takes, the steady one once.
-	out, err := gorun(mod, []string{count, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=" + realAgent}, "test", "-count=1", "-run", "^(TestRetry|TestNoFault)$", ".")
+	// 1. Recorded once: the retried call as two takes, the steady one once;
+	// in the same go test, the README's examples as the README says, the
+	// goldens with once (the retried call's takes with record, after).
+	readmeEnv := []string{"AGENTVCR_REAL_AGENT=" + readmeAgent, "README_ASKED=" + filepath.Join(work, "readme-asked")}
+	out, err := vetted(mod, append([]string{count, "AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestRetry|TestNoFault|TestSummarize|TestStream)$", ".", "./readme", "-update")
 	if err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
 	}
@@ -200,13 +208,6 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	takes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*-flaky-question-take2-*.cassette"))
 	if len(cassettes) != 3 || len(takes) != 1 {
 		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", cassettes)
-	}
-
-	// The README's examples, recorded as the README says: the goldens with
-	// once, the retried call's takes with record.
-	readmeEnv := []string{"AGENTVCR_REAL_AGENT=" + readmeAgent, "README_ASKED=" + filepath.Join(work, "readme-asked")}
-	if out, err := vetted(mod, append([]string{"AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestSummarize|TestStream)$", "./readme", "-update"); err != nil {
-		t.Fatalf("recording the README's tests: %v\n%s", err, out)
 	}
 	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=record"}, readmeEnv...), "test", "-count=1", "-run", "^TestRetryAfterRateLimit$", "./readme"); err != nil {
 		t.Fatalf("recording the README's retry test: %v\n%s", err, out)
