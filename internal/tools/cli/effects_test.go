@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,7 +36,8 @@ echo outside > "$OUTSIDE/written-outside.txt"
 mkdir -p ignored && echo x > ignored/file.log
 echo done`
 
-// effectsTree is the working directory before the agent runs.
+// effectsTree is the working directory before the agent runs; big, unless
+// "", is where it writes the 20 MB of random bytes the agent copies.
 func effectsTree(t *testing.T, dir, big string) {
 	t.Helper()
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
@@ -46,9 +46,11 @@ func effectsTree(t *testing.T, dir, big string) {
 	os.WriteFile(filepath.Join(dir, "edited.txt"), []byte("line one\nline two\nline three\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "gone.txt"), []byte("bye\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "chmodded.sh"), []byte("#!/bin/sh\n"), 0o644)
-	data := make([]byte, 20000000)
-	rand.Read(data)
-	os.WriteFile(big, data, 0o644)
+	if big != "" {
+		data := make([]byte, 20000000)
+		rand.Read(data)
+		os.WriteFile(big, data, 0o644)
+	}
 }
 
 func TestRecordAndApplyEffects(t *testing.T) {
@@ -98,9 +100,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	// Replayed into a copy of the tree as it was, the changes come back byte
 	// for byte; plain replay writes nothing.
 	again := t.TempDir()
-	effectsTree(t, again, filepath.Join(t.TempDir(), "unused"))
-	plain := exec.Command(os.Args[0])
-	_ = plain
+	effectsTree(t, again, "")
 	r := subprocessIn(t, again, "replay", cas)
 	if r.code != 0 {
 		t.Fatalf("replay: %+v", r)
@@ -150,7 +150,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 // nothing written; --force writes anyway.
 func TestApplyConflicts(t *testing.T) {
 	work := t.TempDir()
-	effectsTree(t, work, filepath.Join(t.TempDir(), "big"))
+	effectsTree(t, work, "")
 	agent := vcrtest.Script(t, t.TempDir(), "fake-agent", `echo new > created.txt; echo edit >> edited.txt; echo ok`)
 	cas := filepath.Join(t.TempDir(), "run.cassette")
 	cmd := vcrtest.Command(t, vcrtest.Env(t), "agentvcr", "record", "--quiet", "-o", cas, "--", agent)
