@@ -253,7 +253,11 @@ func (u *utf8Stream) write(p []byte) bool {
 
 // lineChange counts lines added and removed, as multisets of lines.
 func lineChange(before, after *lineSet) string {
-	count := make(map[uint64]int, min(before.n, 1<<16))
+	distinct := min(before.n, 1<<16)
+	if before.keys != nil {
+		distinct = before.used + 1
+	}
+	count := make(map[uint64]int, distinct)
 	before.each(func(h uint64, n int) { count[h] += n })
 	added := 0
 	after.each(func(h uint64, n int) {
