@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -243,6 +244,35 @@ func TestDeltaRunCutEverywhere(t *testing.T) {
 					t.Fatalf("cwd %q, pieces of %d bytes: not what one pass gives: %s", given, size, firstLineDiff(got.Bytes(), want))
 				}
 			})
+		}
+	}
+}
+
+// On one core a long run with delta rules is normalised in pieces by one
+// worker (its delta events read by their shapes), to the bytes one pass
+// gives; without delta rules it goes in one pass.
+func TestDeltasInPiecesOnOneCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rng := rand.New(rand.NewPCG(5, 3))
+	var data []byte
+	for len(data) < 3*minPieces {
+		data = append(data, randomDeltaRun(rng, "/work/proj-17", true)...)
+	}
+	defer func() { pipelineDone = nil }()
+	for _, rules := range []*Rules{mustParse(t, testDeltaRules), nil} {
+		opts := Options{Format: cassette.StreamJSON, AgentRules: rules}
+		want := deltasAhead(opts, data, -1)
+		pipelines := 0
+		pipelineDone = func(*pipeline) { pipelines++ }
+		var got bytes.Buffer
+		if err := New(opts).Copy(&got, bytes.NewReader(data), cassette.Stdout); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("delta rules %v: not what one pass gives: %s", rules != nil, firstLineDiff(got.Bytes(), want))
+		}
+		if inPieces := pipelines > 0; inPieces != (rules != nil) {
+			t.Errorf("delta rules %v: in pieces %v", rules != nil, inPieces)
 		}
 	}
 }

@@ -163,7 +163,9 @@
 // (GOMAXPROCS), each worker holding a piece of some 128 KiB and its output;
 // the output is byte for byte what one pass gives. Lines over 64 KiB, the
 // cwd learned from an init event, and a uuid that becomes a session id are
-// taken in order. With GOMAXPROCS=1 a run is normalised in one pass.
+// taken in order. With GOMAXPROCS=1 a run is normalised in one pass, but
+// for one with delta rules: one worker takes its pieces, whose delta
+// events it reads once, by their shapes.
 //
 // Values are scrubbed one by one, so a value computed from a volatile one
 // stays as it is: the size of a file the agent wrote with its cwd inside

@@ -462,8 +462,13 @@ func (n *Normalizer) Copy(dst io.Writer, src io.Reader, stream cassette.Stream) 
 		n.dropped = n.dropped[:0]
 		src = newDropReader(src, drops, &n.dropped)
 	}
-	pieces := (f == cassette.StreamJSON || f == cassette.Auto) && n.rules == nil && !n.plain && workers() > 0
 	deltas := len(n.deltas) > 0 && f != cassette.Text
+	// On one core too, a run with delta rules goes in pieces, normalised
+	// by one worker: the joiner reads each delta event by its shape, and
+	// the normaliser then need not parse it again (shapeplan.go), a fifth
+	// of the work of a run of Cursor's partial output.
+	inPieces := workers() > 0 || deltas && deltaInPieces && pieceWorkers == 0
+	pieces := (f == cassette.StreamJSON || f == cassette.Auto) && n.rules == nil && !n.plain && inPieces
 	if deltas && !(pieces && deltaInPieces) {
 		// Before normalising too: it moves the pieces of a streamed value
 		// so that the normaliser sees the value whole. (Pieces join them
