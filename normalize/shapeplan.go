@@ -193,9 +193,11 @@ func (p *proc) planLine() bool {
 			}
 			continue
 		}
-		key, e := shortString(p.buf, start+1, p.end)
-		if e != end-1 {
-			key = shortKey{}
+		var key shortKey
+		if end-start-2 <= maxShort { // a longer value has no shortKey
+			if k, e := shortString(p.buf, start+1, p.end); e == end-1 {
+				key = k
+			}
 		}
 		p.valueAs(start+1, end-1, key, &h.info, false)
 	}
