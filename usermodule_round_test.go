@@ -235,12 +235,24 @@ func TestExtra(t *testing.T) {
 	// package that uses the directory reports it, and only it; a filtered
 	// run deletes nothing; a full one with AGENTVCR_UNREFERENCED=delete
 	// removes it and leaves the cassette the packages share.
-	if out, err := gorun([]string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1"}, "test", "-count=1", "-run", "^TestExtra$", "."); err != nil {
+	//
+	// The recording is that filtered run, with delete: TestDo does not run,
+	// so the shared cassette is one no test of the run used, as the extra
+	// one is in a run of TestDo alone. -v: go test shows what a passing
+	// package printed only then. One package is enough: a filtered test
+	// binary never judges (agentvcrtest.Main settles only a full run),
+	// whoever else runs.
+	out, err = gorun([]string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1", "AGENTVCR_UNREFERENCED=delete"},
+		"test", "-v", "-count=1", "-run", "^TestExtra$", ".")
+	if err != nil {
 		t.Fatalf("recording the extra call: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "nothing deleted") {
+		t.Errorf("a filtered run with delete does not say it deleted nothing:\n%s", out)
 	}
 	cassettes, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette"))
 	if len(cassettes) != 2 {
-		t.Fatalf("cassettes %q", cassettes)
+		t.Fatalf("cassettes %q: want the shared one, which a filtered run does not delete, and the extra one", cassettes)
 	}
 	// Dated back, as a clone leaves them: a file written in the clock tick
 	// a run starts in may be taken for one written during the run (not
@@ -253,16 +265,6 @@ func TestExtra(t *testing.T) {
 	out, err = gorun([]string{offline}, "test", "-count=1", "./...")
 	if err == nil || !strings.Contains(out, "extra-") || strings.Contains(out, "summarise-") || !strings.Contains(out, "AGENTVCR_UNREFERENCED=delete go test ./...") {
 		t.Fatalf("the leftover is not reported, or the shared cassette is:\n%s", out)
-	}
-	// -v: go test shows what a passing package printed only then. One
-	// package is enough: a filtered test binary never judges (agentvcrtest.Main
-	// settles only a full run), whoever else runs.
-	out, _ = gorun([]string{offline, "AGENTVCR_UNREFERENCED=delete"}, "test", "-v", "-count=1", "-run", "^TestDo$", ".")
-	if !strings.Contains(out, "nothing deleted") {
-		t.Errorf("a filtered run with delete does not say it deleted nothing:\n%s", out)
-	}
-	if now, _ := filepath.Glob(filepath.Join(mod, "testdata/cassettes/*.cassette")); len(now) != 2 {
-		t.Fatalf("a filtered run deleted: %q", now)
 	}
 	if out, err := gorun([]string{offline, "AGENTVCR_UNREFERENCED=delete"}, "test", "-v", "-count=1", "./..."); err != nil || strings.Count(out, "deleted 1 file(s)") != 1 {
 		t.Fatalf("delete: %v\n%s", err, out)
