@@ -424,12 +424,13 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 		buf = append(wk.in[:0], pl.carry...)
 	}
 	// Read up to a piece; past a carry as long only when it holds no
-	// line yet (nor the start of one longer than longLine).
+	// line yet (nor the start of one longer than longLine), and then as
+	// much again: a line read a piece at a time is copied over and over.
 	switch {
 	case len(buf) < pieceSize:
 		buf = rd.fillUpTo(buf, pieceSize, pieceSize)
 	case len(buf) < longLine && bytes.IndexByte(buf, '\n') < 0:
-		buf = rd.fillUpTo(buf, len(buf)+1, len(buf)+pieceSize)
+		buf = rd.fillUpTo(buf, len(buf)+1, 2*len(buf)+pieceSize)
 	}
 	end, long := shortLines(buf, rd.eof)
 	if end == 0 && long {
