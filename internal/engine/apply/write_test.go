@@ -19,7 +19,7 @@ import (
 // plan that writes new files in them and in new directories, of every
 // size and a few modes.
 func writeTree(t *testing.T) (sandbox, []fx, map[string]string, map[string]fs.FileMode) {
-	s := newSandbox(t)
+	s := writeSandbox(t)
 	var effects []fx
 	want, modes := map[string]string{}, map[string]fs.FileMode{}
 	sizes := []int{0, 1, 2048, 300 << 10, 1<<20 + 1}
@@ -28,7 +28,6 @@ func writeTree(t *testing.T) (sandbox, []fx, map[string]string, map[string]fs.Fi
 		dir := fmt.Sprintf("new%02d", d)
 		if d%3 == 0 {
 			dir = fmt.Sprintf("old%02d", d)
-			os.Mkdir(filepath.Join(s.root, dir), 0o755)
 		} else {
 			effects = append(effects, mkdir(dir))
 		}
@@ -49,6 +48,16 @@ func writeTree(t *testing.T) (sandbox, []fx, map[string]string, map[string]fs.Fi
 		}
 	}
 	return s, effects, want, modes
+}
+
+// writeSandbox is writeTree's sandbox alone, as the plan finds it: its
+// existing directories.
+func writeSandbox(t *testing.T) sandbox {
+	s := newSandbox(t)
+	for d := 0; d < 12; d += 3 {
+		os.Mkdir(filepath.Join(s.root, fmt.Sprintf("old%02d", d)), 0o755)
+	}
+	return s
 }
 
 // parallel makes Apply write new files on several goroutines, whatever
@@ -107,7 +116,7 @@ func TestApplyWriteFailsCleanly(t *testing.T) {
 				}
 			}
 			for _, at := range []int{0, len(files) / 2, len(files) - 1} {
-				s, _, _, _ := writeTree(t)
+				s := writeSandbox(t)
 				before := s.state(t)
 				var written atomic.Int32
 				apply.SetWriteHook(func(p string) error {
