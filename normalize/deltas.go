@@ -826,6 +826,9 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	if d.shaped == nil && shapePlans { // at once, not grown piece by piece
 		d.shaped, d.shapedHoles = make([]shapedRec, 0, len(in)/128), make([]span, 0, len(in)/32)
 	}
+	if d.lines == nil { // the same: a run is mostly lines of a few hundred bytes
+		d.lines = make([]heldLine, 0, len(in)/128)
+	}
 	defer func() { d.src = nil }()
 	// Line by line: a delta event of a shape seen before is classified
 	// in one pass over it, which finds its end too; any other line is
