@@ -281,3 +281,29 @@ func firstDiff(a, b string) int {
 	}
 	return min(len(a), len(b))
 }
+
+// scrubDefault asks atWord only at words whose first byte is in
+// wordMayMatch or starts a root: at any other word atWord matches nothing,
+// whatever follows the first byte and whatever the directories.
+func TestAtWordOnlyWhereItMayMatch(t *testing.T) {
+	tails := []string{"", "oolu_01ABCDEFGHIJKLMNOP", "all_MZSwjBaQcdosfHhvJfsQqWdm", "1ca6bf", "3381cce-e1aa-4482-8031-72f97c0b99d", "c_0123456789ab",
+		"026-05-10T10:00:00Z", "50ms", "761820265014", "ome/u/proj/a.go", ":\\Temp\\x", "sg_0123456789ab", "eq-0123456789ab", "word"}
+	for _, opts := range []Options{{}, {Cwd: "/home/u/proj", Home: "/home/u", TempDir: "C:\\Temp"}, {Cwd: "C:\\work\\proj"}} {
+		n := New(opts)
+		for c := range 256 {
+			if byteClass[c] != clsWord || wordMayMatch[c] || n.roots.wordStart[c] {
+				continue
+			}
+			for _, tail := range tails {
+				for _, before := range []string{"", " ", "Chunk ID: ", "x."} {
+					s := []byte(before + string(rune(c)) + tail)
+					for _, esc := range []bool{false, true} {
+						if m, rep := n.atWord(s, len(before), esc, clsOther); m != 0 {
+							t.Errorf("atWord(%q) at a word starting %q matched %d bytes as %q", s, c, m, rep)
+						}
+					}
+				}
+			}
+		}
+	}
+}
