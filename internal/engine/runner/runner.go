@@ -201,17 +201,24 @@ func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-c
 		}()
 		res, err = replayer.Play(ctx, src, opts)
 		stop()
-		<-watched // a signal from now on is the apply's
+		<-watched
 	} else {
 		// The replay never waits but on its writes, which a signal does
 		// not cut short: one that came while it played is taken after.
 		res, err = replayer.Play(context.Background(), src, opts)
+	}
+	if caught && killedBy == 0 {
+		// A signal the process handled while the replay played may not be
+		// in sigs yet: the runtime hands it on from a goroutine of its
+		// own, which a loaded machine may not have run by now.
+		settleSignals()
 		select {
 		case sig := <-sigs:
 			killedBy = sig.(syscall.Signal)
 		default:
 		}
 	}
+	// A signal from now on is the apply's.
 	if ferr := flush(); err == nil && ferr != nil { // also what a stopped replay holds back
 		if !errors.Is(ferr, syscall.EPIPE) && !errors.Is(ferr, io.ErrClosedPipe) {
 			err = ferr
@@ -232,6 +239,16 @@ func (r Replay) play(path string, src replayer.Source, line func() int, sigs <-c
 			r.Name, term.Visible(path), line(), res.Code)
 	}
 	return res.Code, res.Stopped, nil
+}
+
+// settleSignals returns once every SIGINT and SIGTERM this process has
+// handled is in the channels notified of it: signal.Stop waits for the
+// runtime's delivery of the signals handled before it, to every channel,
+// to be done, and that of a channel notified for the purpose is a fence.
+func settleSignals() {
+	fence := make(chan os.Signal, 1)
+	signal.Notify(fence, syscall.SIGINT, syscall.SIGTERM)
+	signal.Stop(fence)
 }
 
 // CatchBrokenPipe makes a write to a closed stdout or stderr fail with EPIPE
