@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net"
 	"os"
@@ -104,18 +103,7 @@ func take(t *testing.T, dir string, opts Options) *Snapshot {
 
 func TestLineHashesMatchesPerLineFNV(t *testing.T) {
 	for _, in := range []string{"", "a", "a\n", "a\nb", "\n\n", "one\ntwo\nthree\n", "x\r\ny"} {
-		var want []uint64
-		rest := in
-		for len(rest) > 0 {
-			line, after, found := strings.Cut(rest, "\n")
-			h := fnv.New64a()
-			h.Write([]byte(line))
-			want = append(want, h.Sum64())
-			if !found {
-				break
-			}
-			rest = after
-		}
+		want := fnvLines([]byte(in))
 		slices.Sort(want)
 		if got := hashInPieces([]byte(in), len(in)); got == nil || got.n != len(want) || !slices.Equal(sorted(got), want) {
 			t.Errorf("the line digests of %q: %+v, want %v", in, got, want)
