@@ -49,13 +49,15 @@ var pieceSize = 128 << 10
 var minPieces = bufSize
 
 // pieceWorkers is how many pieces are normalised at once: 0 for
-// GOMAXPROCS; with fewer than two, runs are normalised in one pass.
+// GOMAXPROCS; with fewer than two, runs are normalised in one pass (but,
+// with 0 on one core, a run with delta rules: see Copy).
 var pieceWorkers = 0
 
 // forcePieces cuts runs into pieces even with one worker (for tests).
 var forcePieces = false
 
-// workers returns how many pieces to normalise at once, or 0 for one pass.
+// workers returns how many pieces to normalise at once, or 0 for one pass
+// (one worker then for a run Copy takes in pieces all the same).
 func workers() int {
 	w := pieceWorkers
 	if w == 0 {
