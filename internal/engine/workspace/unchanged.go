@@ -126,6 +126,9 @@ func (s *Snapshot) watchTree() *treeWatch {
 		w.rels = append(w.rels, d, path.Join(d, ".gitignore"))
 	}
 	w.stat(s.root)
+	if secondsOnly(w.stats[:len(w.rels)]) {
+		return nil
+	}
 	for i, st := range w.stats {
 		if !st.ok {
 			continue
@@ -156,6 +159,21 @@ func (s *Snapshot) watchTree() *treeWatch {
 		}
 	}
 	return w
+}
+
+// secondsOnly reports whether stats come from a file system that keeps
+// times to the second: ext2, ext3 and ext4 on small inodes share ext4's
+// magic number, and there a change within the second of the snapshot
+// would leave a directory's times as they were. The kernel's clock sets
+// a change time, which nothing else can, with nanoseconds zero only where
+// it keeps none.
+func secondsOnly(stats []fileStat) bool {
+	for _, st := range stats {
+		if st.ok && st.ctime[1] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // stat takes the stat data of everything watched.

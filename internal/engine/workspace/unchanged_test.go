@@ -21,6 +21,9 @@ func watchedTree(t *testing.T) string {
 		t.Skip("git lists the tree again after every run off Linux")
 	}
 	dir := t.TempDir()
+	if secondsOnly([]fileStat{lstatAbs(dir)}) {
+		t.Skip("the file system keeps times to the second: git lists the tree again after every run")
+	}
 	write(t, dir, ".gitignore", "*.log\nlogs/.gitignore\n")
 	write(t, dir, "README", "read me\n")
 	write(t, dir, "src/main.go", "package main\n")
@@ -173,5 +176,19 @@ func TestLinkedGitignoreNotWatched(t *testing.T) {
 	age(t, filepath.Join(dir, "src"), time.Hour)
 	if s := take(t, dir, Options{}); s.watch != nil {
 		t.Error("watched")
+	}
+}
+
+// A file system keeping times to the second (ext3 under ext4's magic
+// number) leaves every change time's nanoseconds zero: the tree is not
+// watched there, as a change within the second would go unseen.
+func TestSecondsOnlyTimesNotTrusted(t *testing.T) {
+	fine := fileStat{ok: true, ctime: [2]int64{1700000000, 123456789}}
+	coarse := fileStat{ok: true, ctime: [2]int64{1700000000, 0}}
+	if secondsOnly([]fileStat{fine, {}, fine}) {
+		t.Error("times with nanoseconds taken for a file system keeping seconds")
+	}
+	if !secondsOnly([]fileStat{fine, coarse}) {
+		t.Error("a change time of whole seconds trusted")
 	}
 }
