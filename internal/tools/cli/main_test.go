@@ -60,31 +60,31 @@ func run(t *testing.T, stdin io.Reader, args ...string) result {
 func hermetic(t *testing.T) { vcrtest.ScrubEnv(t, redact.LooksSecret) }
 
 // recordIsolated runs "agentvcr record" in-process as in a child with a
-// clean environment (vcrtest.Env): the secret-looking variables blanked
-// (which the recorder would redact), and HOME and TMPDIR (which the
-// cassette names, to scrub and relocate them) fresh directories for the
-// recording alone, whatever the machine's; the rest of the test sees them
-// as they were (agentvcrtest.Golden scrubs the test's own TMPDIR). A test
-// that calls it cannot be parallel: the environment is the process's.
+// clean environment: the process's environment is, for the recording
+// alone, vcrtest.Env's (PATH, and HOME and TMPDIR fresh directories, which
+// the cassette names, to scrub and relocate them), so that nothing of the
+// machine's (a secret, $AGENTVCR_RECORD_MODEL, $AGENTVCR_CACHE or
+// $XDG_CACHE_HOME, where the agent's --version answer would be cached)
+// reaches the recording; the rest of the test sees it as it was, the
+// secret-looking variables blanked (hermetic; agentvcrtest.Golden scrubs
+// the test's own TMPDIR). A test that calls it cannot be parallel: the
+// environment is the process's.
 func recordIsolated(t *testing.T, args ...string) result {
 	t.Helper()
 	hermetic(t)
-	home, tmp := t.TempDir(), t.TempDir()
-	oldHome, hadHome := os.LookupEnv("HOME")
-	oldTmp, hadTmp := os.LookupEnv("TMPDIR")
-	t.Setenv("HOME", home) // and restored at the test's end if the record panics
-	t.Setenv("TMPDIR", tmp)
-	r := run(t, nil, append([]string{"record"}, args...)...)
-	for _, v := range []struct {
-		name, old string
-		had       bool
-	}{{"HOME", oldHome, hadHome}, {"TMPDIR", oldTmp, hadTmp}} {
-		if v.had {
-			os.Setenv(v.name, v.old)
-		} else {
-			os.Unsetenv(v.name)
+	saved := os.Environ()
+	setAll := func(env []string) {
+		os.Clearenv()
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			os.Setenv(k, v)
 		}
 	}
+	t.Setenv("HOME", os.Getenv("HOME")) // which panics in a parallel test
+	t.Cleanup(func() { setAll(saved) }) // if the record panics
+	setAll(vcrtest.Env(t))
+	r := run(t, nil, append([]string{"record"}, args...)...)
+	setAll(saved)
 	return r
 }
 
