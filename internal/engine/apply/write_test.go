@@ -24,9 +24,9 @@ func writeTree(t *testing.T) (sandbox, []fx, map[string]string, map[string]fs.Fi
 	want, modes := map[string]string{}, map[string]fs.FileMode{}
 	sizes := []int{0, 1, 2048, 300 << 10, 1<<20 + 1}
 	perms := []string{"0644", "0755", "0600", "0444"}
-	for d := range 12 {
+	for d := range treeDirs {
 		dir := fmt.Sprintf("new%02d", d)
-		if d%3 == 0 {
+		if d%oldEvery == 0 {
 			dir = fmt.Sprintf("old%02d", d)
 		} else {
 			effects = append(effects, mkdir(dir))
@@ -50,11 +50,15 @@ func writeTree(t *testing.T) (sandbox, []fx, map[string]string, map[string]fs.Fi
 	return s, effects, want, modes
 }
 
+// writeTree's plan writes in treeDirs directories, every oldEvery-th of
+// them one that exists before.
+const treeDirs, oldEvery = 12, 3
+
 // writeSandbox is writeTree's sandbox alone, as the plan finds it: its
 // existing directories.
 func writeSandbox(t *testing.T) sandbox {
 	s := newSandbox(t)
-	for d := 0; d < 12; d += 3 {
+	for d := 0; d < treeDirs; d += oldEvery {
 		os.Mkdir(filepath.Join(s.root, fmt.Sprintf("old%02d", d)), 0o755)
 	}
 	return s
