@@ -58,25 +58,25 @@ func TestACPWorkedExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gotest := func() (string, error) {
-		cmd := exec.Command(goCmd, "test", "-count=1", "./...")
-		cmd.Dir = mod
-		// Offline, as in CI: no real agent to fall back on, nothing written.
-		cmd.Env = append([]string{"CI=true", "GOLDIE_UPDATE="}, userGoEnv(t)...)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "AGENTVCR_") && !strings.HasPrefix(kv, "GOFLAGS=") && !strings.HasPrefix(kv, "CI=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
+	// Offline, as in CI: no real agent to fall back on, nothing written.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AGENTVCR_") && !strings.HasPrefix(kv, "GOFLAGS=") && !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
 		}
-		out, err := cmd.CombinedOutput()
-		return string(out), err
 	}
-	if out, err := gotest(); err != nil {
+	env = append(append(env, "CI=true", "GOLDIE_UPDATE="), userGoEnv(t)...)
+	// The second run is the first's test binary again (see keptTests).
+	kept := keepTests(t)
+	kept.env = env
+	cmd := exec.Command(goCmd, "test", "-count=1", kept.exec, "./...")
+	cmd.Dir, cmd.Env = mod, env
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the worked example, replayed: %v\n%s", err, out)
 	}
 	// The golden is checked: the draft the agent overwrote is not it.
 	os.WriteFile(filepath.Join(mod, "testdata", "golden", "write.golden"), []byte("draft\n"), 0o644)
-	if out, err := gotest(); err == nil || !strings.Contains(out, "write.golden") {
+	if out, err := kept.run(mod, nil); err == nil || !strings.Contains(out, "write.golden") {
 		t.Fatalf("a wrong golden: %v\n%s", err, out)
 	}
 }

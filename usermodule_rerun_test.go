@@ -25,6 +25,8 @@ func TestUserModuleRerun(t *testing.T) {
 	mod := filepath.Join(work, "myproject")
 	realAgent := filepath.Join(userCommandDir(t, "./internal/testsupport/wireagent/wireagent", "claude"), "claude")
 	gorun := userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
+	// The reruns run the recording's test binary again (see keptTests).
+	kept := keepTests(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=", "AGENTVCR_RECORD_MODEL=")
 	os.MkdirAll(filepath.Join(work, "real"), 0o755)
 	newBuild := filepath.Join(work, "real", "claude-next")
 	os.WriteFile(newBuild, []byte("#!/bin/sh\nWIREAGENT_VERSION=2 exec "+realAgent+" \"$@\"\n"), 0o755)
@@ -76,7 +78,7 @@ func TestList(t *testing.T) {
 	// 1. Recorded with the model up: the golden and the model's exchanges.
 	model := httptest.NewServer(&fakemodel.Server{})
 	out, err := gorun(mod, []string{"AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=" + realAgent, "ANTHROPIC_BASE_URL=" + model.URL,
-		"ANTHROPIC_API_KEY=sk-ant-api03-USERMODULESECRET0123456789"}, "test", "-count=1", ".", "-update")
+		"ANTHROPIC_API_KEY=sk-ant-api03-USERMODULESECRET0123456789"}, "test", "-count=1", kept.exec, ".", "-update")
 	model.Close()
 	if err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
@@ -94,13 +96,13 @@ func TestList(t *testing.T) {
 	}
 
 	// 2. The same build, rerun offline (the model is down): the golden holds.
-	out, err = gorun(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + realAgent, "CI=1"}, "test", "-count=1", "-v", ".")
+	out, err = kept.run(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + realAgent, "CI=1"}, "-test.v")
 	if err != nil || !strings.Contains(out, "--- PASS: TestList") {
 		t.Fatalf("rerun, same build: %v\n%s", err, out)
 	}
 
 	// 3. A new build: its output changed, so the golden is pending review.
-	out, err = gorun(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + newBuild}, "test", "-count=1", ".")
+	out, err = kept.run(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + newBuild})
 	pending, _ := filepath.Glob(filepath.Join(mod, "testdata/golden/*.golden.new"))
 	if err == nil || len(pending) != 1 {
 		t.Fatalf("rerun, new build: %v, pending %q\n%s", err, pending, out)
@@ -111,7 +113,7 @@ func TestList(t *testing.T) {
 
 	// 4. A changed tool result (the workspace holds another file): a miss,
 	// named, and the call fails at once.
-	out, err = gorun(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + realAgent, "EXTRA_FILE=NOTES.md"}, "test", "-count=1", ".")
+	out, err = kept.run(mod, []string{"AGENTVCR_MODE=rerun", "AGENTVCR_REAL_AGENT=" + realAgent, "EXTRA_FILE=NOTES.md"})
 	if err == nil || !strings.Contains(out, "rerun: model request 2 (POST /v1/messages model#1, request 2 of its lane) matches no recording") ||
 		!strings.Contains(out, `now "NOTES.md\nREADME.md\n"`) {
 		t.Fatalf("rerun, changed tool result: %v\n%s", err, out)

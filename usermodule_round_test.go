@@ -206,7 +206,9 @@ func TestExtra(t *testing.T) {
 
 	// 3. Re-recording the unchanged agent: one run of the agent for the
 	// go test run, nothing pending, goldens byte-identical.
-	out, err = gorun([]string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent"}, "test", "-count=1", "./...")
+	kept := keepTests(t) // steps 4 and 5 run the root package's test binary again (see keptTests)
+	kept.env = goEnv
+	out, err = gorun([]string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent"}, "test", "-count=1", kept.exec, "./...")
 	if err != nil {
 		t.Fatalf("re-record: %v\n%s", err, out)
 	}
@@ -223,7 +225,7 @@ func TestExtra(t *testing.T) {
 	}
 
 	// 4. CI never runs the agent: a call not recorded fails, says why.
-	out, err = gorun([]string{withAgent, "CI=true", "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1"}, "test", "-count=1", "-run", "^TestExtra$", ".")
+	out, err = kept.run(mod, []string{withAgent, "CI=true", "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1"}, "-test.run", "^TestExtra$")
 	if err == nil || !strings.Contains(out, "AGENTVCR_RECORD_IN_CI=1") || agentRuns() != 2 {
 		t.Fatalf("CI: %v, the agent ran %d times in all\n%s", err, agentRuns(), out)
 	}
@@ -238,12 +240,11 @@ func TestExtra(t *testing.T) {
 	//
 	// The recording is that filtered run, with delete: TestDo does not run,
 	// so the shared cassette is one no test of the run used, as the extra
-	// one is in a run of TestDo alone. -v: go test shows what a passing
-	// package printed only then. One package is enough: a filtered test
-	// binary never judges (agentvcrtest.Main settles only a full run),
-	// whoever else runs.
-	out, err = gorun([]string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1", "AGENTVCR_UNREFERENCED=delete"},
-		"test", "-v", "-count=1", "-run", "^TestExtra$", ".")
+	// one is in a run of TestDo alone. One package is enough: a filtered
+	// test binary never judges (agentvcrtest.Main settles only a full run),
+	// whoever else runs, so it is the package's test binary alone.
+	out, err = kept.run(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "EXTRA=1", "AGENTVCR_UNREFERENCED=delete"},
+		"-test.v", "-test.run", "^TestExtra$")
 	if err != nil {
 		t.Fatalf("recording the extra call: %v\n%s", err, out)
 	}

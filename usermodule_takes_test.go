@@ -28,7 +28,10 @@ func TestUserModuleTakesAndFaults(t *testing.T) {
 	// go test's vet pass checks the README's code in the run that first
 	// builds it (and the test's own code built in the same run); the other
 	// runs build the same code.
-	vetted, gorun := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT="), userGo(t, userGoNoVet(t), "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
+	vetted := userGo(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
+	// Every run after the first runs its test binaries again: the go
+	// command is not what the story tests (see keptTests).
+	kept := keepTests(t, "AGENTVCR_MODE=", "AGENTVCR_FAULT=")
 	// The real agent: rate limited the first time it is asked a "flaky"
 	// question, answering after; each answer numbered.
 	realAgent := filepath.Join(work, "real", "flaky-agent")
@@ -200,7 +203,7 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	// in the same go test, the README's examples as the README says, the
 	// goldens with once (the retried call's takes with record, after).
 	readmeEnv := []string{"AGENTVCR_REAL_AGENT=" + readmeAgent, "README_ASKED=" + filepath.Join(work, "readme-asked")}
-	out, err := vetted(mod, append([]string{count, "AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", "-run", "^(TestRetry|TestNoFault|TestSummarize|TestStream)$", ".", "./readme", "-update")
+	out, err := vetted(mod, append([]string{count, "AGENTVCR_MODE=once"}, readmeEnv...), "test", "-count=1", kept.exec, "-run", "^(TestRetry|TestNoFault|TestSummarize|TestStream)$", ".", "./readme", "-update")
 	if err != nil {
 		t.Fatalf("recording: %v\n%s", err, out)
 	}
@@ -209,17 +212,19 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	if len(cassettes) != 3 || len(takes) != 1 {
 		t.Fatalf("cassettes %q: want the flaky call's two takes and the steady call", cassettes)
 	}
-	if out, err := gorun(mod, append([]string{"AGENTVCR_MODE=record"}, readmeEnv...), "test", "-count=1", "-run", "^TestRetryAfterRateLimit$", "./readme"); err != nil {
+	if out, err := kept.run(filepath.Join(mod, "readme"), append([]string{"AGENTVCR_MODE=record"}, readmeEnv...), "-test.run", "^TestRetryAfterRateLimit$"); err != nil {
 		t.Fatalf("recording the README's retry test: %v\n%s", err, out)
 	}
 
 	// 2. Offline, every test: takes in order, each fault as asked.
 	os.Remove(realAgent)
 	os.Remove(readmeAgent)
-	out, err = gorun(mod, nil, "test", "-count=1", "-v", "./...")
-	if err != nil {
-		t.Fatalf("offline: %v\n%s", err, out)
+	out, err = kept.run(mod, nil, "-test.v")
+	readmeOut, readmeErr := kept.run(filepath.Join(mod, "readme"), nil, "-test.v")
+	if err != nil || readmeErr != nil {
+		t.Fatalf("offline: %v, ./readme: %v\n%s\n%s", err, readmeErr, out, readmeOut)
 	}
+	out += readmeOut
 	for _, name := range []string{"TestSummarize", "TestStream", "TestSummarizeStreamBreaksOff", "TestRetryAfterRateLimit"} {
 		if !strings.Contains(out, "--- PASS: "+name+" ") {
 			t.Errorf("the README's %s did not pass offline:\n%s", name, out)
@@ -229,7 +234,7 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 	// 3. One call more than recorded fails the test, with the stand-in's
 	// line; 4. so does an unknown fault word, from agentvcrtest.Fault: one
 	// run, each test's failure in its own part of the output.
-	out, err = gorun(mod, []string{"ASK_AGAIN=1", "BAD_FAULT=stall,explode"}, "test", "-count=1", "-run", "^(TestRetry|TestNoFault)$", ".")
+	out, err = kept.run(mod, []string{"ASK_AGAIN=1", "BAD_FAULT=stall,explode"}, "-test.run", "^(TestRetry|TestNoFault)$")
 	if err == nil || !strings.Contains(testOutput(out, "TestRetry"), `called more times than recorded: ["--print" "--output-format" "stream-json" "flaky question"] was recorded 2 times, called 3 in this test`) {
 		t.Fatalf("one call too many: %v\n%s", err, out)
 	}
@@ -237,7 +242,7 @@ echo '{"type":"result","subtype":"success","result":"hello","session_id":"s2"}'
 		t.Fatalf("Fault with an unknown word: %v\n%s", err, out)
 	}
 	// An unknown fault word from the environment.
-	out, err = gorun(mod, []string{"AGENTVCR_FAULT=explode"}, "test", "-count=1", "-run", "^TestNoFault$", ".")
+	out, err = kept.run(mod, []string{"AGENTVCR_FAULT=explode"}, "-test.run", "^TestNoFault$")
 	if err == nil || !strings.Contains(out, `cursor-agent (agentvcr stand-in): $AGENTVCR_FAULT: unknown word "explode"`) {
 		t.Fatalf("AGENTVCR_FAULT with an unknown word: %v\n%s", err, out)
 	}

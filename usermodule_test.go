@@ -33,6 +33,10 @@ func TestUserModule(t *testing.T) {
 	// build it (the recording round of each package); the runs between
 	// build the same code, or the test's own edits of it.
 	vetted, gorun := userGo(t), userGo(t, userGoNoVet(t))
+	// A run that does not change the code runs the test binaries of the
+	// last that did again, where the go command is not what the step tests
+	// (see keptTests).
+	kept := keepTests(t)
 	files := readmeFiles(t, filepath.Join(root, "README.md"))
 	for _, name := range []string{"summarize.go", "summarize_test.go"} {
 		if files[name] == "" {
@@ -83,7 +87,7 @@ func TestUserModule(t *testing.T) {
 
 	// 1. Record once with the real agent, named bare: the goldens are new, so
 	// the run fails with them pending; review accepts them.
-	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "./...")
+	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", kept.exec, "./...")
 	if err == nil || !strings.Contains(out, "no golden testdata/golden/summarize.golden yet") {
 		t.Fatalf("recording run: %v\n%s", err, out)
 	}
@@ -95,14 +99,14 @@ func TestUserModule(t *testing.T) {
 	}
 
 	// 2. Offline: no real agent on PATH, the same bytes every time.
-	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./..."); err != nil {
+	if out, err := kept.run(mod, []string{path}); err != nil {
 		t.Fatalf("offline replay: %v\n%s", err, out)
 	}
 
 	// 3. A behaviour change fails, with the new output pending.
 	code, _ := os.ReadFile(filepath.Join(mod, "summarize.go"))
 	os.WriteFile(filepath.Join(mod, "summarize.go"), []byte(strings.Replace(string(code), `"events: %d\n"`, `"%d events\n"`, 1)), 0o644)
-	out, err = gorun(mod, []string{path}, "test", "-count=1", "./...")
+	out, err = gorun(mod, []string{path}, "test", "-count=1", kept.exec, "./...")
 	if err == nil || !strings.Contains(out, "agentvcr review --accept testdata/golden/summarize.golden.new") {
 		t.Fatalf("behaviour change: %v\n%s", err, out)
 	}
@@ -113,7 +117,7 @@ func TestUserModule(t *testing.T) {
 	if err := os.Rename(pending, filepath.Join(work, "summarize.golden.new")); err != nil {
 		t.Fatal(err)
 	}
-	out, err = gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "./...")
+	out, err = kept.run(mod, []string{path, "CI=true"})
 	if err == nil {
 		t.Fatalf("CI run passed:\n%s", out)
 	}
@@ -141,8 +145,8 @@ func TestUserModule(t *testing.T) {
 	if out, err := exec.Command("cp", "-r", filepath.Join(mod, "testdata/cassettes"), before).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)
 	}
-	out, err = gorun(mod, []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0",
-		"CURSOR_API_KEY=new-build-key-0123"}, "test", "-count=1", "./...")
+	out, err = kept.run(mod, []string{withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0",
+		"CURSOR_API_KEY=new-build-key-0123"})
 	if err == nil || !strings.Contains(out, "testdata/golden/stream.golden.new") {
 		t.Fatalf("re-record: the changed golden is not pending: %v\n%s", err, out)
 	}
@@ -186,7 +190,7 @@ func TestUserModule(t *testing.T) {
 	}
 	os.Remove(filepath.Join(mod, "testdata/cassettes/leftover.cassette"))
 
-	userModuleFailures(t, mod, gorun, path, withAgent)
+	userModuleFailures(t, mod, kept, path, withAgent)
 
 	// 9. Recording with the stand-in first on PATH under the agent's name
 	// (the README's own set-up) is refused, naming the real agent.
@@ -201,14 +205,14 @@ func TestUserModule(t *testing.T) {
 
 	// 10. testscript, as the README sets it up: a script with two calls
 	// and two goldens takes one recording round and one review.
-	scriptedRound(t, root, mod, scripted, vetted, gorun, path, withAgent, agentvcr)
+	scriptedRound(t, root, mod, scripted, vetted, kept, path, withAgent, agentvcr)
 }
 
 // scriptedRound: one go test records every call of a script and leaves
 // every golden pending; one review --accept, and the next run is green
 // offline.
-func scriptedRound(t *testing.T, root, mod string, files map[string]string, vetted, gorun func(string, []string, ...string) (string, error),
-	path, withAgent string, agentvcr func(...string) string) {
+func scriptedRound(t *testing.T, root, mod string, files map[string]string, vetted func(string, []string, ...string) (string, error),
+	kept *keptTests, path, withAgent string, agentvcr func(...string) string) {
 	pkg := filepath.Join(mod, "cmd", "summary")
 	for _, name := range []string{"main.go", "events.go"} {
 		src, err := os.ReadFile(filepath.Join(root, "examples", "summary", name))
@@ -225,7 +229,7 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, vett
 			t.Fatal(err)
 		}
 	}
-	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", "./cmd/summary")
+	out, err := vetted(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"}, "test", "-count=1", kept.exec, "./cmd/summary")
 	if err == nil || !strings.Contains(out, "2 goldens pending") {
 		t.Fatalf("the recording round: %v\n%s", err, out)
 	}
@@ -235,7 +239,7 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, vett
 	if got := agentvcr("review", "--accept", "cmd"); strings.Count(got, "accepted ") != 2 {
 		t.Fatalf("review: %s", got)
 	}
-	if out, err := gorun(mod, []string{path}, "test", "-count=1", "./cmd/summary"); err != nil {
+	if out, err := kept.run(pkg, []string{path}); err != nil {
 		t.Fatalf("offline after one review: %v\n%s", err, out)
 	}
 }
@@ -243,12 +247,12 @@ func scriptedRound(t *testing.T, root, mod string, files map[string]string, vett
 // userModuleFailures: every way the stand-in can fail reaches go test as the
 // stand-in's own line (not a bare "exit status 2"), with what to do. The
 // ways a replay fails are tests of their own, each replaying the README's
-// call from a directory broken in one way, run by one go test (a link of
-// seconds, not one each): each test's failure is checked in its own part
-// of the output. Their test files are in the module from its first run
-// (failureTests), so that every run here runs the test binary the story's
-// runs before linked.
-func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, ...string) (string, error), path, withAgent string) {
+// call from a directory broken in one way, all run by one run of the
+// test binary: each test's failure is checked in its own part of the
+// output. Their test files are in the module from its first run
+// (failureTests), so that every run here is of the test binary the
+// story's last go test kept (keptTests): none is about the go command.
+func userModuleFailures(t *testing.T, mod string, kept *keptTests, path, withAgent string) {
 	cassettes := filepath.Join(mod, "testdata/cassettes")
 	files, _ := filepath.Glob(filepath.Join(cassettes, "*.cassette"))
 	cas := files[0]
@@ -275,14 +279,14 @@ func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, .
 	// A recorded file change that meets a file in the way: recorded here,
 	// replayed below with a file of the user's where the agent wrote.
 	os.WriteFile(filepath.Join(mod, "README.md"), []byte("# myproject\n\nIt summarises.\n"), 0o644)
-	if out, err := gorun(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0", runFailureTests},
-		"test", "-count=1", "-run", "^TestSummarizeReadme$", "."); err != nil {
+	if out, err := kept.run(mod, []string{withAgent, "AGENTVCR_MODE=once", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0", runFailureTests},
+		"-test.run", "^TestSummarizeReadme$"); err != nil {
 		t.Fatalf("recording the file-writing call: %v\n%s", err, out)
 	}
 	os.WriteFile(filepath.Join(mod, "summary.txt"), []byte("my own notes\n"), 0o644)
 
 	// One run: each broken replay, and the file in the way.
-	out, err := gorun(mod, []string{path, runFailureTests}, "test", "-count=1", "-run", "^(TestFromMissing|TestFromTruncated|TestFromNewer|TestSummarizeReadme)$", ".")
+	out, err := kept.run(mod, []string{path, runFailureTests}, "-test.run", "^(TestFromMissing|TestFromTruncated|TestFromNewer|TestSummarizeReadme)$")
 	if err == nil {
 		t.Fatalf("the broken replays: go test passed:\n%s", out)
 	}
@@ -324,8 +328,8 @@ func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, .
 	if err := readOnly(cassettes); err != nil {
 		t.Logf("read-only case skipped: %v", err)
 	} else {
-		out, err := gorun(mod, []string{path, withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
-			"test", "-count=1", "-run", "^TestSummarize$", ".")
+		out, err := kept.run(mod, []string{path, withAgent, "AGENTVCR_MODE=record", "AGENTVCR_REAL_AGENT=cursor-agent", "SIMAGENT_DELAY=0"},
+			"-test.run", "^TestSummarize$")
 		writable(cassettes)
 		if want := "cursor-agent (agentvcr stand-in): cannot write the cassette " + cassettes; err == nil || !strings.Contains(out, want) {
 			t.Errorf("read-only: %v: go test output lacks %q:\n%s", err, want, out)
@@ -336,7 +340,7 @@ func userModuleFailures(t *testing.T, mod string, gorun func(string, []string, .
 	golden := filepath.Join(mod, "testdata/golden/summarize.golden")
 	before, _ := os.ReadFile(golden)
 	os.WriteFile(golden, []byte("stale\n"), 0o644)
-	out, err = gorun(mod, []string{path, "CI=true"}, "test", "-count=1", "-run", "^TestSummarize$", ".", "-update")
+	out, err = kept.run(mod, []string{path, "CI=true"}, "-test.run", "^TestSummarize$", "-update")
 	if err == nil || !strings.Contains(out, "-update is refused under CI (CI=true): nothing is written") {
 		t.Errorf("CI -update: %v\n%s", err, out)
 	}
@@ -629,6 +633,76 @@ func userGo(t *testing.T, extra ...string) func(dir string, env []string, args .
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+}
+
+// keptTests keeps the test binaries of a user-module story's go test run,
+// to run them again where the go command is not what the story tests (a
+// fault, an offline replay, CI=true, a flag of the test binary's own): go
+// test's cost in such a run is the go command itself, which loads the
+// some 260 packages a scratch test imports (half a CPU-second), while the
+// test binary it runs takes a few milliseconds. A story passes exec's
+// flag to the go test whose binaries it keeps, and runs them with run
+// until it changes the package's code.
+//
+// The binaries are as go test ran them: run starts one in its package's
+// directory, as go test does, with go test's own flags and the story's
+// environment. Not started by the go command, a binary is a run of its own
+// (package testrun): that is what go test of one package is to every
+// assertion of the runs that use it (which cassettes a call replays, what
+// a test prints, what it writes); a story whose assertion is about the go
+// test run (a call recorded once for all its packages, the cassettes no
+// package of ./... used) keeps the go command there.
+type keptTests struct {
+	t    *testing.T
+	dir  string
+	exec string // go test's -exec flag that keeps the binaries
+	env  []string
+}
+
+// keptTestsScript is go test's -exec program: it keeps each test binary
+// (a hard link, or a copy), named by the package's directory where go test
+// starts it, and then becomes it (exec): the binary is the go command's
+// child, as without -exec.
+const keptTestsScript = `#!/bin/sh
+kept="${0%/*}/$(pwd -P | tr / %)"
+ln -f "$1" "$kept" 2>/dev/null || cp "$1" "$kept" || exit
+exec "$@"
+`
+
+// keepTests makes a story's keptTests, with extra set after the
+// environment as userGo sets it.
+func keepTests(t *testing.T, extra ...string) *keptTests {
+	t.Helper()
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "keep")
+	if strings.ContainsAny(dir, " \t\n'\"") { // go test splits -exec into fields
+		t.Fatalf("cannot keep test binaries in %q: go test -exec takes no path with spaces or quotes", dir)
+	}
+	if err := os.WriteFile(tool, []byte(keptTestsScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append(append(os.Environ(), userGoEnv(t)...), "CI=", "GOLDIE_UPDATE="), extra...)
+	return &keptTests{t: t, dir: dir, exec: "-exec=" + tool, env: env}
+}
+
+// run runs the test binary the last go test run with k.exec kept for the
+// package in pkgDir, there, with env after the story's environment; args
+// are the binary's own (-test.run, -test.v, -update).
+func (k *keptTests) run(pkgDir string, env []string, args ...string) (string, error) {
+	k.t.Helper()
+	real, err := filepath.EvalSymlinks(pkgDir)
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	bin := filepath.Join(k.dir, strings.ReplaceAll(real, string(filepath.Separator), "%"))
+	if _, err := os.Stat(bin); err != nil {
+		k.t.Fatalf("no test binary kept for %s (a go test run with %s keeps it): %v", pkgDir, k.exec, err)
+	}
+	// go test's own flags to the binary (-count=1 and the default timeout).
+	cmd := exec.Command(bin, append([]string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1"}, args...)...)
+	cmd.Dir, cmd.Env = pkgDir, append(append([]string(nil), k.env...), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // userCommands are the commands the user-module tests put on PATH, each
