@@ -48,7 +48,7 @@ func TestAgentTranscripts(t *testing.T) {
 				cassettes := t.TempDir()
 				cas := filepath.Join(cassettes, "run.cassette")
 				fake := vcrtest.Script(t, t.TempDir(), name, "cat "+shellQuote(file))
-				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "-o", cas, "--", fake}, argv[1:]...)...); r.code != 0 {
+				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, argv[1:]...)...); r.code != 0 {
 					t.Fatalf("record: %+v", r)
 				}
 

@@ -117,7 +117,7 @@ func TestAgentCaptures2026(t *testing.T) {
 				cassettes := t.TempDir()
 				cas := filepath.Join(cassettes, "run.cassette")
 				fake := vcrtest.Script(t, t.TempDir(), c.argv[0], "cat "+shellQuote(c.stdout)+"; cat "+shellQuote(c.stderr)+" >&2; exit "+strconv.Itoa(c.rc))
-				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "-o", cas, "--", fake}, c.argv[1:]...)...); r.code != c.rc {
+				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, c.argv[1:]...)...); r.code != c.rc {
 					t.Fatalf("record: %+v", r)
 				}
 				for _, args := range [][]string{{"validate", "--agent", name, cas}, {"validate", cas}} {
