@@ -452,7 +452,7 @@ func (s *Snapshot) takeGit() error {
 	}
 	var b *gitBefore
 	var err error
-	s.listedAt = time.Now()
+	s.listedAt = listingClock()
 	if n := s.git.indexSize(); n >= 0 && n <= smallIndex {
 		if b, err = s.git.before(s.count); err == nil {
 			index = b.tracked

@@ -55,6 +55,11 @@ const (
 	racyMarginOutside = 3 * time.Second
 )
 
+// listingClock is where the listing's time is read: tests set it, so that
+// what is racily clean does not depend on how long a loaded machine takes
+// between a change and the listing.
+var listingClock = time.Now
+
 // watchTree notes what git reads to list the tree, or returns nil when
 // git must list it again after the run whatever happens.
 func (s *Snapshot) watchTree() *treeWatch {

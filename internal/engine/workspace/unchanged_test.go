@@ -1,18 +1,23 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // watchedTree is a committed git tree with a directory holding only
 // ignored files (logs, and its own .gitignore, itself ignored), every time
-// in it an hour or more old: nothing in it is racily clean.
+// in it an hour or more old: nothing in it is racily clean. It is a copy
+// of one made once (git init, add and commit are most of what a test here
+// costs), its index brought up to the copy's stat data, as a fresh commit
+// leaves it.
 func watchedTree(t *testing.T) string {
 	t.Helper()
 	needGit(t)
@@ -24,19 +29,51 @@ func watchedTree(t *testing.T) string {
 	if secondsOnly([]fileStat{lstatAbs(dir)}) {
 		t.Skip("the file system keeps times to the second: git lists the tree again after every run")
 	}
-	write(t, dir, ".gitignore", "*.log\nlogs/.gitignore\n")
-	write(t, dir, "README", "read me\n")
-	write(t, dir, "src/main.go", "package main\n")
-	write(t, dir, "logs/a.log", "log\n")
-	write(t, dir, "logs/keep.txt", "kept out by logs/.gitignore\n")
-	write(t, dir, "logs/.gitignore", "*.txt\n")
-	write(t, dir, "notes.txt", "untracked\n")
+	watched.once.Do(func() {
+		if watched.dir, watched.err = os.MkdirTemp("", "workspace-watched-"); watched.err != nil {
+			return
+		}
+		// A t.Fatal below leaves the tree half made: every test says so.
+		watched.err = errors.New("the watched tree was not made: see the first test that made it")
+		d := watched.dir
+		write(t, d, ".gitignore", "*.log\nlogs/.gitignore\n")
+		write(t, d, "README", "read me\n")
+		write(t, d, "src/main.go", "package main\n")
+		write(t, d, "logs/a.log", "log\n")
+		write(t, d, "logs/keep.txt", "kept out by logs/.gitignore\n")
+		write(t, d, "logs/.gitignore", "*.txt\n")
+		write(t, d, "notes.txt", "untracked\n")
+		gitIn(t, d, "init", "-q")
+		gitIn(t, d, "add", ".gitignore", "README", "src")
+		gitIn(t, d, "commit", "-qm", "init")
+		watched.err = nil
+	})
+	if watched.err != nil {
+		t.Fatal(watched.err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(watched.dir)); err != nil {
+		t.Fatal(err)
+	}
 	age(t, dir, 2*time.Hour)
-	gitIn(t, dir, "init", "-q")
-	gitIn(t, dir, "add", ".gitignore", "README", "src")
-	gitIn(t, dir, "commit", "-qm", "init")
+	gitIn(t, dir, "update-index", "-q", "--refresh")
 	age(t, filepath.Join(dir, ".git"), time.Hour)
 	return dir
+}
+
+// watched is the tree watchedTree copies, made once for the package's
+// tests.
+var watched struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if watched.dir != "" {
+		os.RemoveAll(watched.dir)
+	}
+	os.Exit(code)
 }
 
 // age sets the times of everything under dir to the given age.
@@ -95,34 +132,84 @@ func TestUnchangedTreeIsNotListedAgain(t *testing.T) {
 	}
 }
 
-// The tree is watched only where a change could not go unseen.
+// The tree is watched only where a change could not go unseen. What was
+// changed "just before" the listing is so on the listing's clock, set a
+// little under racyMargin after the change: a loaded machine's delay
+// between the change and the listing decides nothing.
 func TestTreeNotWatched(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		setup func(t *testing.T, dir string)
+		setup func(t *testing.T, dir string) (changed string) // changed just before, if any
 	}{
-		{"a directory changed just before", func(t *testing.T, dir string) { write(t, dir, "src/new.go", "package main\n") }},
-		{"the index written just before", func(t *testing.T, dir string) { gitIn(t, dir, "add", "notes.txt") }},
-		{"subdirectories under a directory git lists nothing in", func(t *testing.T, dir string) {
+		{"a directory changed just before", func(t *testing.T, dir string) string {
+			write(t, dir, "src/new.go", "package main\n")
+			return filepath.Join(dir, "src")
+		}},
+		{"the index written just before", func(t *testing.T, dir string) string {
+			gitIn(t, dir, "add", "notes.txt")
+			return filepath.Join(dir, ".git", "index")
+		}},
+		{"subdirectories under a directory git lists nothing in", func(t *testing.T, dir string) string {
 			write(t, dir, "logs/old/x.log", "log\n")
 			age(t, filepath.Join(dir, "logs"), time.Hour)
+			return ""
 		}},
-		{"a global configuration naming an excludes file", func(t *testing.T, dir string) {
+		{"a global configuration naming an excludes file", func(t *testing.T, dir string) string {
 			config := filepath.Join(t.TempDir(), "gitconfig")
 			write(t, filepath.Dir(config), "gitconfig", "[core]\n\texcludesFile = "+filepath.Join(dir, "x")+"\n")
 			age(t, filepath.Dir(config), time.Hour)
 			t.Setenv("GIT_CONFIG_GLOBAL", config)
+			return ""
 		}},
-		{"configuration given in the environment", func(t *testing.T, dir string) { t.Setenv("GIT_CONFIG_COUNT", "1") }},
+		{"configuration given in the environment", func(t *testing.T, dir string) string {
+			t.Setenv("GIT_CONFIG_COUNT", "1")
+			return ""
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := watchedTree(t)
-			tc.setup(t, dir)
+			if changed := tc.setup(t, dir); changed != "" {
+				listAt(t, mtimeOf(t, changed).Add(racyMargin-time.Millisecond))
+			}
 			if s := take(t, dir, Options{}); s.watch != nil {
 				t.Errorf("watched: %d paths", len(s.watch.rels)+len(s.watch.abs))
 			}
 		})
 	}
+}
+
+// A time is trusted once it is older than the listing by racyMargin: the
+// same change, a little more than that before the listing, leaves the
+// tree watched.
+func TestChangeOlderThanTheMarginWatched(t *testing.T) {
+	dir := watchedTree(t)
+	write(t, dir, "src/new.go", "package main\n")
+	gitIn(t, dir, "add", "notes.txt")
+	changed := mtimeOf(t, filepath.Join(dir, "src"))
+	if index := mtimeOf(t, filepath.Join(dir, ".git", "index")); index.After(changed) {
+		changed = index
+	}
+	listAt(t, changed.Add(racyMargin+time.Millisecond))
+	if s := take(t, dir, Options{}); s.watch == nil {
+		t.Errorf("a change %v before the listing: not watched", racyMargin+time.Millisecond)
+	}
+}
+
+// listAt sets the clock the listing's time is read from to at, for the
+// rest of the test.
+func listAt(t *testing.T, at time.Time) {
+	old := listingClock
+	listingClock = func() time.Time { return at }
+	t.Cleanup(func() { listingClock = old })
+}
+
+func mtimeOf(t *testing.T, path string) time.Time {
+	t.Helper()
+	st, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.ModTime()
 }
 
 // A global configuration that names no excludes file is watched, as is
