@@ -31,9 +31,20 @@ build:
 # package, then cli, view and normalize; ./... names them again, and go
 # test runs each once), so that the short ones fill the end of the run
 # rather than a long one starting last, alone.
+# The test binaries (and the user-module tests' scratch ones) are linked
+# through scripts/linkcache, which keeps each in LINKCACHE_DIR, beside the
+# Go build cache: go caches the packages it compiles but links every test
+# binary again, a CPU-second or two each, and a link of the same inputs is
+# the same file. The newest LINKCACHE_KEEP entries are kept (about three
+# runs' worth; a test binary is 5 to 20 MB); LINKCACHE_DIR= links as go does.
 SLOW_PKGS := . ./internal/tools/cli ./internal/tools/view ./normalize
+ifeq ($(origin LINKCACHE_DIR),undefined)
+LINKCACHE_DIR := $(shell d=$$($(GO) env GOCACHE) && [ "$$d" != off ] && echo "$${d%/*}/agentvcr-links")
+endif
+LINKCACHE_KEEP ?= 200
 test: lint
-	$(GO) test -trimpath -count=1 -vet=off -timeout 60m $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
+	@if [ -n "$(LINKCACHE_DIR)" ]; then mkdir -p "$(LINKCACHE_DIR)" && cd "$(LINKCACHE_DIR)" && ls -t | tail -n +$$(($(LINKCACHE_KEEP) + 1)) | xargs rm -f; fi
+	LINKCACHE_DIR="$(LINKCACHE_DIR)" $(GO) test -trimpath $(if $(LINKCACHE_DIR),"-toolexec='$(CURDIR)/scripts/linkcache'") -count=1 -vet=off -timeout 60m $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
 	@$(GO) run -trimpath ./internal/testsupport/corpus/cmd/realworld
 
 # The suite under the race detector (needs cgo; about a minute on 2 cores).

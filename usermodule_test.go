@@ -512,7 +512,11 @@ func readmeFragment(t *testing.T, files map[string]string, name, pkg string, imp
 // package, and a statically linked one takes about a fifth less CPU; the
 // local toolchain, no workspace.
 func userGoEnv(t *testing.T) []string {
-	return append([]string{userGoFlags(t, true)}, userGoTools...)
+	env := append([]string{userGoFlags(t, true)}, userGoTools...)
+	if _, dir := linkCache(); dir != "" {
+		env = append(env, "LINKCACHE_DIR="+dir)
+	}
+	return env
 }
 
 // userGoTools is userGoEnv without GOFLAGS.
@@ -529,89 +533,59 @@ func userGoNoVet(t *testing.T) string { return userGoFlags(t, false) }
 // do not run: a go command of its own, a quarter of a CPU-second each);
 // -trimpath, so that this module's packages compiled
 // once serve every scratch module and every clone of the repository; and
-// the link cache (see linkCacheScript) as -toolexec.
+// the link cache (scripts/linkcache) as -toolexec: each of a story's go
+// test runs (a mode, a fault, CI=true, a leftover: only the environment or
+// the files judged differ) linked every package's test binary again from
+// the same inputs, a second of CPU each.
 func userGoFlags(t *testing.T, vet bool) string {
 	t.Helper()
 	flags := "GOFLAGS=-mod=mod -trimpath"
 	if !vet {
 		flags += " -vet=off"
 	}
-	if tool := linkCache(); tool != "" {
+	if tool, _ := linkCache(); tool != "" {
 		flags += " -toolexec=" + tool
 	}
 	return flags
 }
 
-// linkCacheScript is go's -toolexec in the user-module tests' go runs:
-// every tool runs as go asks, but a link whose inputs were linked before
-// in this test binary's run is a copy of that link's output. go test
-// caches compiled packages, not the test binaries it links, and each of a
-// story's go test runs (a mode, a fault, CI=true, a leftover: only the
-// environment or the files judged differ) linked every package's test
-// binary again from the same inputs, a second of CPU each, most of the
-// suite's time. The inputs are the link's arguments and the import
-// configuration the go command writes for it, which names every package
-// file by its build cache path: a hash of the file's contents. Go's linker
-// is deterministic, so the copy is, byte for byte, what it would write
-// again; go test then runs it as a child of the go command, as ever, which
-// is how the stand-in tells one go test run from another. An argument in
-// go's temporary work directory other than the output and the import
-// configuration changes with each run, so such a link is never reused.
-// The key is one sha256sum of two files, the arguments (written beside the
-// configuration, in go's work directory) and the configuration: every
-// process started costs a few milliseconds here, and a piped key took
-// three more per link.
-const linkCacheScript = `#!/bin/sh
-case "${1##*/}" in
-link | link.exe) ;;
-*) exec "$@" ;;
-esac
-out= cfg= prev=
-for a; do
-	case "$prev" in
-	-o) out=$a ;;
-	-importcfg) cfg=$a ;;
-	esac
-	prev=$a
-done
-[ -n "$out" ] && [ -f "$cfg" ] || exec "$@"
-for a; do [ "$a" = "$out" ] || [ "$a" = "$cfg" ] || printf '%s\n' "$a"; done >"$cfg.args" || exec "$@"
-key=$(sha256sum "$cfg.args" "$cfg" 2>/dev/null) || exec "$@"
-second=${key#*
-}
-cached="$LINKS/${key%% *}-${second%% *}"
-if [ -f "$cached" ]; then exec cp "$cached" "$out"; fi
-"$@" || exit
-cp "$out" "$cached.tmp$$" && mv "$cached.tmp$$" "$cached" || rm -f "$cached.tmp$$"
-exit 0
-`
-
 var linkCacheOnce struct {
 	sync.Once
-	tool string
+	tool, dir string
 }
 
-// linkCache returns the path of the link cache's -toolexec script, written
-// on first use with its cache beside it; "" where it cannot serve (no sh,
-// or a path GOFLAGS would split), and the runs link as before.
-func linkCache() string {
+// linkCache returns the link cache's -toolexec program (scripts/linkcache)
+// and the directory of its entries: $LINKCACHE_DIR where make test sets
+// it, shared with every run and clone; else one of this test binary's run,
+// made on first use. "" where it cannot serve (no sh, or a path GOFLAGS
+// would split), and the runs link as before.
+func linkCache() (tool, dir string) {
 	linkCacheOnce.Do(func() {
 		if runtime.GOOS == "windows" {
 			return
 		}
-		root, err := userTempRoot()
-		if err != nil || strings.ContainsAny(root, " \t\n'\"\\$") {
+		wd, err := os.Getwd()
+		if err != nil {
 			return
 		}
-		links := filepath.Join(root, "links")
-		tool := filepath.Join(root, "linkcache")
-		script := strings.Replace(linkCacheScript, "\n", "\nLINKS='"+links+"'\n", 1)
-		if os.Mkdir(links, 0o755) != nil || os.WriteFile(tool, []byte(script), 0o755) != nil {
+		tool := filepath.Join(wd, "scripts", "linkcache")
+		dir := os.Getenv("LINKCACHE_DIR")
+		if dir == "" {
+			root, err := userTempRoot()
+			if err != nil {
+				return
+			}
+			dir = filepath.Join(root, "links")
+			if os.Mkdir(dir, 0o755) != nil {
+				return
+			}
+		}
+		if _, err := os.Stat(tool); err != nil || strings.ContainsAny(tool+dir, " \t\n'\"\\$") {
 			return
 		}
-		linkCacheOnce.tool = tool
+		linkCacheOnce.tool, linkCacheOnce.dir = tool, dir
 	})
-	return linkCacheOnce.tool
+	return linkCacheOnce.tool, linkCacheOnce.dir
 }
 
 // userGo is the go command as the user-module tests run it, in a module of
