@@ -95,7 +95,7 @@ func randomDeltaRun(rng *rand.Rand, cwd string, big bool) []byte {
 // cwd given or learned.
 func TestDeltasInPiecesAsAhead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 37))
-	trials := 60
+	trials := 40
 	if testing.Short() {
 		trials = 20
 	}

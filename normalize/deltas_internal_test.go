@@ -438,7 +438,7 @@ func classifyOnePass(t *testing.T, c *deltaClassifier) {
 		checkClassify(t, c, []byte(l))
 	}
 	rng := rand.New(rand.NewPCG(3, 7))
-	for range 200 {
+	for range 40 {
 		for l := range bytes.Lines(randomDeltaRun(rng, "/w/p", false)) {
 			checkClassify(t, c, l)
 			for range 3 { // cut short, or a byte changed

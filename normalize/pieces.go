@@ -105,7 +105,9 @@ type published struct {
 
 type pubTable struct{ slots []atomic.Pointer[pubEntry] }
 
-const maxPublished = 1 << 15
+// maxPublished is a variable only for tests, which lower it rather than
+// make runs of that many ids.
+var maxPublished = 1 << 15
 
 type pubEntry struct {
 	canon   string

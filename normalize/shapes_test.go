@@ -103,7 +103,7 @@ delta  $.q  $.t=y  $.u=*  by  $.s  $.v
 	}
 	// Random runs, each line taught and then changed.
 	rng := rand.New(rand.NewPCG(11, 13))
-	for range 300 {
+	for range 60 {
 		for l := range bytes.Lines(randomDeltaRun(rng, "/w/p", false)) {
 			m := bytes.Clone(l)
 			switch i := rng.IntN(len(m)); rng.IntN(4) {
