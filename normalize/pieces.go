@@ -346,10 +346,14 @@ type pipeline struct {
 
 	// In a read turn (the holder of readTurn):
 	readTurn chan struct{}
-	carry    []byte // read past the last piece: the start of the next
-	head     []byte // the first piece's start, in the buffer it was read into
-	next     int    // number of the next piece
-	ended    bool   // no more pieces
+	// carry is what was read past the last piece, at the start of the
+	// buffer the next piece is read into; free holds the buffers of
+	// pieces written since, for the carries after it.
+	carry []byte
+	free  [][]byte
+	head  []byte // the first piece's start, in the buffer it was read into
+	next  int    // number of the next piece
+	ended bool   // no more pieces
 	// learnAt is the piece before, cut short after a line that may teach
 	// the run its cwd (-1: none), learnCuts how many were.
 	learnAt   int
@@ -418,15 +422,24 @@ func (pl *pipeline) work() {
 // long, in starts with a longer line.
 func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	rd := pl.rd
+	// The worker's last piece is written: its buffer is free. The piece
+	// is read on after the carry, in the carry's buffer, and what is read
+	// past its end is copied once, to a free buffer (not to the carry and
+	// from there to the piece's).
+	if wk.in != nil {
+		pl.free = append(pl.free, wk.in[:0])
+		wk.in = nil
+	}
 	var buf []byte
 	switch {
 	case pl.head != nil:
 		buf, pl.head = pl.head, nil
-	case wk.in == nil:
-		buf = append(make([]byte, 0, pieceBuf()), pl.carry...)
+	case pl.carry != nil:
+		buf = pl.carry
 	default:
-		buf = append(wk.in[:0], pl.carry...)
+		buf = pl.freeBuf()
 	}
+	pl.carry = nil
 	// Read up to a piece; past a carry as long only when it holds no
 	// line yet (nor the start of one longer than longLine), and then as
 	// much again: a line read a piece at a time is copied over and over.
@@ -438,7 +451,7 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	}
 	end, long := shortLines(buf, rd.eof)
 	if end == 0 && long {
-		pl.carry = pl.carry[:0]
+		pl.carry = pl.freeBuf() // longLine carries what follows the line
 		wk.in = buf
 		return buf, true
 	}
@@ -455,13 +468,22 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 	if pl.readCls != nil && !long && !(rd.eof && end == len(buf)) {
 		buf, end = pl.betweenRuns(buf, end)
 	}
-	if pl.carry == nil {
-		pl.carry = make([]byte, 0, pieceBuf())
-	}
-	pl.carry = append(pl.carry[:0], buf[end:]...)
+	pl.carry = append(pl.freeBuf(), buf[end:]...)
 	pl.ended = rd.eof && len(pl.carry) == 0
 	wk.in = buf
 	return buf[:end], false
+}
+
+// freeBuf returns an empty buffer no piece and no carry holds (in a read
+// turn).
+func (pl *pipeline) freeBuf() []byte {
+	if k := len(pl.free); k > 0 {
+		b := pl.free[k-1]
+		pl.free[k-1] = nil
+		pl.free = pl.free[:k-1]
+		return b
+	}
+	return make([]byte, 0, pieceBuf())
 }
 
 // pieceBuf is the size a piece's buffers are made with, at once: a piece
