@@ -52,14 +52,19 @@ func runNormalize(env *Env, args []string) int {
 		return fail(env, name, err)
 	}
 
+	var stdin io.Reader // read past the head sniffed from it
 	if pos[0] == "-" {
 		pipebuf.Grow(env.Stdin)
+		stdin = env.Stdin
 	}
 	in, err := openInput(env, pos[0])
 	if err != nil {
 		return fail(env, name, err)
 	}
 	defer in.Close()
+	if in.Cassette {
+		stdin = nil // spooled, and read from the spool
+	}
 	if in.Undecided && f == cassette.Auto {
 		return fail(env, name, errUndecided(in))
 	}
@@ -88,16 +93,16 @@ func runNormalize(env *Env, args []string) int {
 	}
 
 	pipebuf.Grow(env.Stdout)
-	out := bufio.NewWriterSize(env.Stdout, 64<<10) // the normaliser's larger writes pass through
+	out := newPassWriter(env.Stdout, 64<<10)
 	if *stderr {
 		// Identity spans both streams: stdout numbers the placeholders first,
 		// as it does when stdout is printed.
-		if err := copyStream(n, io.Discard, in, cassette.Stdout); err != nil {
+		if err := copyStream(n, io.Discard, in, cassette.Stdout, stdin); err != nil {
 			return fail(env, name, err)
 		}
-		err = copyStream(n, out, in, cassette.Stderr)
+		err = copyStream(n, out, in, cassette.Stderr, stdin)
 	} else {
-		err = copyStream(n, out, in, cassette.Stdout)
+		err = copyStream(n, out, in, cassette.Stdout, stdin)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -108,13 +113,17 @@ func runNormalize(env *Env, args []string) int {
 	return exitcode.OK
 }
 
-func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream) error {
+func copyStream(n *normalize.Normalizer, w io.Writer, in *input, which cassette.Stream, stdin io.Reader) error {
 	s, err := in.Open(which)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := n.Copy(w, s, which); err != nil {
+	var r io.Reader = s
+	if br, ok := s.Reader.(*bufio.Reader); ok && stdin != nil {
+		r = &drainedThenDirect{br: br, r: stdin}
+	}
+	if err := n.Copy(w, r, which); err != nil {
 		if in.Cassette {
 			return err // cassette errors name the file and line
 		}
@@ -166,4 +175,85 @@ func (g *gcLowering) restore() {
 	if g.lowered {
 		debug.SetGCPercent(g.old)
 	}
+}
+
+// drainedThenDirect reads what br, the buffered reader the head of stdin
+// was sniffed through, holds, and then reads r, its source, directly: the
+// normaliser reads a piece at a time, and a read of less than br's buffer
+// would go through it, a copy more and a read of 64 KiB at a time.
+// (bufio.Reader reads from r only when it holds nothing: past that, r is
+// where br would read next.)
+type drainedThenDirect struct {
+	br      *bufio.Reader
+	r       io.Reader
+	drained bool
+}
+
+func (d *drainedThenDirect) Read(p []byte) (int, error) {
+	if d.drained {
+		return d.r.Read(p)
+	}
+	if d.br.Buffered() > 0 {
+		return d.br.Read(p)
+	}
+	d.drained = true
+	// An error br met while sniffing (the end of stdin) comes first, as
+	// br would return it: an empty read returns it.
+	if _, err := d.br.Read(nil); err != nil {
+		return 0, err
+	}
+	return d.r.Read(p)
+}
+
+// passWriter buffers small writes, and writes a large one (a piece of the
+// normalised stream) as it is, after what it holds: never copied through
+// its buffer, as bufio.Writer does with a write that does not fit in what
+// it has left, and then with every one after it.
+type passWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func newPassWriter(w io.Writer, size int) *passWriter {
+	return &passWriter{w: w, buf: make([]byte, 0, size)}
+}
+
+func (pw *passWriter) Write(p []byte) (int, error) {
+	if pw.err != nil {
+		return 0, pw.err
+	}
+	if len(p) < cap(pw.buf)/8 { // small: buffered
+		if len(pw.buf)+len(p) > cap(pw.buf) {
+			if err := pw.Flush(); err != nil {
+				return 0, err
+			}
+		}
+		pw.buf = append(pw.buf, p...)
+		return len(p), nil
+	}
+	if err := pw.Flush(); err != nil {
+		return 0, err
+	}
+	n, err := pw.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	pw.err = err
+	return n, err
+}
+
+// Flush writes what the writer holds.
+func (pw *passWriter) Flush() error {
+	if pw.err != nil {
+		return pw.err
+	}
+	if len(pw.buf) > 0 {
+		n, err := pw.w.Write(pw.buf)
+		if err == nil && n < len(pw.buf) {
+			err = io.ErrShortWrite
+		}
+		pw.buf, pw.err = pw.buf[:0], err
+	}
+	return pw.err
 }
