@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -401,9 +402,10 @@ func TestStandinMatchesRedactedCall(t *testing.T) {
 func TestReplayHostileCassettes(t *testing.T) {
 	dir := t.TempDir()
 	hdr := `agentvcr cassette v1` + "\n" + `{"argv":["a"],"start":"2026-01-01T00:00:00Z"}` + "\n"
-	// huge stands for a line of 100 MiB of x, written to the file as it
-	// streams (a cassette held whole as a string would cost the test a
-	// few copies of it).
+	// huge stands for a line of 100 MiB of x, served as it streams (a
+	// cassette held whole as a string would cost the test a few copies of
+	// it): from a FIFO, as replay reads its cassette once, front to back,
+	// so that no 100 MiB is written to a disk and read back.
 	const huge = "\x00huge\x00"
 	for _, tc := range []struct {
 		name, body, want string
@@ -420,9 +422,10 @@ func TestReplayHostileCassettes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".cassette")
-			writeWithHuge(t, path, tc.body, huge, 100<<20)
+			served := serveWithHuge(t, path, tc.body, huge, 100<<20)
 			cmd, peak := vcrtest.MeasuredCommand(t, vcrtest.Env(t), "agentvcr", "replay", path)
 			r := runCmd(t, cmd, nil)
+			served()
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("exit %d, stderr %.300q; want %d, %q", r.code, r.stderr, tc.code, tc.want)
 			}
@@ -447,20 +450,60 @@ func writeWithHuge(t *testing.T, path, body, mark string, size int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunk := bytes.Repeat([]byte("x"), 1<<20)
-	parts := strings.Split(body, mark)
-	for i, part := range parts {
-		if _, err := f.WriteString(part); err != nil {
-			t.Fatal(err)
-		}
-		for n := 0; i < len(parts)-1 && n < size; n += len(chunk) {
-			if _, err := f.Write(chunk[:min(len(chunk), size-n)]); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := copyWithHuge(f, body, mark, size); err != nil {
+		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// copyWithHuge writes body to w with each mark in it replaced by size
+// bytes of x.
+func copyWithHuge(w io.Writer, body, mark string, size int) error {
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	parts := strings.Split(body, mark)
+	for i, part := range parts {
+		if _, err := io.WriteString(w, part); err != nil {
+			return err
+		}
+		for n := 0; i < len(parts)-1 && n < size; n += len(chunk) {
+			if _, err := w.Write(chunk[:min(len(chunk), size-n)]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// serveWithHuge makes path what writeWithHuge would write, for one reader
+// that reads it once: when body holds mark, a FIFO that a goroutine fills
+// from memory as it is read; otherwise (or where there are no FIFOs) the
+// file. Call the function it returns once the reader is done: it ends the
+// goroutine however much was read. The FIFO is opened read-write, which
+// never waits for a reader, so the goroutine holds it open from the start:
+// the reader sees the end only when all was written, and a reader that
+// stops early (or never opens it) leaves the goroutine waiting in a write
+// that the close ends.
+func serveWithHuge(t *testing.T, path, body, mark string, size int) (done func()) {
+	t.Helper()
+	if !strings.Contains(body, mark) || vcrtest.Mkfifo(path, 0o600) != nil {
+		writeWithHuge(t, path, body, mark, size)
+		return func() {}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		copyWithHuge(f, body, mark, size) // an error is a reader that stopped
+		f.Close()
+	}()
+	return func() {
+		f.Close()
+		<-ended
 	}
 }
 
