@@ -198,15 +198,19 @@ func TestApplyReadsCassetteOnce(t *testing.T) {
 	}
 }
 
-// manyFilesCassette is a cassette creating 2000 files in 20 directories
-// (d00/f0000.txt holding "file 0\n"...), long enough to apply that a
-// signal can catch replay --apply staging them.
+// manyFiles is how many files manyFilesCassette creates.
+const manyFiles = 200
+
+// manyFilesCassette is a cassette creating manyFiles files in 20
+// directories (d00/f0000.txt holding "file 0\n"...): 220 changes, of
+// which a child started with envStaging stages stagedBeforeSignal, about
+// half, before it is signalled.
 func manyFilesCassette(t *testing.T) string {
 	var effects []cassette.Effect
 	for d := range 20 {
 		effects = append(effects, cassette.Effect{Op: cassette.OpMkdir, Path: fmt.Sprintf("d%02d", d), Mode: "0755"})
 	}
-	for i := range 2000 {
+	for i := range manyFiles {
 		effects = append(effects, cassette.Effect{Op: cassette.OpCreate, Path: fmt.Sprintf("d%02d/f%04d.txt", i%20, i), Mode: "0644",
 			Note: fmt.Sprintf("file %d\n", i)})
 	}
@@ -291,7 +295,7 @@ func TestApplyAfterSIGKILL(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("after the kill: %+v", r)
 	}
-	for i := range 2000 {
+	for i := range manyFiles {
 		p := filepath.Join(work, fmt.Sprintf("d%02d/f%04d.txt", i%20, i))
 		if got, err := os.ReadFile(p); err != nil || string(got) != fmt.Sprintf("file %d\n", i) {
 			t.Fatalf("%s: %q, %v", p, got, err)
@@ -325,7 +329,7 @@ func TestApplySIGTERM(t *testing.T) {
 		}
 	case len(ents) == 20:
 		files, _ := filepath.Glob(filepath.Join(work, "*", "f*.txt"))
-		if len(files) != 2000 || !strings.Contains(stderr.String(), "they were all applied first") {
+		if len(files) != manyFiles || !strings.Contains(stderr.String(), "they were all applied first") {
 			t.Errorf("%d files, stderr %q", len(files), stderr.String())
 		}
 	default:
