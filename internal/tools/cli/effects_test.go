@@ -22,7 +22,7 @@ import (
 const effectsAgent = `
 printf 'hello\nworld\n' > created.txt
 printf 'no newline at the end' > unterminated.txt
-head -c 20000000 "$BIG" > big.bin
+head -c 2000000 "$BIG" > big.bin
 printf 'line one\nline TWO\nline three\nline four\n' > edited.txt
 rm gone.txt
 mkdir -p newdir/deeper && echo nested > newdir/deeper/file.txt
@@ -37,7 +37,9 @@ mkdir -p ignored && echo x > ignored/file.log
 echo done`
 
 // effectsTree is the working directory before the agent runs; big, unless
-// "", is where it writes the 20 MB of random bytes the agent copies.
+// "", is where it writes the 2 MB of random bytes the agent copies: a
+// binary file past every 1 MiB step of its way (the recorder's chunks and
+// spool, the line summaries' limit, the apply's write window).
 func effectsTree(t *testing.T, dir, big string) {
 	t.Helper()
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
@@ -47,7 +49,7 @@ func effectsTree(t *testing.T, dir, big string) {
 	os.WriteFile(filepath.Join(dir, "gone.txt"), []byte("bye\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "chmodded.sh"), []byte("#!/bin/sh\n"), 0o644)
 	if big != "" {
-		data := make([]byte, 20000000)
+		data := make([]byte, 2000000)
 		rand.Read(data)
 		os.WriteFile(big, data, 0o644)
 	}
@@ -91,7 +93,7 @@ func TestRecordAndApplyEffects(t *testing.T) {
 	i := subprocess(t, vcrtest.Env(t), nil, "inspect", cas)
 	for _, line := range []string{"files       14 changes", "create   created.txt  2 lines",
 		"create   unterminated.txt  1 line", "modify   edited.txt  +2 -1 lines",
-		"delete   gone.txt", "create   big.bin  19.1 MiB, binary", "symlink  link-to-created -> created.txt"} {
+		"delete   gone.txt", "create   big.bin  1.9 MiB, binary", "symlink  link-to-created -> created.txt"} {
 		if !strings.Contains(squash(i.stdout), squash(line)) {
 			t.Errorf("inspect lacks %q:\n%s", line, i.stdout)
 		}
