@@ -98,7 +98,7 @@ func TestConcurrentRecordersOnePath(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	r := subprocess(t, vcrtest.Env(t), nil, "replay", path)
+	r := run(t, nil, "replay", path)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	word, _, _ := strings.Cut(lines[0], " ")
 	if r.code != 0 || len(lines) != 200 || strings.Count(r.stdout, word+" ") != 200 {
@@ -360,7 +360,7 @@ func TestRecordNoSecretWritten(t *testing.T) {
 			t.Errorf("the cassette holds %q:\n%s", leak, data)
 		}
 	}
-	i := subprocess(t, vcrtest.Env(t), nil, "inspect", path)
+	i := run(t, nil, "inspect", path)
 	for _, want := range []string{"stdout  env:MY_APP_PASSWORD  5", "stderr  shape:github", "header  shape:github",
 		"stdin   env:MY_APP_PASSWORD  1", "stdout  shape:url-password"} {
 		if !strings.Contains(strings.Join(strings.Fields(i.stdout), " "), strings.Join(strings.Fields(want), " ")) {
@@ -526,7 +526,7 @@ func TestRedactionReportInFooter(t *testing.T) {
 	w.Close(cassette.Footer{Redactions: []cassette.Redaction{{Rule: "shape:aws", Field: "stdout", Count: 2}}})
 	path := filepath.Join(t.TempDir(), "r.cassette")
 	os.WriteFile(path, buf.Bytes(), 0o644)
-	i := subprocess(t, vcrtest.Env(t), nil, "inspect", path)
+	i := run(t, nil, "inspect", path)
 	if !strings.Contains(i.stdout, "redacted  2 values") || !strings.Contains(i.stdout, "stdout  shape:aws  2") {
 		t.Errorf("inspect:\n%s", i.stdout)
 	}
