@@ -823,10 +823,15 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	d.inPiece, d.src = true, in
 	d.undo, d.undoAt = d.undo[:0], d.undoAt[:0]
 	d.shaped, d.shapedHoles = d.shaped[:0], d.shapedHoles[:0]
-	if d.shaped == nil && shapePlans { // at once, not grown piece by piece
-		d.shaped, d.shapedHoles = make([]shapedRec, 0, len(in)/128), make([]span, 0, len(in)/32)
+	// Made at once, not grown piece by piece (unless the worker made
+	// them): a run is mostly lines of a few hundred bytes.
+	if d.shaped == nil && shapePlans {
+		d.shaped = make([]shapedRec, 0, len(in)/128)
 	}
-	if d.lines == nil { // the same: a run is mostly lines of a few hundred bytes
+	if d.shapedHoles == nil && shapePlans {
+		d.shapedHoles = make([]span, 0, len(in)/32)
+	}
+	if d.lines == nil {
 		d.lines = make([]heldLine, 0, len(in)/128)
 	}
 	defer func() { d.src = nil }()

@@ -233,8 +233,12 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	if f == cassette.Auto { // as one pass sniffs: from a full buffer, or all there is
 		headLen = bufSize
 	}
-	// The head is read into what becomes the first piece's buffer.
-	head := rd.fillUpTo(make([]byte, 0, max(headLen, pieceBuf())), headLen, max(headLen, pieceSize))
+	// The head is read into what becomes the first piece's buffer, in the
+	// slab the pipeline's buffers are cut from (given back when all is
+	// written).
+	sl := takeSlab(slabSize(max(headLen, pieceBuf()), max(workers(), 1), deltas))
+	defer sl.give()
+	head := rd.fillUpTo(sl.bytes(max(headLen, pieceBuf())), headLen, max(headLen, pieceSize))
 	if f == cassette.Auto {
 		f = cassette.SniffFormat(head)
 	}
@@ -247,7 +251,7 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	}
 	pl := newPipeline(n, w, rd, deltas)
 	defer func() { n.pub = nil }()
-	pl.head = head
+	pl.head, pl.slab = head, sl
 	var wg sync.WaitGroup
 	for range workers() - 1 {
 		wg.Go(pl.work)
@@ -335,6 +339,7 @@ type pipeline struct {
 
 	tmpl atomic.Pointer[Normalizer] // the settings pieces are normalised with now
 	pub  *published
+	slab *slab // its large buffers are cut from
 
 	// With delta rules: rules, the classifier of read turns, and the
 	// joiner of write turns, whose finder learns the cwd in order
@@ -483,8 +488,23 @@ func (pl *pipeline) freeBuf() []byte {
 		pl.free = pl.free[:k-1]
 		return b
 	}
-	return make([]byte, 0, pieceBuf())
+	return pl.slab.bytes(pieceBuf())
 }
+
+// slabSize is what a pipeline's slab holds: the head, a buffer for each
+// worker's piece and one for the carry, each worker's output, and the
+// tables its joiner keeps of a piece's lines and open values.
+func slabSize(head, workers int, deltas bool) int {
+	size := head + workers*pieceBuf() + workers*outBuf()
+	if deltas {
+		size += workers * (pieceBuf()/128*int(unsafe.Sizeof(heldLine{})) + pieceBuf()/32*int(unsafe.Sizeof(span{})))
+	}
+	return size
+}
+
+// outBuf is the size a worker's output buffer is made with: output is
+// mostly shorter than input.
+func outBuf() int { return pieceBuf() + pieceBuf()/4 }
 
 // pieceBuf is the size a piece's buffers are made with, at once: a piece
 // reads up to pieceSize with the last one's carry (a longer carry grows
@@ -704,7 +724,13 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
 		wk.n, wk.tmpl = &c, tmpl
 		wk.n.acquireCaches()
 		if pl.deltas != nil {
-			wk.joiner = newDeltaJoiner(newDeltaClassifier(pl.deltas), deltaFinder(tmpl, tmpl.deltaCwd))
+			j := newDeltaJoiner(newDeltaClassifier(pl.deltas), deltaFinder(tmpl, tmpl.deltaCwd))
+			if wk.joiner != nil { // its tables, made once
+				j.lines, j.shapedHoles = wk.joiner.lines[:0], wk.joiner.shapedHoles[:0]
+			} else {
+				j.lines, j.shapedHoles = slabSlice[heldLine](pl.slab, pieceBuf()/128), slabSlice[span](pl.slab, pieceBuf()/32)
+			}
+			wk.joiner = j
 		}
 	}
 	wk.inOrder = false
@@ -726,7 +752,7 @@ func (wk *worker) normalise(in []byte, tmpl *Normalizer, pl *pipeline) {
 	// its stacks are the worker's, from piece to piece.
 	p := &wk.p
 	if wk.out == nil {
-		wk.out = make([]byte, 0, pieceBuf()+pieceBuf()/4) // output is mostly shorter than input
+		wk.out = pl.slab.bytes(outBuf())
 	}
 	*p = proc{n: n, buf: in[:cap(in)], end: len(in), eof: true, objStart: -1, skipOK: true, out: wk.out[:0],
 		stack: p.stack[:0], keys: p.keys[:0], path: p.path[:0]}

@@ -1,0 +1,77 @@
+package normalize
+
+import (
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// TestSlabCutsApartBuffers: the buffers a slab gives do not overlap, are
+// aligned for the tables cut from it, come from the heap once it is full,
+// and a slab given back is taken again, empty.
+func TestSlabCutsApartBuffers(t *testing.T) {
+	for _, size := range []int{100, minHugeSlab, 3 * hugePage / 2} {
+		s := takeSlab(size)
+		if len(s.mem) < size {
+			t.Fatalf("slab of %d bytes holds %d", size, len(s.mem))
+		}
+		if size >= minHugeSlab && uintptr(unsafe.Pointer(unsafe.SliceData(s.mem)))%hugePage != 0 {
+			t.Errorf("slab of %d bytes is not aligned to a huge page", size)
+		}
+		inSlab := func(p unsafe.Pointer) bool {
+			base := uintptr(unsafe.Pointer(unsafe.SliceData(s.mem)))
+			return uintptr(p) >= base && uintptr(p) < base+uintptr(len(s.mem))
+		}
+		type owned struct {
+			b    []byte
+			fill byte
+		}
+		var bufs []owned
+		for i := 0; ; i++ {
+			n := 1 + i*37%(size/3+1)
+			var b []byte
+			if i%2 == 0 {
+				b = s.bytes(n)
+			} else {
+				lines := slabSlice[heldLine](s, n/64+1)
+				if uintptr(unsafe.Pointer(unsafe.SliceData(lines[:1])))%8 != 0 {
+					t.Fatal("a table is not aligned")
+				}
+				lines = append(lines, heldLine{start: i, end: -i})
+				b = unsafe.Slice((*byte)(unsafe.Pointer(&lines[0])), cap(lines)*int(unsafe.Sizeof(heldLine{})))[:0]
+			}
+			if len(b) != 0 || cap(b) < n {
+				t.Fatalf("asked for %d bytes, got len %d cap %d", n, len(b), cap(b))
+			}
+			b = b[:cap(b)]
+			if !inSlab(unsafe.Pointer(unsafe.SliceData(b))) {
+				break // full: from the heap now
+			}
+			for j := range b {
+				b[j] = byte(i)
+			}
+			bufs = append(bufs, owned{b, byte(i)})
+		}
+		if len(bufs) < 2 {
+			t.Fatalf("slab of %d bytes gave %d buffers", size, len(bufs))
+		}
+		for _, o := range bufs {
+			for _, c := range o.b {
+				if c != o.fill {
+					t.Fatalf("slab of %d bytes: buffer %d was written over by another", size, o.fill)
+				}
+			}
+		}
+		s.give()
+		if size >= minHugeSlab {
+			slabs.Lock()
+			kept := slices.Contains(slabs.free, s)
+			slabs.Unlock()
+			again := takeSlab(size) // s, or another given back meanwhile
+			if !kept || again.used != 0 || len(again.mem) < size {
+				t.Errorf("slab of %d bytes given back: kept %v; taken again, %d used of %d", size, kept, again.used, len(again.mem))
+			}
+			again.give()
+		}
+	}
+}
