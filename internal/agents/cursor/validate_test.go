@@ -324,8 +324,11 @@ func TestValidateHugeLine(t *testing.T) {
 type repeatByte byte
 
 func (r repeatByte) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
+	if len(p) > 0 {
+		p[0] = byte(r)
+		for n := 1; n < len(p); n *= 2 {
+			copy(p[n:], p[:n])
+		}
 	}
 	return len(p), nil
 }
