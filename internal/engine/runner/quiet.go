@@ -17,6 +17,10 @@ var ownsProcess atomic.Bool
 // loaded machine, more than a short replay takes in all.
 func OwnProcess() { ownsProcess.Store(true) }
 
+// OwnsProcess reports whether OwnProcess was called: whether what is the
+// process's (its GC percent, its signals) is the command's to change.
+func OwnsProcess() bool { return ownsProcess.Load() }
+
 // quietLimit bounds the cassettes a replay may play with the signals left
 // alone: read whole in well under a millisecond.
 const quietLimit = 1 << 20

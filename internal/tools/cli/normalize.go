@@ -14,6 +14,7 @@ import (
 	"github.com/agentvcr/agentvcr/cassette"
 	"github.com/agentvcr/agentvcr/internal/engine/exitcode"
 	"github.com/agentvcr/agentvcr/internal/engine/pipebuf"
+	"github.com/agentvcr/agentvcr/internal/engine/runner"
 	"github.com/agentvcr/agentvcr/normalize"
 )
 
@@ -87,8 +88,10 @@ func runNormalize(env *Env, args []string) int {
 	// What the normaliser holds is bounded (its pieces' buffers and the id
 	// table, a few MiB): a run whose heap grows is collected when it has
 	// grown by a quarter, not doubled (see gcLowering). GOGC, when set,
-	// wins.
-	if os.Getenv("GOGC") == "" {
+	// wins. Only in the command's own process: elsewhere (Run called by a
+	// test or a harness) the percent is the process's, and runs at once
+	// would each put back what another had lowered, leaving it at 25.
+	if runner.OwnsProcess() && os.Getenv("GOGC") == "" {
 		defer lowerGCAfterFirstCollection().restore()
 	}
 
