@@ -276,3 +276,54 @@ func TestDeltasInPiecesOnOneCore(t *testing.T) {
 		}
 	}
 }
+
+// A piece that would end before a long run of delta events takes the run
+// whole instead (runEnd): on a stream where a run comes every piece or
+// so, cut before each, the pieces would be short and long by turns, and
+// the worker with the short ones would wait for the other. Every piece
+// but the last is then at least three quarters of pieceSize, and the
+// output is what one pass gives.
+func TestPiecesTakeALongRunAtTheirEnd(t *testing.T) {
+	defer func(size, w int) { pieceSize, pieceWorkers, pieceCut = size, w, nil }(pieceSize, pieceWorkers)
+	pieceSize, pieceWorkers = 8<<10, 2
+	// Other events and runs of delta events by turns, each a fifth of a
+	// piece to most of one.
+	rng := rand.New(rand.NewPCG(7, 7))
+	var data []byte
+	for k := 0; len(data) < 3*minPieces; k++ {
+		for other := rng.IntN(pieceSize * 6 / 10); other >= -pieceSize/5; {
+			line := fmt.Appendf(nil, `{"type":"tool","name":"x%d","text":"%s"}`+"\n", k, strings.Repeat("w", 40+k%17))
+			data, other = append(data, line...), other-len(line)
+		}
+		for run := rng.IntN(pieceSize * 6 / 10); run >= -pieceSize/5; {
+			e := pieceEvent("a", fmt.Sprintf("word %d of run %d ", run, k))
+			data, run = append(data, e...), run-len(e)
+		}
+	}
+	opts := Options{Format: cassette.StreamJSON, Cwd: "/work/p", AgentRules: mustParse(t, testDeltaRules)}
+	want := deltasAhead(opts, data, -1)
+	for _, take := range []bool{true, false} {
+		var cuts []int
+		pieceCut = func(n int) { cuts = append(cuts, n) }
+		if !take {
+			defer func(f func() int) { longRunAtEndFunc = f }(longRunAtEndFunc)
+			longRunAtEndFunc = func() int { return 1 << 30 }
+		}
+		var got bytes.Buffer
+		if err := New(opts).Copy(&got, bytes.NewReader(data), cassette.Stdout); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("take runs %v: not what one pass gives: %s", take, firstLineDiff(got.Bytes(), want))
+		}
+		short := 0
+		for _, n := range cuts[1 : len(cuts)-1] { // the head is longer
+			if n < pieceSize*3/4 {
+				short++
+			}
+		}
+		if take && short > 0 || !take && short < len(cuts)/10 {
+			t.Errorf("take runs %v: %d of %d pieces shorter than 3/4 of a piece", take, short, len(cuts))
+		}
+	}
+}

@@ -372,8 +372,12 @@ type pipeline struct {
 	again   int   // bytes of pieces normalised again, in order
 }
 
-// pipelineDone, when set (by tests), is given each pipeline at its end.
-var pipelineDone func(*pipeline)
+// pipelineDone, when set (by tests), is given each pipeline at its end,
+// pieceCut the length of each piece of short lines cut.
+var (
+	pipelineDone func(*pipeline)
+	pieceCut     func(n int)
+)
 
 func newPipeline(n *Normalizer, w io.Writer, rd *pieceReader, deltas bool) *pipeline {
 	pl := &pipeline{n: n, w: w, rd: rd, readTurn: make(chan struct{}, 1), learnAt: -1}
@@ -474,6 +478,9 @@ func (pl *pipeline) cut(wk *worker) (in []byte, long bool) {
 		buf, end = pl.betweenRuns(buf, end)
 	}
 	pl.carry = append(pl.freeBuf(), buf[end:]...)
+	if pieceCut != nil {
+		pieceCut(end)
+	}
 	pl.ended = rd.eof && len(pl.carry) == 0
 	wk.in = buf
 	return buf[:end], false
@@ -503,15 +510,15 @@ func slabSize(head, workers int, deltas bool) int {
 }
 
 // outBuf is the size a worker's output buffer is made with: output is
-// mostly shorter than input.
-func outBuf() int { return pieceBuf() + pieceBuf()/4 }
+// mostly shorter than input, and pieces than pieceBuf.
+func outBuf() int { return pieceBuf() }
 
 // pieceBuf is the size a piece's buffers are made with, at once: a piece
-// reads up to pieceSize with the last one's carry (a longer carry grows
-// it). A buffer grown by appends leaves the smaller ones behind, memory
-// touched for nothing (page faults cost as much as normalising) and
-// collected.
-func pieceBuf() int { return pieceSize }
+// reads up to pieceSize with the last one's carry, and on past a run at
+// its end (runEnd; a longer carry, or run, grows it). A buffer grown by
+// appends leaves the smaller ones behind, memory touched for nothing (page
+// faults cost as much as normalising) and collected.
+func pieceBuf() int { return pieceSize + pastRunEnd() + pieceSize/4 }
 
 // maxLearnCuts bounds the pieces cut short at a line that may teach the
 // run its cwd: a run whose cwd is never learned may name "cwd" on every
@@ -550,8 +557,21 @@ func (pl *pipeline) learnLine(in []byte) int {
 // as one pass joins them.
 func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 	// A line that holds no needle is no delta event: the nearest to the
-	// end is found with searches alone.
+	// end is found with searches alone. When the lines that may be delta
+	// events at the end are many (a long run), the piece may end after
+	// the first line past its end that holds none instead (runEnd): cut before a
+	// long run, a piece would be short, and the next one long, over and
+	// over, and the worker with the short ones waits for the other.
+	tried := false
 	for i := end; i > 0; {
+		if !tried && end-i > longRunAtEnd() {
+			tried = true
+			var e int
+			var ok bool
+			if buf, e, ok = pl.runEnd(buf, end); ok {
+				return buf, e
+			}
+		}
 		s := lastNewline(buf[:i-1]) + 1
 		if !pl.readCls.holdsNeedle(buf[s:i]) {
 			return buf, i
@@ -586,6 +606,51 @@ func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 			return buf, end // a long line ends the run
 		}
 	}
+}
+
+// longRunAtEnd is how long the lines at the end of a piece that may be
+// delta events are at most before it is ended after them (runEnd).
+func longRunAtEnd() int { return longRunAtEndFunc() }
+
+// longRunAtEndFunc is longRunAtEnd (tests set it, to compare).
+var longRunAtEndFunc = func() int { return pieceSize / 4 }
+
+// pastRunEnd is how far past the end of a piece runEnd looks for the end
+// of a run.
+func pastRunEnd() int { return pieceSize / 2 }
+
+// runEnd returns where the first line that holds no needle, after
+// buf[:end], whole lines, ends, reading on for it up to pastRunEnd bytes:
+// after it, one pass has ended any run. ok is false when there is none
+// there, or a line longer than longLine comes first; at the end of the
+// input, the input's end is one.
+func (pl *pipeline) runEnd(buf []byte, end int) ([]byte, int, bool) {
+	pos := end
+	for pos-end < pastRunEnd() {
+		lines, long := shortLines(buf[pos:], pl.rd.eof)
+		for lines > 0 {
+			e := pos + bytes.IndexByte(buf[pos:pos+lines], '\n') + 1
+			if e == pos { // the last line of the input, without its newline
+				e = pos + lines
+			}
+			if !pl.readCls.holdsNeedle(buf[pos:e]) {
+				return buf, e, true
+			}
+			lines -= e - pos
+			pos = e
+		}
+		switch {
+		case long:
+			return buf, 0, false
+		case pl.rd.eof && pos == len(buf):
+			return buf, pos, true
+		case pl.rd.eof:
+			return buf, 0, false // (shortLines took all there is)
+		}
+		more := len(buf) + max(pieceSize/4, 1)
+		buf = pl.rd.fillUpTo(buf, more, more)
+	}
+	return buf, 0, false
 }
 
 // waitTurn waits until the pieces before piece k are written.
