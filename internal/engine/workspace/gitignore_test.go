@@ -26,14 +26,21 @@ func TestGitignoreAgreesWithGit(t *testing.T) {
 	gitIn(t, dir, "init", "-q")
 	write(t, dir, ".gitignore", rules)
 	g := &gitignore{rules: parseIgnore(strings.NewReader(rules), "")}
+	// One git for every path (--stdin), as one for each: it prints the
+	// paths it finds ignored, and exits 1 when it finds none.
+	cmd := exec.Command("git", "check-ignore", "--no-index", "-z", "--stdin")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("git check-ignore: %v", err)
+	}
+	ignored := map[string]bool{}
+	for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		ignored[p] = true
+	}
 	for _, p := range paths {
-		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", p)
-		cmd.Dir = dir
-		err := cmd.Run()
-		gitSays := err == nil
-		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-			t.Fatalf("git check-ignore %s: %v", p, err)
-		}
+		gitSays := ignored[p]
 		// git checks each leading directory too: a file under an ignored
 		// directory is ignored; the walk never enters one.
 		ours := false
