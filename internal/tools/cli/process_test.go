@@ -153,7 +153,11 @@ func sigName(s syscall.Signal) string {
 }
 
 // Truncated, corrupted and unknown-version cassettes make replay exit 2 with
-// one line naming the file and line, never a panic.
+// one line naming the file and line, never a panic. The first case runs
+// replay as a child, the command's own process writing what it replayed
+// before the problem to a pipe; the others run it in-process, which reads
+// and writes through the same code (a plain replay takes no path of its
+// own in its own process: runner's quiet path is for --apply only).
 func TestReplayBadCassettes(t *testing.T) {
 	dir := t.TempDir()
 	good := "agentvcr cassette v1\n" + `{"argv":["a"]}` + "\no 5 6\nhello\n" + `exit {"code":0}` + "\n"
@@ -173,10 +177,15 @@ func TestReplayBadCassettes(t *testing.T) {
 		{"empty", "", ":1:", ""},
 		{"garbage after exit", good + "trailing\n", ":6:", "hello\n"},
 	}
-	for _, tc := range tests {
+	for i, tc := range tests {
 		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".cassette")
 		os.WriteFile(path, []byte(tc.content), 0o644)
-		r := subprocess(t, vcrtest.Env(t), nil, "replay", path)
+		var r result
+		if i == 0 {
+			r = subprocess(t, vcrtest.Env(t), nil, "replay", path)
+		} else {
+			r = run(t, nil, "replay", path)
+		}
 		if r.code != 2 {
 			t.Errorf("%s: exit %d, want 2 (stderr %q)", tc.name, r.code, r.stderr)
 		}
@@ -188,7 +197,7 @@ func TestReplayBadCassettes(t *testing.T) {
 			t.Errorf("%s: stdout %q, want %q", tc.name, r.stdout, tc.out)
 		}
 	}
-	r := subprocess(t, vcrtest.Env(t), nil, "replay", filepath.Join(dir, "missing.cassette"))
+	r := run(t, nil, "replay", filepath.Join(dir, "missing.cassette"))
 	if r.code != 2 || !strings.Contains(r.stderr, "missing.cassette") {
 		t.Errorf("missing file: %+v", r)
 	}
