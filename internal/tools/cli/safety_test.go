@@ -107,13 +107,13 @@ func TestConcurrentRecordersOnePath(t *testing.T) {
 	noTemporaries(t, dir)
 }
 
-// Sixteen parallel once-mode calls of one invocation, as parallel tests make:
+// Eight parallel once-mode calls of one invocation, as parallel tests make:
 // the real agent runs once, every call exits 0 with the same output, and
 // there is one cassette.
 func TestParallelOnceRunsAgentOnce(t *testing.T) {
 	k := newStandin(t)
 	var wg sync.WaitGroup
-	results := make([]result, 16)
+	results := make([]result, 8)
 	for i := range results {
 		wg.Add(1)
 		go func() {
