@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentvcr/agentvcr/cassette"
@@ -38,6 +39,12 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// drainGrace is how long a recording keeps reading after the agent exits
+// while a process it left behind holds its output open
+// (recorder.Options.Grace; 0 is the recorder's 2 s). Tests shorten it:
+// what is in the pipes when it ends is read all the same.
+var drainGrace atomic.Int64
 
 func runRecord(env *Env, args []string) int {
 	const name = "agentvcr record"
@@ -87,7 +94,7 @@ func runRecord(env *Env, args []string) int {
 	opts := recorder.Options{
 		Argv: argv, Stdin: term.Piped(env.Stdin), Stdout: env.Stdout, Stderr: env.Stderr,
 		Secrets: secrets, AllowShapes: shapes, EnvAllow: allow, AskVersion: all.Known(argv[0]) && !*noVersion, Timeout: *timeout,
-		KillGrace: *grace, VersionCache: index.CacheDir(),
+		KillGrace: *grace, VersionCache: index.CacheDir(), Grace: time.Duration(drainGrace.Load()),
 	}
 	if !*noFiles {
 		opts.Files = &recorder.Files{Ignore: ignore, NoGitignore: *noGitignore, MaxFileSize: *maxFile, MaxFiles: *maxFiles, Exclude: cassetteFiles(*out)}
