@@ -31,7 +31,8 @@ var agentRuns = map[string]struct {
 // Every real transcript of Claude Code, Gemini CLI and Codex validates with
 // no problem but its authors' documented edits, is inspected with its tool
 // calls, and replays byte for byte through the stand-in under the agent's
-// own name. Each is recorded in-process, as TestAgentCaptures2026's runs.
+// own name. Each is recorded in-process, one after the other, and checked
+// in a parallel subtest, as TestAgentCaptures2026's runs.
 func TestAgentTranscripts(t *testing.T) {
 	root := vcrtest.RealWorld(t)
 	for name, ar := range agentRuns {
@@ -40,16 +41,18 @@ func TestAgentTranscripts(t *testing.T) {
 			t.Fatalf("no %s transcripts in %s", name, root)
 		}
 		for _, file := range files {
+			argv := ar.argv
+			if strings.HasSuffix(file, ".json") { // a json-format result
+				argv = []string{name, "-p", "hi", "--output-format", "json"}
+			}
+			cassettes := t.TempDir()
+			cas := filepath.Join(cassettes, "run.cassette")
+			fake := vcrtest.Script(t, t.TempDir(), name, "cat "+shellQuote(file))
+			rec := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, argv[1:]...)...)
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
-				argv := ar.argv
-				if strings.HasSuffix(file, ".json") { // a json-format result
-					argv = []string{name, "-p", "hi", "--output-format", "json"}
-				}
-				cassettes := t.TempDir()
-				cas := filepath.Join(cassettes, "run.cassette")
-				fake := vcrtest.Script(t, t.TempDir(), name, "cat "+shellQuote(file))
-				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, argv[1:]...)...); r.code != 0 {
-					t.Fatalf("record: %+v", r)
+				t.Parallel()
+				if rec.code != 0 {
+					t.Fatalf("record: %+v", rec)
 				}
 
 				v := run(t, nil, "validate", cas)

@@ -108,17 +108,21 @@ func shellWords(line string) []string {
 // under the CLI's binary name byte for byte, stdout and stderr.
 //
 // Each run is recorded in-process (the process boundary is the stand-in's,
-// tested by its replay), in an environment of its own (recordIsolated).
+// tested by its replay), in an environment of its own (recordIsolated),
+// one after the other, since that environment is the process's; what is
+// checked of each recording then runs in a parallel subtest.
 func TestAgentCaptures2026(t *testing.T) {
 	root := vcrtest.RealWorld(t)
 	for dir, name := range captureDirs {
 		for _, c := range readCaptures(t, filepath.Join(root, dir)) {
+			cassettes := t.TempDir()
+			cas := filepath.Join(cassettes, "run.cassette")
+			fake := vcrtest.Script(t, t.TempDir(), c.argv[0], "cat "+shellQuote(c.stdout)+"; cat "+shellQuote(c.stderr)+" >&2; exit "+strconv.Itoa(c.rc))
+			rec := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, c.argv[1:]...)...)
 			t.Run(dir+"/"+c.stem, func(t *testing.T) {
-				cassettes := t.TempDir()
-				cas := filepath.Join(cassettes, "run.cassette")
-				fake := vcrtest.Script(t, t.TempDir(), c.argv[0], "cat "+shellQuote(c.stdout)+"; cat "+shellQuote(c.stderr)+" >&2; exit "+strconv.Itoa(c.rc))
-				if r := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, c.argv[1:]...)...); r.code != c.rc {
-					t.Fatalf("record: %+v", r)
+				t.Parallel()
+				if rec.code != c.rc {
+					t.Fatalf("record: %+v", rec)
 				}
 				for _, args := range [][]string{{"validate", "--agent", name, cas}, {"validate", cas}} {
 					if v := run(t, nil, args...); v.code != 0 {
