@@ -509,3 +509,33 @@ func TestReplaceMarkersInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A string whose last escape lies in the last six bytes of the input is
+// read as JSON whether the reader tells the end with the last bytes or in
+// a read of its own, and in pieces too (one pass once read it as the end
+// of the input inside the string, and the line as no JSON).
+func TestEscapeAtTheEndOfInput(t *testing.T) {
+	opts := Options{Format: cassette.StreamJSON, Home: "/home/u"}
+	for _, in := range []string{
+		"{\"call_id\":\"call_MZSwjBaQcdosfHhvJfsQqW\\n\"}\n",
+		"{\"call_id\":\"abc\\n\"}",
+		"{\"duration_ms\":12,\"result\":\"done\\u00e9\"}\n",
+		"{\"id\":\"x\\\"\"}",
+	} {
+		var whole bytes.Buffer
+		if err := New(opts).Copy(&whole, iotest.DataErrReader(strings.NewReader(in)), cassette.Stdout); err != nil {
+			t.Fatal(err)
+		}
+		got, err := onePass(opts, []byte(in)) // the end in a read of its own
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, whole.Bytes()) {
+			t.Errorf("%q: %q, or with the end told at once %q", in, got, whole.Bytes())
+		}
+		if bytes.Contains(got, []byte(`\n"`)) && strings.Contains(in, "call_id") {
+			t.Errorf("%q: the id was not replaced whole: %q", in, got)
+		}
+		checkPieces(t, in, opts, []byte(in))
+	}
+}

@@ -894,6 +894,7 @@ func (p *proc) scanString(j int) (int, strStatus) {
 			return j, strLong
 		}
 		off, qoff, none := j-p.pos, quote-p.pos, quote > p.end
+		wasEOF := p.eof
 		read := p.more()
 		j, quote = p.pos+off, p.pos+qoff
 		if none {
@@ -902,6 +903,11 @@ func (p *proc) scanString(j int) (int, strStatus) {
 		if !read {
 			if p.full() {
 				return j, strLong
+			}
+			if !wasEOF && p.eof {
+				// The read found the end of the input, and no more: an
+				// escape in the last six bytes is read as the end allows.
+				continue
 			}
 			return p.end, strEOF
 		}
