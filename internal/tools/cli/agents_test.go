@@ -40,7 +40,7 @@ func TestAgentTranscripts(t *testing.T) {
 		if len(files) == 0 {
 			t.Fatalf("no %s transcripts in %s", name, root)
 		}
-		for _, file := range files {
+		for i, file := range files {
 			argv := ar.argv
 			if strings.HasSuffix(file, ".json") { // a json-format result
 				argv = []string{name, "-p", "hi", "--output-format", "json"}
@@ -48,7 +48,7 @@ func TestAgentTranscripts(t *testing.T) {
 			cassettes := t.TempDir()
 			cas := filepath.Join(cassettes, "run.cassette")
 			fake := vcrtest.Script(t, t.TempDir(), name, "cat "+shellQuote(file))
-			rec := recordIsolated(t, append([]string{"--quiet", "--no-files", "--no-version", "-o", cas, "--", fake}, argv[1:]...)...)
+			rec := recordIsolated(t, append(append([]string{"--quiet", "--no-files"}, versionFlags(i)...), append([]string{"-o", cas, "--", fake}, argv[1:]...)...)...)
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
 				t.Parallel()
 				if rec.code != 0 {
