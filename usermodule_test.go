@@ -672,9 +672,10 @@ func (k *keptTests) run(pkgDir string, env []string, args ...string) (string, er
 	if _, err := os.Stat(bin); err != nil {
 		k.t.Fatalf("no test binary kept for %s (a go test run with %s keeps it): %v", pkgDir, k.exec, err)
 	}
-	// go test's own flags to the binary (-count=1 and the default timeout).
+	// go test's own flags to the binary (-count=1 and the default timeout),
+	// and its PWD: the package's directory, not this test's.
 	cmd := exec.Command(bin, append([]string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1"}, args...)...)
-	cmd.Dir, cmd.Env = pkgDir, append(append([]string(nil), k.env...), env...)
+	cmd.Dir, cmd.Env = pkgDir, append(append(append([]string(nil), k.env...), env...), "PWD="+pkgDir)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
