@@ -234,10 +234,10 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 		headLen = bufSize
 	}
 	// The head is read into what becomes the first piece's buffer, in the
-	// slab the pipeline's buffers are cut from (given back when all is
-	// written).
+	// slab the pipeline's buffers are cut from. It is given back when all
+	// is written, not deferred: after a panic (a writer's, recovered by
+	// the caller) workers may still use it, and it is left to them.
 	sl := takeSlab(slabSize(max(headLen, pieceBuf()), max(workers(), 1), deltas))
-	defer sl.give()
 	head := rd.fillUpTo(sl.bytes(max(headLen, pieceBuf())), headLen, max(headLen, pieceSize))
 	if f == cassette.Auto {
 		f = cassette.SniffFormat(head)
@@ -247,7 +247,9 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 		if deltas {
 			src = newDeltaReader(src, n)
 		}
-		return n.copyOnePass(w, src, f)
+		err := n.copyOnePass(w, src, f)
+		sl.give()
+		return err
 	}
 	pl := newPipeline(n, w, rd, deltas)
 	defer func() { n.pub = nil }()
@@ -258,6 +260,7 @@ func (n *Normalizer) copyPieces(w io.Writer, src io.Reader, f cassette.Format, d
 	}
 	pl.work()
 	wg.Wait()
+	sl.give()
 	if pipelineDone != nil {
 		pipelineDone(pl)
 	}

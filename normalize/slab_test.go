@@ -1,9 +1,13 @@
 package normalize
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/agentvcr/agentvcr/cassette"
 )
 
 // TestSlabCutsApartBuffers: the buffers a slab gives do not overlap, are
@@ -72,6 +76,48 @@ func TestSlabCutsApartBuffers(t *testing.T) {
 				t.Errorf("slab of %d bytes given back: kept %v; taken again, %d used of %d", size, kept, again.used, len(again.mem))
 			}
 			again.give()
+		}
+	}
+}
+
+// panicWriter panics at its first write, as a caller's writer may (and
+// the caller recover), holding on to the memory it was given.
+type panicWriter struct{ p []byte }
+
+func (w *panicWriter) Write(p []byte) (int, error) {
+	w.p = p
+	panic("writer gives up")
+}
+
+// TestSlabOfAPanickedRunIsNotGivenBack: a run whose writer panics leaves
+// its slab to the workers that may still use it: the next run must not
+// cut its buffers from the same memory.
+func TestSlabOfAPanickedRunIsNotGivenBack(t *testing.T) {
+	defer func(w int, force bool) { pieceWorkers, forcePieces = w, force }(pieceWorkers, forcePieces)
+	pieceWorkers, forcePieces = 1, true // the run's only worker is the caller
+	var data []byte
+	for i := 0; len(data) < 3*minPieces; i++ {
+		data = fmt.Appendf(data, `{"type":"assistant","text":"line %d of the run"}`+"\n", i)
+	}
+	w := &panicWriter{}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the writer's panic did not reach the caller")
+			}
+		}()
+		New(Options{Format: cassette.StreamJSON}).Copy(w, bytes.NewReader(data), cassette.Stdout)
+	}()
+	if len(w.p) == 0 {
+		t.Fatal("nothing was written")
+	}
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(w.p)))
+	slabs.Lock()
+	defer slabs.Unlock()
+	for _, s := range slabs.free {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(s.mem)))
+		if at >= base && at < base+uintptr(len(s.mem)) {
+			t.Fatal("the slab of a run that panicked was given back, and would be used by two")
 		}
 	}
 }
