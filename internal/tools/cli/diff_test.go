@@ -240,6 +240,7 @@ func TestDiffBadInput(t *testing.T) {
 // finds the difference, shows it around its first byte, and its peak memory
 // stays a few tens of MiB, not the inputs' size.
 func TestDiffHugeOneLineInputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []struct{ name, fill string }{{"a.json", "x"}, {"b.json", "y"}} {
 		out, err := os.Create(filepath.Join(dir, f.name))

@@ -19,6 +19,7 @@ import (
 // twice, the second time onto a committed index the first round's racers
 // wrote.
 func TestStandinRecordersAtOnceKeepEveryIndexEntry(t *testing.T) {
+	t.Parallel()
 	k := newStandin(t)
 	gate := vcrtest.NewGate(t)
 	started := vcrtest.NewNotices(t)

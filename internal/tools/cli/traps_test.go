@@ -106,6 +106,7 @@ func TestDuplicateRecordingPrefersComplete(t *testing.T) {
 // drift pairs two directories of cassettes by call: an unchanged call after
 // normalisation, a changed one with its diff, one new and one gone.
 func TestDrift(t *testing.T) {
+	t.Parallel()
 	old, cur := newStandin(t), newStandin(t)
 	for _, k := range []*standinKit{old, cur} {
 		k.call("", "", []string{"AGENTVCR_MODE=once"}, "--print", "same")
