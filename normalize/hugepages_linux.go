@@ -1,12 +1,10 @@
 package normalize
 
 import (
-	"syscall"
 	"unsafe"
-)
 
-// madvHugePage is MADV_HUGEPAGE (asm-generic/mman-common.h).
-const madvHugePage = 14
+	"golang.org/x/sys/unix"
+)
 
 // slabMemory returns n bytes (a multiple of hugePage) of memory mapped for
 // a slab, aligned to hugePage, which the kernel is asked to back with
@@ -14,7 +12,7 @@ const madvHugePage = 14
 // /sys/kernel/mm/transparent_hugepage/enabled says "always" or "madvise";
 // otherwise they are pages as any other). It is never unmapped.
 func slabMemory(n int) []byte {
-	mem, err := syscall.Mmap(-1, 0, n+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	mem, err := unix.Mmap(-1, 0, n+hugePage, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		return make([]byte, n)
 	}
@@ -22,6 +20,6 @@ func slabMemory(n int) []byte {
 	// What lies outside the aligned range is never touched, and costs
 	// address space only.
 	mem = mem[off : off+n : off+n]
-	syscall.Madvise(mem, madvHugePage)
+	unix.Madvise(mem, unix.MADV_HUGEPAGE)
 	return mem
 }
