@@ -35,9 +35,10 @@ build:
 # through scripts/linkcache, which keeps each in LINKCACHE_DIR, beside the
 # Go build cache: go caches the packages it compiles but links every test
 # binary again, a CPU-second or two each, and a link of the same inputs is
-# the same file. The newest LINKCACHE_KEEP entries are kept (about three
-# runs' worth; a test binary is 5 to 20 MB); LINKCACHE_DIR= links as go does,
-# and so does a LINKCACHE_DIR that cannot be made (GOCACHE=/gocache, say).
+# the same file. The newest LINKCACHE_KEEP entries are kept (a run and a
+# half: some 70 links a run, 5 to 20 MB each, 700 MB in all); LINKCACHE_DIR=
+# links as go does, and so does a LINKCACHE_DIR that cannot be made
+# (GOCACHE=/gocache, say).
 # No cgo (here and in lint), as agentvcr is released: the test binaries are
 # linked statically, and the tests start them hundreds of times as stand-ins
 # with no dynamic loader to run first; what is compiled is what make build,
@@ -46,7 +47,7 @@ SLOW_PKGS := . ./internal/tools/cli ./internal/tools/view ./normalize
 ifeq ($(origin LINKCACHE_DIR),undefined)
 LINKCACHE_DIR := $(shell d=$$($(GO) env GOCACHE) && [ "$$d" != off ] && echo "$${d%/*}/agentvcr-links")
 endif
-LINKCACHE_KEEP ?= 200
+LINKCACHE_KEEP ?= 100
 test: lint
 	@if [ -n "$(LINKCACHE_DIR)" ] && mkdir -p "$(LINKCACHE_DIR)" 2>/dev/null; then cd "$(LINKCACHE_DIR)" && ls -t | tail -n +$$(($(LINKCACHE_KEEP) + 1)) | xargs rm -f; fi
 	CGO_ENABLED=0 LINKCACHE_DIR="$(LINKCACHE_DIR)" $(GO) test -trimpath $(if $(LINKCACHE_DIR),"-toolexec='$(CURDIR)/scripts/linkcache'") -count=1 -vet=off -timeout 60m $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
