@@ -3,5 +3,5 @@
 package normalize
 
 // slabMemory returns n bytes for a slab: heap memory, where the kernel
-// takes no advice on huge pages.
-func slabMemory(n int) []byte { return make([]byte, n) }
+// takes no advice on huge pages, and the garbage collector frees.
+func slabMemory(n int) (mem []byte, unmap func()) { return make([]byte, n), nil }

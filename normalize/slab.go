@@ -16,13 +16,20 @@ import (
 //
 // A slab is memory of its own, outside the heap: allocated there, it
 // would count as heap, and the 50 MiB run would collect garbage it does
-// not make. Slabs are never freed but kept for the next pipeline (slabs):
-// there are as many as pipelines ever ran at once, a few MiB each.
+// not make. A slab given back is kept for the next pipeline (slabs), up to
+// maxKeptSlabs of them; one more is returned to the system, so that a
+// process that once ran many pipelines at once (a parallel test suite)
+// does not hold their memory for the rest of its life.
 type slab struct {
-	mu   sync.Mutex
-	mem  []byte // all of it
-	used int
+	mu    sync.Mutex
+	mem   []byte // all of it
+	used  int
+	unmap func() // returns mem to the system; nil for heap memory
 }
+
+// maxKeptSlabs is how many slabs given back are kept for reuse: a command
+// runs one pipeline, a test process a few side by side.
+const maxKeptSlabs = 2
 
 // hugePage is the size of a huge page (x86-64, arm64 with 4 KiB pages).
 const hugePage = 2 << 20
@@ -53,7 +60,8 @@ func takeSlab(size int) *slab {
 			return s
 		}
 	}
-	return &slab{mem: slabMemory(size)}
+	mem, unmap := slabMemory(size)
+	return &slab{mem: mem, unmap: unmap}
 }
 
 // give keeps s for the next pipeline: nothing may use its buffers after.
@@ -62,8 +70,14 @@ func (s *slab) give() {
 		return // the heap's
 	}
 	slabs.Lock()
-	slabs.free = append(slabs.free, s)
+	keep := len(slabs.free) < maxKeptSlabs
+	if keep {
+		slabs.free = append(slabs.free, s)
+	}
 	slabs.Unlock()
+	if !keep && s.unmap != nil {
+		s.unmap()
+	}
 }
 
 // bytes returns an empty buffer of capacity n, from the slab while it has

@@ -124,3 +124,34 @@ func TestSlabOfAPanickedRunIsNotGivenBack(t *testing.T) {
 		}
 	}
 }
+
+// TestSlabsKeptAreBounded: slabs given back by pipelines that ran side by
+// side are kept up to maxKeptSlabs; the others are returned to the system,
+// not held for the life of the process.
+func TestSlabsKeptAreBounded(t *testing.T) {
+	var taken []*slab
+	for range maxKeptSlabs + 3 {
+		s := takeSlab(minHugeSlab)
+		s.bytes(100)[:1][0] = 'x' // touched, as a pipeline would
+		taken = append(taken, s)
+	}
+	for _, s := range taken {
+		s.give()
+	}
+	slabs.Lock()
+	kept := len(slabs.free)
+	var ours int
+	for _, s := range slabs.free {
+		if slices.Contains(taken, s) {
+			ours++
+		}
+	}
+	slabs.Unlock()
+	if kept != maxKeptSlabs || ours == 0 {
+		t.Errorf("after %d slabs given back, %d kept (%d of them these); want %d", len(taken), kept, ours, maxKeptSlabs)
+	}
+	again := takeSlab(minHugeSlab) // a kept one, usable
+	b := again.bytes(minHugeSlab)[:minHugeSlab]
+	b[0], b[len(b)-1] = 1, 2
+	again.give()
+}
