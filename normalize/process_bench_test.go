@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,6 +72,47 @@ func main() {
 }
 `
 
+// copyProgram copies its stdin to its stdout and does nothing else, in
+// reads and writes of up to 1 MiB, with its pipes grown to 1 MiB on Linux
+// as agentvcr's are (internal/engine/pipebuf): the least a normaliser run
+// as a process can take on the benchmark's pipes. growPipes is filled in
+// for the system the benchmark runs on.
+const copyProgram = `package main
+
+import (
+	"os"
+	"syscall"
+)
+
+var _ = syscall.Stdin
+
+func main() {
+	{{growPipes}}
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n > 0 {
+			if _, err := os.Stdout.Write(buf[:n]); err != nil {
+				os.Exit(1)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+`
+
+// copyProgramFor returns copyProgram for the system goos: on Linux, its
+// pipes are grown with F_SETPIPE_SZ (1031).
+func copyProgramFor(goos string) string {
+	grow := ""
+	if goos == "linux" {
+		grow = "syscall.Syscall(syscall.SYS_FCNTL, 0, 1031, 1<<20)\n\tsyscall.Syscall(syscall.SYS_FCNTL, 1, 1031, 1<<20)"
+	}
+	return strings.Replace(copyProgram, "{{growPipes}}", grow, 1)
+}
+
 // BenchmarkNormalizeProcess runs "agentvcr normalize" as a whole process on
 // 50 MiB of stream-json, its input and output pipes (as a user runs it),
 // against the naive normaliser as a process on the same pipes, with every
@@ -77,7 +120,9 @@ func main() {
 // times, the best of each over three runs; peak-RSS-MiB is the most memory
 // ours held, in a run of its own (see peakRSSProgram). What a process
 // adds to the in-process speed (start-up, reading and writing the pipes)
-// counts here.
+// counts here. ms-copy-process is a process that only copies, on the same
+// pipes (copyProgram), and x-naive-copy the ratio it reaches: the most any
+// normaliser could reach here, since it reads and writes as much.
 func BenchmarkNormalizeProcess(b *testing.B) {
 	dir := b.TempDir()
 	// The programs are built at once, while the input is written: a link
@@ -85,10 +130,12 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 	bin := filepath.Join(dir, "agentvcr")
 	naive := filepath.Join(dir, "naive", "naive")
 	helper := filepath.Join(dir, "peakrss", "peakrss")
+	copier := filepath.Join(dir, "copier", "copier")
 	var builds sync.WaitGroup
-	errs := make([]error, 3)
+	errs := make([]error, 4)
 	builds.Go(func() { errs[0] = goBuild(bin, "", "github.com/agentvcr/agentvcr/cmd/agentvcr") })
 	builds.Go(func() { errs[1] = goBuild(naive, naiveProgram, ".") })
+	builds.Go(func() { errs[3] = goBuild(copier, copyProgramFor(runtime.GOOS), ".") })
 	if peakRSSProgram != "" {
 		builds.Go(func() { errs[2] = goBuild(helper, peakRSSProgram, ".") })
 	}
@@ -133,6 +180,10 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 	for range 2 {
 		naiveBest = min(naiveBest, run(naive))
 	}
+	copyBest := run(copier)
+	for range 2 {
+		copyBest = min(copyBest, run(copier))
+	}
 	ours := time.Duration(1 << 62)
 	for b.Loop() {
 		for range 3 { // the best of three, as for the naive one
@@ -144,6 +195,8 @@ func BenchmarkNormalizeProcess(b *testing.B) {
 	b.ReportMetric(float64(ours.Microseconds())/1000, "ms-process")
 	b.ReportMetric(float64(naiveBest.Microseconds())/1000, "ms-naive-process")
 	b.ReportMetric(float64(naiveBest)/float64(ours), "x-naive-process")
+	b.ReportMetric(float64(copyBest.Microseconds())/1000, "ms-copy-process")
+	b.ReportMetric(float64(naiveBest)/float64(copyBest), "x-naive-copy")
 	if peakRSS > 0 {
 		b.ReportMetric(float64(peakRSS)/1024, "peak-RSS-MiB")
 	}
