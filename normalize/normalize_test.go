@@ -3,6 +3,8 @@ package normalize
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -304,6 +306,27 @@ func TestAtWordOnlyWhereItMayMatch(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// shortWriter takes one byte less than it is given, and says nothing of it,
+// as a broken writer may.
+type shortWriter struct{}
+
+func (shortWriter) Write(p []byte) (int, error) { return max(len(p)-1, 0), nil }
+
+// A writer that takes less than it is given and returns no error fails the
+// copy with io.ErrShortWrite, as io.Copy does: otherwise output is lost
+// without a word. Small runs are normalised in one pass, large ones in
+// pieces; both are checked.
+func TestCopyReportsAShortWrite(t *testing.T) {
+	line := `{"type":"assistant","session_id":"28df8803-812b-cccf-ad6b-26e4b13e702d","text":"hello"}` + "\n"
+	for _, size := range []int{len(line), 8 << 20} {
+		data := strings.Repeat(line, size/len(line))
+		err := New(Options{Format: cassette.StreamJSON}).Copy(shortWriter{}, strings.NewReader(data), cassette.Stdout)
+		if !errors.Is(err, io.ErrShortWrite) {
+			t.Errorf("%d bytes: Copy returned %v, want io.ErrShortWrite", len(data), err)
 		}
 	}
 }

@@ -675,7 +675,7 @@ func (pl *pipeline) endTurn() {
 // write writes p unless a write failed before.
 func (pl *pipeline) write(p []byte) {
 	if pl.werr == nil && len(p) > 0 {
-		_, pl.werr = pl.w.Write(p)
+		pl.werr = writeAll(pl.w, p)
 	}
 }
 

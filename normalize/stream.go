@@ -179,9 +179,19 @@ func (p *proc) emit(i int) {
 	}
 }
 
+// writeAll writes b to w; a writer that takes less and says nothing of it
+// fails with io.ErrShortWrite, as in io.Copy, rather than losing output.
+func writeAll(w io.Writer, b []byte) error {
+	n, err := w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
 func (p *proc) flush() {
 	if len(p.out) > 0 && p.werr == nil {
-		_, p.werr = p.w.Write(p.out)
+		p.werr = writeAll(p.w, p.out)
 	}
 	p.out = p.out[:0]
 }
