@@ -45,7 +45,8 @@ build:
 # make bench and the tests' own builds of the commands find in the Go cache.
 SLOW_PKGS := . ./internal/tools/cli ./internal/tools/view ./normalize
 ifeq ($(origin LINKCACHE_DIR),undefined)
-LINKCACHE_DIR := $(shell d=$$($(GO) env GOCACHE) && [ "$$d" != off ] && echo "$${d%/*}/agentvcr-links")
+# Asked of go when a recipe first uses it, once, not for every target.
+LINKCACHE_DIR = $(eval LINKCACHE_DIR := $(shell d=$$($(GO) env GOCACHE) && [ "$$d" != off ] && echo "$${d%/*}/agentvcr-links"))$(LINKCACHE_DIR)
 endif
 LINKCACHE_KEEP ?= 100
 test: lint
