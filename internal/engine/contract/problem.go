@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 
@@ -141,9 +142,9 @@ func SortProblems(ps []Problem) {
 		case "":
 			return p.Line
 		case WhereStderr:
-			return 1 << 62
+			return math.MaxInt - 1
 		}
-		return 1<<62 + 1
+		return math.MaxInt
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return rank(ps[i]) < rank(ps[j]) })
 }
@@ -220,7 +221,7 @@ func (f *Findings) Report(format Format) Report {
 	})
 	rank := func(p Problem) int {
 		if p.Where != "" {
-			return 1 << 40
+			return math.MaxInt
 		}
 		return p.Line
 	}

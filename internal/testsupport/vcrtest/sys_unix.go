@@ -11,7 +11,7 @@ import (
 // peakRSSKiB is the most memory the ended process ps held, in KiB.
 func peakRSSKiB(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss
+		return int64(ru.Maxrss) // int32 on 32-bit systems
 	}
 	return 0
 }
