@@ -2,6 +2,7 @@ package agentvcr_test
 
 import (
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/token"
@@ -43,16 +44,29 @@ func publicPackages(t *testing.T) []publicPackage {
 		if strings.HasPrefix(d.Name(), ".") && path != "." {
 			return filepath.SkipDir
 		}
-		fset := token.NewFileSet()
-		parsed, err := parser.ParseDir(fset, path, func(fi fs.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.ParseComments)
+		// The package's files as go build picks them (build tags too),
+		// test files left out.
+		bp, err := build.Default.ImportDir(path, 0)
+		if _, none := err.(*build.NoGoError); none {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		for _, p := range parsed {
-			pkgs = append(pkgs, publicPackage{dir: path, doc: doc.New(p, path, 0)})
+		fset := token.NewFileSet()
+		var files []*ast.File
+		for _, name := range bp.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(path, name), nil, parser.ParseComments)
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
 		}
+		p, err := doc.NewFromFiles(fset, files, path)
+		if err != nil {
+			return err
+		}
+		pkgs = append(pkgs, publicPackage{dir: path, doc: p})
 		return nil
 	})
 	if err != nil {
