@@ -63,6 +63,7 @@ type deltaShape struct {
 	// content come back line after line, and a line that has the same
 	// bytes there has a valid string there, found with one compare.
 	memo [][]byte
+	fast shapeFast // see shapefast.go
 }
 
 // shapeSeg is fixed bytes (up to litEnd in lit) and the open value after
@@ -83,6 +84,22 @@ const (
 // start of a line, and n how long the line is that has the shape (a
 // shape whose line ends in a newline only).
 func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (n int, ok bool) {
+	if s.fast.ok {
+		n, ok, sure := s.matchFast(line, holes, rest)
+		if s.fast.hit = ok; ok || sure {
+			s.fast.lines++
+			return n, ok
+		}
+	}
+	s.fast.hit = false
+	if n, ok = s.matchSlow(line, holes, rest); ok && (!s.fast.ok || s.fast.changed&^s.fast.open != 0) {
+		s.makeFast()
+	}
+	return n, ok
+}
+
+// matchSlow is match by the shape's fixed bytes and memo.
+func (s *deltaShape) matchSlow(line []byte, holes *[maxShapeHoles]span, rest bool) (n int, ok bool) {
 	i, from := 0, 0
 	for k, seg := range s.segs {
 		lit := s.lit[from:seg.litEnd]
@@ -114,6 +131,7 @@ func (s *deltaShape) match(line []byte, holes *[maxShapeHoles]span, rest bool) (
 			}
 			if k != s.piece && k < len(s.memo) && end-i <= maxMemo {
 				s.memo[k] = append(s.memo[k][:0], line[i:end]...)
+				s.fast.changed |= 1 << k
 			}
 			holes[k] = span{i, end}
 			i = end
@@ -174,6 +192,11 @@ func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key [
 			copy(c.shapes[1:k+1], c.shapes[:k])
 			c.shapes[0] = s
 		}
+		p := c.holes[s.piece]
+		if s.fast.hit && s.fast.keyOK {
+			// (Not c.key: that is scratch, and this is the form's.)
+			return n, p.start + 1, p.end - 1, s.fast.key, true
+		}
 		key = append(c.key[:0], byte(s.rule), byte(s.rule>>8))
 		for j, h := range s.by {
 			key = append(key, 0)
@@ -184,7 +207,6 @@ func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key [
 			}
 		}
 		c.key = key
-		p := c.holes[s.piece]
 		return n, p.start + 1, p.end - 1, key, true
 	}
 	return 0, 0, 0, nil, false
@@ -281,6 +303,7 @@ func (c *deltaClassifier) learnShape(line, obj []byte, start, rule int) {
 	for k := range s.memo {
 		s.memo[k] = s.memo[k][:0]
 	}
+	s.fast.forget()
 
 	// The piece is an open string, each by value an open value or fixed
 	// bytes with none inside.

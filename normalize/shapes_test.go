@@ -16,8 +16,10 @@ import (
 func checkShaped(t *testing.T, deltas []deltaRule, teacher, student []byte) {
 	t.Helper()
 	checkShapedAfter(t, deltas, 1, teacher, student)
-	// Taught twice, the shape has the teacher's values in its memo.
+	// Taught twice, the shape has the teacher's values in its memo;
+	// three times, in its fast form too.
 	checkShapedAfter(t, deltas, 2, teacher, student)
+	checkShapedAfter(t, deltas, 3, teacher, student)
 }
 
 func checkShapedAfter(t *testing.T, deltas []deltaRule, lessons int, teacher, student []byte) {

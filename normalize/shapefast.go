@@ -1,0 +1,173 @@
+package normalize
+
+import "github.com/agentvcr/agentvcr/internal/engine/jsonscan"
+
+// A run's delta events repeat more than their shape's fixed bytes: the
+// session id, a role, a kind of content come back line after line (the
+// shape's memo). A shape's fast form has those values written into its
+// fixed bytes: a line of the run is then read as a few long compares and
+// the scans of the values that do change (the piece, a clock), where the
+// shape takes a compare and a memo lookup for each member. The key of the
+// line's stream is known with the form, when its by values are in it.
+//
+// A line the fast form does not match may still have the shape (a memo'd
+// value changed): it is read the long way, which learns the new value, and
+// the form is made again. A value that changes sooner than minFastRun lines
+// after the form was made is left open in it from then on.
+
+// shapeFast is the fast form of a deltaShape.
+type shapeFast struct {
+	ok    bool
+	bytes []byte
+	segs  []fastSeg
+	memos []fastMemo
+	// key is the stream's key of the lines it matches when keyOK.
+	key   []byte
+	keyOK bool
+	// open are the holes left open though memo'd; changed those whose
+	// memo changed since the form was made, lines how many lines it
+	// matched since; hit says the last match was by the form.
+	open, changed uint32
+	lines         int
+	hit           bool
+}
+
+// fastSeg is the form's bytes from start to end and the open value after
+// them, hole k of the shape (or the end of the line; memo: one the memo
+// is tried on); the memo'd values in those bytes are memos[memoFrom:memoEnd].
+type fastSeg struct {
+	start, end, memoFrom, memoEnd int32
+	k                             uint8
+	hole                          byte
+	memo                          bool
+}
+
+// fastMemo is a memo'd value written into the form: hole k, at off from
+// the start of its segment's bytes, n bytes long.
+type fastMemo struct{ k, off, n int32 }
+
+const minFastRun = 8
+
+// forget drops the form (its shape was made again).
+func (f *shapeFast) forget() {
+	f.ok, f.open, f.changed, f.lines, f.hit = false, 0, 0, 0, false
+}
+
+// spliced reports whether hole k's memo'd value is in the fast form.
+func (s *deltaShape) spliced(k int) bool {
+	return s.segs[k].hole == holeString && k != s.piece && k < len(s.memo) && len(s.memo[k]) > 0 && s.fast.open&(1<<k) == 0
+}
+
+// makeFast makes the fast form from the shape and its memo.
+func (s *deltaShape) makeFast() {
+	f := &s.fast
+	if f.ok && f.lines < minFastRun {
+		f.open |= f.changed
+	}
+	f.ok, f.changed, f.lines = true, 0, 0
+	f.bytes, f.segs, f.memos = f.bytes[:0], f.segs[:0], f.memos[:0]
+	start, from := 0, 0
+	for k, seg := range s.segs {
+		f.bytes = append(f.bytes, s.lit[from:seg.litEnd]...)
+		from = seg.litEnd
+		if seg.hole != holeEnd && s.spliced(k) {
+			f.memos = append(f.memos, fastMemo{k: int32(k), off: int32(len(f.bytes) - start), n: int32(len(s.memo[k]))})
+			f.bytes = append(f.bytes, s.memo[k]...)
+			continue
+		}
+		memoFrom := int32(0)
+		if n := len(f.segs); n > 0 {
+			memoFrom = f.segs[n-1].memoEnd
+		}
+		f.segs = append(f.segs, fastSeg{start: int32(start), end: int32(len(f.bytes)), memoFrom: memoFrom, memoEnd: int32(len(f.memos)),
+			k: uint8(k), hole: seg.hole, memo: seg.hole == holeString && k != s.piece && k < len(s.memo)})
+		start = len(f.bytes)
+	}
+	f.key, f.keyOK = append(f.key[:0], byte(s.rule), byte(s.rule>>8)), true
+	for j, h := range s.by {
+		f.key = append(f.key, 0)
+		switch {
+		case h < 0:
+			f.key = append(f.key, s.byConst[j]...)
+		case s.spliced(h):
+			f.key = append(f.key, s.memo[h]...)
+		default:
+			f.keyOK = false
+		}
+	}
+}
+
+// matchFast is match by the fast form. When it fails, sure says the shape
+// does not match either (else a memo'd value may have changed).
+func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest bool) (n int, ok, sure bool) {
+	f := &s.fast
+	i := 0
+	for x := range f.segs {
+		seg := &f.segs[x]
+		b := f.bytes[seg.start:seg.end]
+		if len(line)-i < len(b) || string(line[i:i+len(b)]) != string(b) {
+			// The shape compares the fixed bytes up to the first
+			// memo'd value as they are.
+			off := len(b)
+			if seg.memoFrom < seg.memoEnd {
+				off = int(f.memos[seg.memoFrom].off)
+			}
+			return 0, false, len(line)-i < off || string(line[i:i+off]) != string(b[:off])
+		}
+		if seg.memoFrom < seg.memoEnd {
+			for _, mm := range f.memos[seg.memoFrom:seg.memoEnd] {
+				holes[mm.k] = span{i + int(mm.off), i + int(mm.off+mm.n)}
+			}
+		}
+		i += len(b)
+		switch seg.hole {
+		case holeString:
+			if seg.memo { // left open, but often the same all the same
+				if m := s.memo[seg.k]; len(m) > 0 && len(line)-i >= len(m) && string(line[i:i+len(m)]) == string(m) {
+					holes[seg.k] = span{i, i + len(m)}
+					i += len(m)
+					continue
+				}
+			}
+			end := stringEnd(line, i)
+			if end < 0 {
+				return 0, false, true
+			}
+			if seg.memo && end-i <= maxMemo {
+				s.memo[seg.k] = append(s.memo[seg.k][:0], line[i:end]...)
+			}
+			holes[seg.k] = span{i, end}
+			i = end
+		case holeNumber:
+			j := numberEnd(line, i)
+			if j < 0 {
+				return 0, false, true
+			}
+			holes[seg.k] = span{i, j}
+			i = j
+		default:
+			if rest {
+				return i, len(b) > 0 && b[len(b)-1] == '\n', true
+			}
+			return len(line), jsonscan.SkipWS(line, i) == len(line), true
+		}
+	}
+	return 0, false, true
+}
+
+// stringEnd returns the end of the JSON string at line[i], or -1 when
+// there is none.
+func stringEnd(line []byte, i int) int {
+	if i >= len(line) || line[i] != '"' {
+		return -1
+	}
+	// (No newline in it: a string holds none raw.)
+	end := plainStringEnd(line, i)
+	if end < 0 {
+		var err error
+		if end, err = jsonscan.ScanString(line, i); err != nil {
+			return -1
+		}
+	}
+	return end
+}
