@@ -330,3 +330,36 @@ func TestCopyReportsAShortWrite(t *testing.T) {
 		}
 	}
 }
+
+// scrubDefault skips text up to the word before a byte that is not plain:
+// it scrubs every text as the byte-by-byte walk does (Normalizer.plain),
+// matches of every kind and roots with spaces in them before and after
+// any boundary.
+func TestScrubSkipsOnlyPlainText(t *testing.T) {
+	frags := []string{"Chunk ID: beef", "Chunk ID: 1ca6bf", "home/John Smith/proj/x", "John Smith-proj", "call_MZSwjBaQcdosfHhvJfsQqWdm",
+		"deadbeef-dead-beef-dead-beefdeadbeef", "2026-05-10T10:00:00Z", "10:00:01", "350ms", "2m30s", "800µs", "t1761820265014", "tokens used: 351",
+		"tokens used\n351", "/run/cc-socks/27963.sock", `{\"executionTime\": 2}`, "projects/home-John-Smith-proj-x", "word", "x.y",
+		`\n`, `\"`, `\\`, `C:\Temp\x`, `c:/temp/x`, "/home/John Smith/proj/x/a.go", "Wall time: 0.1044 seconds"}
+	seps := []string{"", " ", ".", ":", "\n", "/", "_", "-", "a"}
+	for _, opts := range []Options{{}, {Cwd: "/home/John Smith/proj/x", Home: "/home/John Smith", TempDir: `C:\Temp`}, {Cwd: `C:\work\proj`}} {
+		n := New(opts)
+		for _, a := range frags {
+			for _, sep := range seps {
+				for _, b := range frags {
+					s := []byte("see " + a + sep + b)
+					for _, esc := range []bool{false, true} {
+						var st scrubState
+						n.plain = true
+						want, _ := n.scrub(nil, s, esc, true, &st)
+						n.plain = false
+						st = scrubState{}
+						got, _ := n.scrub(nil, s, esc, true, &st)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("scrub(%q, esc %v) with %+v:\n got:  %q\n want: %q", s, esc, opts, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

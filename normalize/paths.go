@@ -32,6 +32,10 @@ type rootSet struct {
 	longest   int
 	start     [256]bool // roots starting with a separator
 	wordStart [256]bool // roots starting with a letter (drives, mangled cwd)
+	// plain is basePlain less a byte of each spelling (see scrubDefault),
+	// once one was added (plainSet).
+	plain    [256]uint8
+	plainSet bool
 }
 
 func (rs *rootSet) add(sp spelling) {
@@ -44,6 +48,20 @@ func (rs *rootSet) add(sp spelling) {
 		if firsts[0] == firsts[1] {
 			firsts = firsts[:1]
 		}
+	}
+	if !rs.plainSet {
+		rs.plain, rs.plainSet = basePlain, true
+	}
+	// The first byte of the spelling that is no plain text, or ends a word
+	// where the scrubber could skip to: a match of it holds a byte that is
+	// not plain, with no boundary before it.
+	q := 0
+	for q < len(sp.text)-1 && basePlain[sp.text[q]] == 1 && byteClass[sp.text[q]] != clsOther {
+		q++
+	}
+	rs.plain[sp.text[q]] = 0
+	if sp.fold {
+		rs.plain[lowerASCII(sp.text[q])], rs.plain[upperASCII(sp.text[q])] = 0, 0
 	}
 	for _, c := range firsts {
 		list := rs.byFirst[c]

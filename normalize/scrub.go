@@ -76,7 +76,34 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		}
 	}
 	last, i, prev := 0, 0, st.prev
+	plain := &basePlain
+	if n.roots.plainSet {
+		plain = &n.roots.plain
+	}
+	// Most text holds nothing to scrub: from i, the bytes up to the next
+	// one that is not plain are skipped, but for the word that leads to it
+	// (a match starts on a boundary and holds such a byte with no boundary
+	// before it). No skip is tried again before that byte (next).
+	next := 0
+	if n.plain {
+		next = limit
+	}
 	for i < limit {
+		if i >= next {
+			k := i + plainRun(plain, s[i:limit])
+			w := k
+			for w > i && byteClass[s[w-1]] != clsOther {
+				w--
+			}
+			// "Chunk ID: 1ca6bf": the id is told by the colon before it.
+			if w > i && (i < 1 || s[i-1] != ':') && (i < 2 || s[i-2] != ':') {
+				i, prev = w, clsOther
+			}
+			next = k + 1
+			if i >= limit {
+				break
+			}
+		}
 		c := s[i]
 		cl := byteClass[c]
 		if cl == clsWord {
@@ -127,6 +154,35 @@ func (n *Normalizer) scrubDefault(dst, s []byte, esc, final bool, st *scrubState
 		return dst, i // nothing replaced: leave s uncopied
 	}
 	return append(dst, s[last:i]...), i
+}
+
+// basePlain marks the bytes with which no match of the default rules
+// starts, and that none holds before its first byte not marked: a digit,
+// "-" or "_" (ids, uuids, dates, measures), ":" (a chunk id follows one), a
+// backslash (an escape). A match of a root holds a byte each spelling
+// takes out of rootSet.plain.
+var basePlain = func() (t [256]uint8) {
+	for c := range 256 {
+		if !(c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '\\') {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// plainRun returns the length of the run of plain bytes s starts with.
+func plainRun(plain *[256]uint8, s []byte) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8 : i+8]
+		if plain[b[0]]&plain[b[1]]&plain[b[2]]&plain[b[3]]&plain[b[4]]&plain[b[5]]&plain[b[6]]&plain[b[7]] == 0 {
+			break
+		}
+	}
+	for i < len(s) && plain[s[i]] == 1 {
+		i++
+	}
+	return i
 }
 
 // lastClass is the class of the last byte of a replacement. What follows a
@@ -412,7 +468,7 @@ func (n *Normalizer) matchNumeric(s []byte, i int) (int, string) {
 	}
 	// A token count a CLI prints in words ("tokens used\n351", "tokens used: 351").
 	for _, before := range tokensUsed {
-		if i >= len(before) && string(s[i-len(before):i]) == before && wordEnd(s, i+d) {
+		if i >= len(before) && s[i-1] == before[len(before)-1] && string(s[i-len(before):i]) == before && wordEnd(s, i+d) {
 			return d, "<COUNT>"
 		}
 	}
@@ -654,15 +710,32 @@ func matchDuration(s []byte, i int) int {
 	return j
 }
 
-// unitLen returns the length of a duration unit at the start of s.
+// unitLen returns the length of a duration unit at the start of s: ms,
+// us, ns, µs, s, m or h. (By its first byte: most digits are followed by
+// none, and this is asked after each.)
 func unitLen(s []byte) int {
-	for _, u := range [...]string{"ms", "us", "ns", "µs", "s", "m", "h"} {
-		if len(s) >= len(u) && string(s[:len(u)]) == u {
-			return len(u)
+	if len(s) == 0 {
+		return 0
+	}
+	switch s[0] {
+	case 'm', 'u', 'n':
+		if len(s) >= 2 && s[1] == 's' {
+			return 2
+		}
+		if s[0] == 'm' {
+			return 1
+		}
+	case 's', 'h':
+		return 1
+	case micro[0]:
+		if len(s) >= len(micro) && string(s[:len(micro)]) == micro {
+			return len(micro)
 		}
 	}
 	return 0
 }
+
+const micro = "µs"
 
 // wordEnd reports whether no letter or digit follows at s[j].
 func wordEnd(s []byte, j int) bool { return j >= len(s) || byteClass[s[j]] != clsWord }
