@@ -565,21 +565,19 @@ func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 	// the first line past its end that holds none instead (runEnd): cut before a
 	// long run, a piece would be short, and the next one long, over and
 	// over, and the worker with the short ones waits for the other.
-	tried := false
-	for i := end; i > 0; {
-		if !tried && end-i > longRunAtEnd() {
-			tried = true
-			var e int
-			var ok bool
-			if buf, e, ok = pl.runEnd(buf, end); ok {
-				return buf, e
-			}
+	bare, before := pl.lastBare(buf, end-longRunAtEnd(), end)
+	if bare >= 0 {
+		return buf, bare
+	}
+	if before > 0 {
+		var e int
+		var ok bool
+		if buf, e, ok = pl.runEnd(buf, end); ok {
+			return buf, e
 		}
-		s := lastNewline(buf[:i-1]) + 1
-		if !pl.readCls.holdsNeedle(buf[s:i]) {
-			return buf, i
+		if bare, _ = pl.lastBare(buf, 0, before); bare >= 0 {
+			return buf, bare
 		}
-		i = s
 	}
 	// Every line may be a delta event: a run from the start of the piece.
 	pos, run := 0, 0
@@ -609,6 +607,36 @@ func (pl *pipeline) betweenRuns(buf []byte, end int) ([]byte, int) {
 			return buf, end // a long line ends the run
 		}
 	}
+}
+
+// lastBare returns the end of the last line that holds no needle among the
+// lines of buf[:hi] (hi is 0 or a line's end) that end at lo or after, or
+// -1, and the start of the first of them it read. It reads them a few KiB
+// at a time from the end, each forwards: a search for the next newline is
+// quick, one for the newline before a line is not.
+func (pl *pipeline) lastBare(buf []byte, lo, hi int) (bare, before int) {
+	const step = 4 << 10
+	for hi > 0 && hi >= lo {
+		// The lines that end at from or after: the first ends after the
+		// first newline at from-1 or after (buf[hi-1] is one).
+		from := max(lo, hi-step)
+		k := max(from-1, 0)
+		k += bytes.IndexByte(buf[k:hi], '\n')
+		s := lastNewline(buf[:k]) + 1
+		bare := -1
+		for p := s; p < hi; {
+			i := p + bytes.IndexByte(buf[p:hi], '\n') + 1
+			if !pl.readCls.holdsNeedle(buf[p:i]) {
+				bare = i
+			}
+			p = i
+		}
+		if bare >= 0 {
+			return bare, s
+		}
+		hi = s
+	}
+	return -1, hi
 }
 
 // longRunAtEnd is how long the lines at the end of a piece that may be
