@@ -454,6 +454,10 @@ type deltaClassifier struct {
 	// shapes that end in its newline need not be tried again.
 	triedLine  bool
 	lastNeedle int // the needle holdsNeedle found last
+	// keyFrom is the fast form whose key, of generation keyGen, the
+	// line classified last has (nil: a key of its own).
+	keyFrom *shapeFast
+	keyGen  uint64
 	// lead is how a line opens whose first member is the one every rule
 	// has a condition on ({"type":"), leadValues the values the rules
 	// want there: a line that opens with lead and another plain value is
@@ -650,6 +654,10 @@ type deltaJoiner struct {
 	bounds     []int
 	scratch    []byte
 	cut        []byte // the re-cut pieces
+	// lastFrom and lastGen: lastKey is that fast form's key (see
+	// deltaClassifier.keyFrom), when lastFrom is not nil.
+	lastFrom *shapeFast
+	lastGen  uint64
 
 	out []byte // ready to be read (not in a piece)
 	// In a piece, the runs re-cut are written over the piece (a run is as
@@ -887,8 +895,11 @@ func (d *deltaJoiner) hold(line []byte, at, ps, pe int, key []byte) {
 		}
 	}
 	// Events of one stream often come in a row: the last one's is
-	// compared first, before the map is asked.
-	s, ok := d.lastStream, d.lastStream >= 0 && string(key) == string(d.lastKey)
+	// compared first, before the map is asked (not even compared when
+	// both are a fast form's key).
+	from, gen := d.cls.keyFrom, d.cls.keyGen
+	s, ok := d.lastStream, d.lastStream >= 0 && (from != nil && from == d.lastFrom && gen == d.lastGen || string(key) == string(d.lastKey))
+	d.lastFrom, d.lastGen = from, gen
 	if !ok {
 		slot := d.streams[string(key)]
 		if ok = slot != nil && slot.run == d.run; ok {

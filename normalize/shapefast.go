@@ -30,6 +30,8 @@ type shapeFast struct {
 	open, changed uint32
 	lines         int
 	hit           bool
+	// gen tells the form's key from the keys it had before.
+	gen uint64
 }
 
 // fastSeg is the form's bytes from start to end and the open value after
@@ -65,6 +67,7 @@ func (s *deltaShape) makeFast() {
 		f.open |= f.changed
 	}
 	f.ok, f.changed, f.lines = true, 0, 0
+	f.gen++
 	f.bytes, f.segs, f.memos = f.bytes[:0], f.segs[:0], f.memos[:0]
 	start, from := 0, 0
 	for k, seg := range s.segs {

@@ -181,6 +181,7 @@ func (c *deltaClassifier) shapedLine(in []byte) (n, ps, pe int, key []byte, ok b
 }
 
 func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key []byte, ok bool) {
+	c.keyFrom = nil
 	for k, s := range c.shapes {
 		if c.triedLine && !rest && s.endsLine() {
 			continue // shapedLine found the line is not of it
@@ -195,6 +196,7 @@ func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key [
 		p := c.holes[s.piece]
 		if s.fast.hit && s.fast.keyOK {
 			// (Not c.key: that is scratch, and this is the form's.)
+			c.keyFrom, c.keyGen = &s.fast, s.fast.gen
 			return n, p.start + 1, p.end - 1, s.fast.key, true
 		}
 		key = append(c.key[:0], byte(s.rule), byte(s.rule>>8))
