@@ -68,7 +68,7 @@ func TestCachesKeepShortOnly(t *testing.T) {
 	n.acquireCaches()
 	defer n.releaseCaches()
 	n.classify([]byte(long), shortKey{})
-	n.idValue("SESSION", []byte(long))
+	n.idValue(kindSession, []byte(long))
 	for _, s := range n.c.longNames {
 		if len(s.name) > maxCachedLen {
 			t.Errorf("name cache keeps a %d-byte name", len(s.name))

@@ -203,7 +203,7 @@ type longNameSlot struct {
 // idSlot remembers the placeholder of one raw id value.
 type idSlot struct {
 	gen              uint32
-	kind             string
+	kind             uint8 // index in idKinds: one compare
 	raw, placeholder []byte
 }
 

@@ -46,8 +46,11 @@ type shapePlan struct {
 }
 
 type planHole struct {
-	num  bool // a number, else a string
-	info keyInfo
+	num bool // a number, else a string
+	// text: a string scrubbed as text, whose short clean values the cache
+	// answers (see valueAs); id: a string that is an id
+	text, id bool
+	info     keyInfo
 }
 
 // planOf returns the plan of shape s for the proc's Normalizer, or nil.
@@ -158,7 +161,12 @@ func (n *Normalizer) makePlan(s *deltaShape, pl *shapePlan) {
 		if !member {
 			return
 		}
-		pl.holes = append(pl.holes, planHole{num: seg.hole == holeNumber, info: info})
+		text := true
+		switch info.class {
+		case keyID, keyDuration, keyClock, keyCounter:
+			text = false
+		}
+		pl.holes = append(pl.holes, planHole{num: seg.hole == holeNumber, text: text && !info.cwd, id: info.class == keyID, info: info})
 		member = false
 	}
 	pl.ok = len(stack) == 0
@@ -183,20 +191,33 @@ func (p *proc) planLine() bool {
 		return false
 	}
 	n := p.n
+	holes := p.shapedHoles[r.first : r.first+len(pl.holes)]
 	for k := range pl.holes {
 		h := &pl.holes[k]
-		sp := p.shapedHoles[r.first+k]
-		start, end := r.at+sp.start, r.at+sp.end
+		start, end := r.at+holes[k].start, r.at+holes[k].end
 		if h.num {
 			if n.numberZeroed(p.buf[start:end], h.info.class) {
 				p.replace(start, end, "0")
 			}
 			continue
 		}
+		// What valueAs would do with an id, without the call.
+		if v := p.buf[start+1 : end-1]; h.id && len(v) > 0 && !isPlaceholder(v) {
+			p.replace(start+1, end-1, n.idValue(h.info.kind, v))
+			continue
+		}
+		// The string's end is known: its key is read, not searched for.
+		// (One with an escape gets one too: the cache holds raw bytes
+		// found clean, and the key is the raw bytes.)
 		var key shortKey
-		if end-start-2 <= maxShort { // a longer value has no shortKey
-			if k, e := shortString(p.buf, start+1, p.end); e == end-1 {
-				key = k
+		if l := end - start - 2; l <= maxShort && l > 0 { // a longer value has no shortKey
+			key = shortKeyAt(p.buf, start+1, l)
+			// What valueAs would do first with a short text, here
+			// without the call: one clean before is clean again.
+			if h.text && !n.plain {
+				if slot := &n.c.cleanShort[key.slot(10)]; slot.key == key && slot.gen == n.gen {
+					continue
+				}
 			}
 		}
 		p.valueAs(start+1, end-1, key, &h.info, false)

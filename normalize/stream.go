@@ -688,7 +688,7 @@ func (p *proc) members() {
 				q := pos + 17 + stringStopIn(buf[pos+17:end], 64)
 				if q < end && buf[q] == '"' {
 					if v := buf[pos+1 : q]; top.info.class == keyID && !isPlaceholder(v) {
-						p.replace(pos+1, q, n.idValue(idKinds[top.info.kind], v))
+						p.replace(pos+1, q, n.idValue(top.info.kind, v))
 					} else {
 						p.stringValue(pos+1, q, shortKey{})
 					}
@@ -984,7 +984,7 @@ func (p *proc) valueAs(start, end int, key shortKey, info *keyInfo, top bool) {
 	if len(v) > 0 && !isPlaceholder(v) {
 		switch info.class {
 		case keyID:
-			p.replace(start, end, n.idValue(idKinds[info.kind], v))
+			p.replace(start, end, n.idValue(info.kind, v))
 			return
 		case keyDuration, keyClock, keyCounter:
 			p.replace(start, end, measurePlaceholder[info.class])
@@ -1044,17 +1044,17 @@ func learnable(v []byte) (string, bool) {
 // idValue returns the placeholder of the whole value v of an id member. The
 // same ids come back in every event (the session, a call's start and end):
 // a small cache of raw values saves working out their canonical form.
-func (n *Normalizer) idValue(kind string, v []byte) string {
+func (n *Normalizer) idValue(kind uint8, v []byte) string {
 	if n.plain || len(v) > maxCachedLen {
 		n.canon = canonicalID(n.canon[:0], v)
-		return n.identity(kind, n.canon)
+		return n.identity(idKinds[kind], n.canon)
 	}
 	slot := &n.c.idCache[shortHash(v)>>(64-8)]
-	if slot.gen == n.idGen && string(slot.raw) == string(v) && slot.kind == kind {
+	if slot.gen == n.idGen && slot.kind == kind && string(slot.raw) == string(v) {
 		return unsafe.String(unsafe.SliceData(slot.placeholder), len(slot.placeholder))
 	}
 	n.canon = canonicalID(n.canon[:0], v)
-	p := n.identity(kind, n.canon)
+	p := n.identity(idKinds[kind], n.canon)
 	// The slot reuses its bytes: no garbage per id.
 	slot.raw = append(slot.raw[:0], v...)
 	slot.placeholder = append(slot.placeholder[:0], p...)

@@ -67,6 +67,20 @@ func shortKeyOf(v []byte) shortKey {
 	return k
 }
 
+// shortKeyAt is shortKeyOf(buf[j:j+l]), 0 < l <= maxShort, read as two
+// words where buf holds 16 bytes at j.
+func shortKeyAt(buf []byte, j, l int) shortKey {
+	if j+16 > len(buf) {
+		return shortKeyOf(buf[j : j+l])
+	}
+	a, b := binary.LittleEndian.Uint64(buf[j:]), binary.LittleEndian.Uint64(buf[j+8:])
+	rest := l - 8 // bytes in b
+	if l < 8 {
+		a, b, rest = 0, a, l
+	}
+	return shortKey{a: a, b: b&(1<<(8*rest)-1) | uint64(l+1)<<56}
+}
+
 // slot is the index of k in a direct-mapped cache of 2^bits entries.
 func (k shortKey) slot(bits uint) uint64 {
 	return (k.a*0xFF51AFD7ED558CCD ^ k.b) * 0x9E3779B97F4A7C15 >> (64 - bits)
