@@ -34,14 +34,18 @@ type shapeFast struct {
 	gen uint64
 }
 
-// fastSeg is the form's bytes from start to end and the open value after
-// them, hole k of the shape (or the end of the line; memo: one the memo
-// is tried on); the memo'd values in those bytes are memos[memoFrom:memoEnd].
+// fastSeg is bytes of the form, b, and the open value after them, hole k
+// of the shape (or the end of the line; memo: one the memo is tried on);
+// memos are the memo'd values in b. (Slices of the form's, made once it
+// is whole: a line reads them with no bounds to check.)
 type fastSeg struct {
-	start, end, memoFrom, memoEnd int32
-	k                             uint8
-	hole                          byte
-	memo                          bool
+	b         []byte
+	memos     []fastMemo
+	start     int32 // of b in the form's bytes
+	memoStart int32 // of memos in the form's
+	k         uint8
+	hole      byte
+	memo      bool
 }
 
 // fastMemo is a memo'd value written into the form: hole k, at off from
@@ -69,7 +73,7 @@ func (s *deltaShape) makeFast() {
 	f.ok, f.changed, f.lines = true, 0, 0
 	f.gen++
 	f.bytes, f.segs, f.memos = f.bytes[:0], f.segs[:0], f.memos[:0]
-	start, from := 0, 0
+	start, memoStart, from := 0, 0, 0
 	for k, seg := range s.segs {
 		f.bytes = append(f.bytes, s.lit[from:seg.litEnd]...)
 		from = seg.litEnd
@@ -78,13 +82,17 @@ func (s *deltaShape) makeFast() {
 			f.bytes = append(f.bytes, s.memo[k]...)
 			continue
 		}
-		memoFrom := int32(0)
-		if n := len(f.segs); n > 0 {
-			memoFrom = f.segs[n-1].memoEnd
+		f.segs = append(f.segs, fastSeg{start: int32(start), memoStart: int32(memoStart), k: uint8(k), hole: seg.hole,
+			memo: seg.hole == holeString && k != s.piece && k < len(s.memo)})
+		start, memoStart = len(f.bytes), len(f.memos)
+	}
+	for x := range f.segs {
+		seg := &f.segs[x]
+		end, memoEnd := len(f.bytes), len(f.memos)
+		if x+1 < len(f.segs) {
+			end, memoEnd = int(f.segs[x+1].start), int(f.segs[x+1].memoStart)
 		}
-		f.segs = append(f.segs, fastSeg{start: int32(start), end: int32(len(f.bytes)), memoFrom: memoFrom, memoEnd: int32(len(f.memos)),
-			k: uint8(k), hole: seg.hole, memo: seg.hole == holeString && k != s.piece && k < len(s.memo)})
-		start = len(f.bytes)
+		seg.b, seg.memos = f.bytes[seg.start:end:end], f.memos[seg.memoStart:memoEnd:memoEnd]
 	}
 	f.key, f.keyOK = append(f.key[:0], byte(s.rule), byte(s.rule>>8)), true
 	for j, h := range s.by {
@@ -107,20 +115,18 @@ func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest boo
 	i := 0
 	for x := range f.segs {
 		seg := &f.segs[x]
-		b := f.bytes[seg.start:seg.end]
+		b := seg.b
 		if len(line)-i < len(b) || string(line[i:i+len(b)]) != string(b) {
 			// The shape compares the fixed bytes up to the first
 			// memo'd value as they are.
 			off := len(b)
-			if seg.memoFrom < seg.memoEnd {
-				off = int(f.memos[seg.memoFrom].off)
+			if len(seg.memos) > 0 {
+				off = int(seg.memos[0].off)
 			}
 			return 0, false, len(line)-i < off || string(line[i:i+off]) != string(b[:off])
 		}
-		if seg.memoFrom < seg.memoEnd {
-			for _, mm := range f.memos[seg.memoFrom:seg.memoEnd] {
-				holes[mm.k] = span{i + int(mm.off), i + int(mm.off+mm.n)}
-			}
+		for _, mm := range seg.memos {
+			holes[mm.k] = span{i + int(mm.off), i + int(mm.off+mm.n)}
 		}
 		i += len(b)
 		switch seg.hole {
