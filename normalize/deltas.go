@@ -467,6 +467,11 @@ type deltaClassifier struct {
 	// leadNeedle says which lead values, with their closing quote, are
 	// a rule's needle: a line that opens with one holds it.
 	leadNeedle []bool
+	// leadOfRule is, for each rule, the index of its value in leadValues
+	// that leadOf gives (the first equal one), and leadIsNeedle whether
+	// that value, with its closing quote, is its needle.
+	leadOfRule   []int
+	leadIsNeedle []bool
 }
 
 func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
@@ -481,8 +486,10 @@ func newDeltaClassifier(rules []deltaRule) *deltaClassifier {
 	}
 	c.hits = make([]byte, len(c.needles))
 	c.lead, c.leadValues = ruleLead(rules)
-	for _, v := range c.leadValues {
+	for i, v := range c.leadValues {
 		c.leadNeedle = append(c.leadNeedle, slices.ContainsFunc(c.needles, func(nd []byte) bool { return string(nd) == v+`"` }))
+		c.leadOfRule = append(c.leadOfRule, slices.Index(c.leadValues, v))
+		c.leadIsNeedle = append(c.leadIsNeedle, string(rules[i].needle) == v+`"`)
 	}
 	return c
 }
@@ -557,15 +564,26 @@ func (c *deltaClassifier) classifyHits(line []byte) (ps, pe int, key []byte, ok 
 	if ps, pe, key, ok := c.shaped(line); ok {
 		return ps, pe, key, true, nil, -1
 	}
-	if c.otherLead(line) {
+	lead, leadOK := c.leadOf(line)
+	if leadOK && lead < 0 { // another lead
 		return 0, 0, nil, false, nil, -1
 	}
 	// Most lines hold no rule's needle: they are not parsed. Rules often
 	// share one (a type): each is looked for once, when a rule asks, and
-	// a delta event stops the search at its rule.
+	// a delta event stops the search at its rule. A line that opens with
+	// a lead value is no event of a rule that wants another there, and
+	// holds the needle of a rule whose needle that value is.
 	start = -1
 	for i := range c.rules {
 		k := c.needleOf[i]
+		if leadOK {
+			if c.leadOfRule[i] != lead {
+				continue
+			}
+			if c.leadIsNeedle[i] {
+				c.hits[k] = needleFound
+			}
+		}
 		if c.hits[k] == needleUnknown {
 			c.hits[k] = needleAbsent
 			if indexNeedle(line, c.needles[k]) >= 0 {
