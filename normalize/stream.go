@@ -652,12 +652,29 @@ func (p *proc) members() {
 			pos = e + 1
 		} else {
 			pure = pure && p.endPrefix(buf, start, pureEnd)
-			p.pos = pos
-			p.strFrom(true, plainUntil(pos, e))
-			if p.state != stColon {
-				return
+			// A longer name that ends in the next few words
+			// ("hookAdditionalContexts"): as memberName would do it.
+			q := -1
+			if fast && e == longerString {
+				if q = pos + 17 + stringStopIn(buf[pos+17:end], 64); q >= end || buf[q] != '"' {
+					q = -1
+				}
 			}
-			buf, pos, end = p.buf, p.pos, p.end
+			if q >= 0 {
+				info := n.classify(buf[pos+1:q], shortKey{})
+				top.info = *info
+				if !info.clean {
+					p.scrubText(pos+1, q)
+				}
+				pos = q + 1
+			} else {
+				p.pos = pos
+				p.strFrom(true, plainUntil(pos, e))
+				if p.state != stColon {
+					return
+				}
+				buf, pos, end = p.buf, p.pos, p.end
+			}
 		}
 		if pos+1 >= end || buf[pos] != ':' {
 			if pure {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 // Eight bytes at a time: the scans below look at a machine word per step
@@ -70,15 +71,17 @@ func shortKeyOf(v []byte) shortKey {
 // shortKeyAt is shortKeyOf(buf[j:j+l]), 0 < l <= maxShort, read as two
 // words where buf holds 16 bytes at j.
 func shortKeyAt(buf []byte, j, l int) shortKey {
-	if j+16 > len(buf) {
+	if j < 0 || j+16 > len(buf) {
 		return shortKeyOf(buf[j : j+l])
 	}
-	a, b := binary.LittleEndian.Uint64(buf[j:]), binary.LittleEndian.Uint64(buf[j+8:])
+	// Checked above: the two words are in buf.
+	at := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), j))
+	a, b := binary.LittleEndian.Uint64(at[:8]), binary.LittleEndian.Uint64(at[8:])
 	rest := l - 8 // bytes in b
 	if l < 8 {
 		a, b, rest = 0, a, l
 	}
-	return shortKey{a: a, b: b&(1<<(8*rest)-1) | uint64(l+1)<<56}
+	return shortKey{a: a, b: b&(1<<(uint(8*rest)&63)-1) | uint64(l+1)<<56}
 }
 
 // slot is the index of k in a direct-mapped cache of 2^bits entries.
