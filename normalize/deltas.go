@@ -458,6 +458,9 @@ type deltaClassifier struct {
 	// line classified last has (nil: a key of its own).
 	keyFrom *shapeFast
 	keyGen  uint64
+	// skipFirst: fastLine found that the first shape does not match the
+	// line that shapedLine is asked about next.
+	skipFirst bool
 	// lead is how a line opens whose first member is the one every rule
 	// has a condition on ({"type":"), leadValues the values the rules
 	// want there: a line that opens with lead and another plain value is
@@ -865,6 +868,11 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	// in one pass over it, which finds its end too; any other line is
 	// searched for the needles.
 	for pos := 0; pos < len(in); {
+		if n, ok := d.cls.fastLine(in[pos:]); ok {
+			d.holdFast(in, pos, n)
+			pos += n
+			continue
+		}
 		if n, ps, pe, key, ok := d.cls.shapedLine(in[pos:]); ok {
 			if s := d.cls.shapes[0]; shapePlans {
 				d.shaped = append(d.shaped, shapedRec{at: pos, n: n, shape: s, version: s.version, first: len(d.shapedHoles)})
@@ -889,6 +897,26 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	}
 	d.release()
 	return in, false
+}
+
+// holdFast is the shaped-line case of joinPiece for the line in[pos:pos+n]
+// that fastLine matched: when it goes on the run's last stream, it is held
+// with no more asked.
+func (d *deltaJoiner) holdFast(in []byte, pos, n int) {
+	s := d.cls.shapes[0]
+	if shapePlans {
+		d.shaped = append(d.shaped, shapedRec{at: pos, n: n, shape: s, version: s.version, first: len(d.shapedHoles)})
+		d.shapedHoles = append(d.shapedHoles, d.cls.holes[:len(s.segs)-1]...)
+	}
+	p := d.cls.holes[s.piece]
+	// (A stream held last means a line held since the last reset.)
+	if d.lastStream >= 0 && d.lastFrom == &s.fast && d.lastGen == s.fast.gen && pos-d.lines[0].start+n <= maxDeltaRun {
+		d.pieces[d.lastStream] = append(d.pieces[d.lastStream], len(d.lines))
+		d.lines = append(d.lines, heldLine{start: pos, end: pos + n, pieceStart: pos + p.start + 1, pieceEnd: pos + p.end - 1, stream: d.lastStream})
+		return
+	}
+	d.cls.keyFrom, d.cls.keyGen = &s.fast, s.fast.gen
+	d.hold(in[pos:pos+n], pos, p.start+1, p.end-1, s.fast.key)
 }
 
 // restore puts back what the runs of the piece in that were re-cut over

@@ -164,6 +164,27 @@ func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest boo
 	return 0, false, true
 }
 
+// fastLine matches the line that in starts with by the fast form of the
+// shape matched last, as shapedLine would, when the form knows the line's
+// stream: n is its length. When it does not match, ok is false, and the
+// shape's long way is left to shapedLine.
+func (c *deltaClassifier) fastLine(in []byte) (n int, ok bool) {
+	if len(c.shapes) == 0 {
+		return 0, false
+	}
+	s := c.shapes[0]
+	f := &s.fast
+	if !f.ok || !f.keyOK {
+		return 0, false
+	}
+	n, ok, sure := s.matchFast(in, &c.holes, true)
+	if !ok && !sure {
+		return 0, false
+	}
+	f.hit, f.lines, c.skipFirst = ok, f.lines+1, !ok
+	return n, ok
+}
+
 // stringEnd returns the end of the JSON string at line[i], or -1 when
 // there is none.
 func stringEnd(line []byte, i int) int {

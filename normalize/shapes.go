@@ -182,7 +182,12 @@ func (c *deltaClassifier) shapedLine(in []byte) (n, ps, pe int, key []byte, ok b
 
 func (c *deltaClassifier) shapedIn(line []byte, rest bool) (n, ps, pe int, key []byte, ok bool) {
 	c.keyFrom = nil
+	skip := c.skipFirst
+	c.skipFirst = false
 	for k, s := range c.shapes {
+		if k == 0 && skip {
+			continue // fastLine found it does not match
+		}
 		if c.triedLine && !rest && s.endsLine() {
 			continue // shapedLine found the line is not of it
 		}
