@@ -868,8 +868,14 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 	// in one pass over it, which finds its end too; any other line is
 	// searched for the needles.
 	for pos := 0; pos < len(in); {
-		if n, ok := d.cls.fastLine(in[pos:]); ok {
-			d.holdFast(in, pos, n)
+		// The open values are found where they are kept, when there is
+		// room: no copy.
+		holes := &d.cls.holes
+		if k := len(d.shapedHoles); shapePlans && cap(d.shapedHoles)-k >= maxShapeHoles {
+			holes = (*[maxShapeHoles]span)(d.shapedHoles[k : k+maxShapeHoles])
+		}
+		if n, ok := d.cls.fastLine(in[pos:], holes); ok {
+			d.holdFast(in, pos, n, holes)
 			pos += n
 			continue
 		}
@@ -900,15 +906,19 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 }
 
 // holdFast is the shaped-line case of joinPiece for the line in[pos:pos+n]
-// that fastLine matched: when it goes on the run's last stream, it is held
+// that fastLine matched, its open values in holes: when it goes on the run's last stream, it is held
 // with no more asked.
-func (d *deltaJoiner) holdFast(in []byte, pos, n int) {
+func (d *deltaJoiner) holdFast(in []byte, pos, n int, holes *[maxShapeHoles]span) {
 	s := d.cls.shapes[0]
 	if shapePlans {
 		d.shaped = append(d.shaped, shapedRec{at: pos, n: n, shape: s, version: s.version, first: len(d.shapedHoles)})
-		d.shapedHoles = append(d.shapedHoles, d.cls.holes[:len(s.segs)-1]...)
+		if k := len(d.shapedHoles) + len(s.segs) - 1; holes != &d.cls.holes {
+			d.shapedHoles = d.shapedHoles[:k] // found in place
+		} else {
+			d.shapedHoles = append(d.shapedHoles, holes[:len(s.segs)-1]...)
+		}
 	}
-	p := d.cls.holes[s.piece]
+	p := holes[s.piece]
 	// (A stream held last means a line held since the last reset.)
 	if d.lastStream >= 0 && d.lastFrom == &s.fast && d.lastGen == s.fast.gen && pos-d.lines[0].start+n <= maxDeltaRun {
 		d.pieces[d.lastStream] = append(d.pieces[d.lastStream], len(d.lines))

@@ -166,9 +166,9 @@ func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest boo
 
 // fastLine matches the line that in starts with by the fast form of the
 // shape matched last, as shapedLine would, when the form knows the line's
-// stream: n is its length. When it does not match, ok is false, and the
-// shape's long way is left to shapedLine.
-func (c *deltaClassifier) fastLine(in []byte) (n int, ok bool) {
+// stream: n is its length, its open values are in holes. When it does not
+// match, ok is false, and the shape's long way is left to shapedLine.
+func (c *deltaClassifier) fastLine(in []byte, holes *[maxShapeHoles]span) (n int, ok bool) {
 	if len(c.shapes) == 0 {
 		return 0, false
 	}
@@ -177,7 +177,7 @@ func (c *deltaClassifier) fastLine(in []byte) (n int, ok bool) {
 	if !f.ok || !f.keyOK {
 		return 0, false
 	}
-	n, ok, sure := s.matchFast(in, &c.holes, true)
+	n, ok, sure := s.matchFast(in, holes, true)
 	if !ok && !sure {
 		return 0, false
 	}
