@@ -398,15 +398,29 @@ func uuidLen(s []byte, i int) int {
 	if len(s)-i < 36 || s[i+8] != '-' || s[i+13] != '-' {
 		return 0
 	}
-	u := s[i : i+36]
-	for k, c := range u {
-		if k == 8 || k == 13 || k == 18 || k == 23 {
-			if c != '-' {
-				return 0
-			}
-		} else if !isHex(c) {
-			return 0
-		}
+	u := s[i : i+36 : i+36]
+	if u[18] != '-' || u[23] != '-' {
+		return 0
+	}
+	// The digits' classes ORed, a table look-up each: no branch per byte.
+	var bad uint8
+	for _, c := range u[:8] {
+		bad |= notHex[c]
+	}
+	for _, c := range u[9:13] {
+		bad |= notHex[c]
+	}
+	for _, c := range u[14:18] {
+		bad |= notHex[c]
+	}
+	for _, c := range u[19:23] {
+		bad |= notHex[c]
+	}
+	for _, c := range u[24:] {
+		bad |= notHex[c]
+	}
+	if bad != 0 {
+		return 0
 	}
 	if i+36 < len(s) && byteClass[s[i+36]] == clsWord {
 		return 0
@@ -752,9 +766,17 @@ func digits(s []byte) bool { return digitRun(s, 0) == len(s) }
 
 func num2(s []byte) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+func isHex(c byte) bool { return notHex[c] == 0 }
+
+// notHex is 1 for each byte that is no hex digit, either case.
+var notHex = func() (t [256]uint8) {
+	for c := range 256 {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 func appendLower(dst, s []byte) []byte {
 	for _, c := range s {
@@ -767,9 +789,15 @@ func appendLower(dst, s []byte) []byte {
 // escapes are kept as they are written.
 func unescapeJSON(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			dst = append(dst, c)
+		// The plain run up to the next escape, in one copy.
+		if k := bytes.IndexByte(s[i:], '\\'); k < 0 {
+			return append(dst, s[i:]...)
+		} else if k > 0 {
+			dst = append(dst, s[i:i+k]...)
+			i += k
+		}
+		if i+1 >= len(s) {
+			dst = append(dst, '\\')
 			continue
 		}
 		i++

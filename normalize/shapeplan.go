@@ -197,7 +197,9 @@ func (p *proc) planLine() bool {
 		start, end := r.at+holes[k].start, r.at+holes[k].end
 		if h.num {
 			if n.numberZeroed(p.buf[start:end], h.info.class) {
-				p.replace(start, end, "0")
+				p.emit(start)
+				p.out = append(p.out, '0') // a byte: no copy called
+				p.mark = end
 			}
 			continue
 		}

@@ -1088,9 +1088,7 @@ func canonicalID(dst, v []byte) []byte {
 		dst = append(dst, v...)
 	}
 	if m := uuidLen(dst, 0); m > 0 && (len(dst) == m || m+modelCallSuffix(dst, m) == len(dst)) {
-		for i, c := range dst {
-			dst[i] = lowerASCII(c)
-		}
+		lowerInPlace(dst)
 	}
 	return dst
 }

@@ -84,6 +84,23 @@ func shortKeyAt(buf []byte, j, l int) shortKey {
 	return shortKey{a: a, b: b&(1<<(uint(8*rest)&63)-1) | uint64(l+1)<<56}
 }
 
+// lowerInPlace turns the ASCII capitals of s to lower case, eight bytes a
+// step.
+func lowerInPlace(s []byte) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		// The high bit of each byte from 'A' to 'Z' (exact in every byte:
+		// no carry leaves one), not of bytes from 0x80.
+		h := w & lows
+		upper := (h + (0x80-'A')*ones) &^ (h + (0x80-'Z'-1)*ones) &^ w & highs
+		binary.LittleEndian.PutUint64(s[i:], w|upper>>2)
+	}
+	for ; i < len(s); i++ {
+		s[i] = lowerASCII(s[i])
+	}
+}
+
 // slot is the index of k in a direct-mapped cache of 2^bits entries.
 func (k shortKey) slot(bits uint) uint64 {
 	return (k.a*0xFF51AFD7ED558CCD ^ k.b) * 0x9E3779B97F4A7C15 >> (64 - bits)
