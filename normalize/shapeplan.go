@@ -195,18 +195,20 @@ func (p *proc) planLine() bool {
 	for k := range pl.holes {
 		h := &pl.holes[k]
 		start, end := r.at+holes[k].start, r.at+holes[k].end
-		if h.num {
+		switch {
+		case h.num:
 			if n.numberZeroed(p.buf[start:end], h.info.class) {
 				p.emit(start)
 				p.out = append(p.out, '0') // a byte: no copy called
 				p.mark = end
 			}
 			continue
-		}
-		// What valueAs would do with an id, without the call.
-		if v := p.buf[start+1 : end-1]; h.id && len(v) > 0 && !isPlaceholder(v) {
-			p.replace(start+1, end-1, n.idValue(h.info.kind, v))
-			continue
+		case h.id:
+			// What valueAs would do with an id, without the call.
+			if v := p.buf[start+1 : end-1]; len(v) > 0 && !isPlaceholder(v) {
+				p.replace(start+1, end-1, n.idValue(h.info.kind, v))
+				continue
+			}
 		}
 		// The string's end is known: its key is read, not searched for.
 		// (One with an escape gets one too: the cache holds raw bytes
