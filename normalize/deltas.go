@@ -906,8 +906,8 @@ func (d *deltaJoiner) joinPiece(in []byte) (out []byte, learns bool) {
 }
 
 // holdFast is the shaped-line case of joinPiece for the line in[pos:pos+n]
-// that fastLine matched, its open values in holes: when it goes on the run's last stream, it is held
-// with no more asked.
+// that fastLine matched, its open values in holes: when it goes on the
+// run's last stream, it is held with no more asked.
 func (d *deltaJoiner) holdFast(in []byte, pos, n int, holes *[maxShapeHoles]span) {
 	s := d.cls.shapes[0]
 	if shapePlans {

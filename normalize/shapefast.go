@@ -138,9 +138,16 @@ func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest boo
 					continue
 				}
 			}
-			end := stringEnd(line, i)
-			if end < 0 {
+			if i >= len(line) || line[i] != '"' {
 				return 0, false, true
+			}
+			// (No newline in it: a string holds none raw.)
+			end := plainStringEnd(line, i)
+			if end < 0 {
+				var err error
+				if end, err = jsonscan.ScanString(line, i); err != nil {
+					return 0, false, true
+				}
 			}
 			if seg.memo && end-i <= maxMemo {
 				s.memo[seg.k] = append(s.memo[seg.k][:0], line[i:end]...)
@@ -183,21 +190,4 @@ func (c *deltaClassifier) fastLine(in []byte, holes *[maxShapeHoles]span) (n int
 	}
 	f.hit, f.lines, c.skipFirst = ok, f.lines+1, !ok
 	return n, ok
-}
-
-// stringEnd returns the end of the JSON string at line[i], or -1 when
-// there is none.
-func stringEnd(line []byte, i int) int {
-	if i >= len(line) || line[i] != '"' {
-		return -1
-	}
-	// (No newline in it: a string holds none raw.)
-	end := plainStringEnd(line, i)
-	if end < 0 {
-		var err error
-		if end, err = jsonscan.ScanString(line, i); err != nil {
-			return -1
-		}
-	}
-	return end
 }
