@@ -66,10 +66,11 @@ type proc struct {
 // maxPrefix bounds a remembered opening.
 const maxPrefix = 256
 
-// prefixSet is the two openings seen last (runs alternate between two kinds
-// of event: thinking and assistant deltas).
+// prefixSet is the openings seen last: between runs of deltas come a few
+// kinds of event by turns (a tool call's start and end, a step's end, a
+// result), each opening the same way as the last of its kind.
 type prefixSet struct {
-	memo   [2]prefixMemo
+	memo   [8]prefixMemo
 	newest uint8
 }
 
@@ -89,7 +90,7 @@ func (s *prefixSet) remember(b []byte, gen uint32) {
 			return
 		}
 	}
-	s.newest ^= 1
+	s.newest = (s.newest + 1) % uint8(len(s.memo))
 	m := &s.memo[s.newest]
 	m.gen, m.n = gen, copy(m.b[:], b)
 }
