@@ -116,6 +116,19 @@ func (s *deltaShape) matchFast(line []byte, holes *[maxShapeHoles]span, rest boo
 	for x := range f.segs {
 		seg := &f.segs[x]
 		b := seg.b
+		if seg.hole == holeEnd && len(b) <= 4 && len(seg.memos) == 0 && len(line)-i >= len(b) {
+			// The line's last bytes (}\n): no call to compare them.
+			for j, c := range b {
+				if line[i+j] != c {
+					return 0, false, true
+				}
+			}
+			i += len(b)
+			if rest {
+				return i, len(b) > 0 && b[len(b)-1] == '\n', true
+			}
+			return len(line), jsonscan.SkipWS(line, i) == len(line), true
+		}
 		if len(line)-i < len(b) || string(line[i:i+len(b)]) != string(b) {
 			// The shape compares the fixed bytes up to the first
 			// memo'd value as they are.
