@@ -135,7 +135,11 @@ func (t *published) lookup(canon []byte) *pubEntry {
 // publish records the placeholder of canon, numbered or promoted just now.
 func (t *published) publish(canon []byte, session, promoted bool, ph string) {
 	if promoted {
-		t.promotions.Add(1)
+		// Counted once the entry is replaced, not before: a piece that
+		// starts after the count then finds the new placeholder, and one
+		// that started before it is done again. Counted first, a piece
+		// could start in between, take the old one and keep it.
+		defer t.promotions.Add(1)
 	}
 	slots := t.table.Load().slots
 	i, found := t.slot(slots, canon)
