@@ -271,6 +271,9 @@ func pathEnd(s []byte, j int) bool {
 	if j >= len(s) {
 		return true
 	}
+	if s[j] == '<' && placeholderAt(s[j:]) {
+		return false
+	}
 	switch byteClass[s[j]] {
 	case clsWord:
 		return false
@@ -278,6 +281,27 @@ func pathEnd(s []byte, j int) bool {
 		return s[j] == '.' && (j+1 >= len(s) || byteClass[s[j+1]] == clsOther)
 	}
 	return true
+}
+
+// placeholderAt reports whether s opens with a placeholder as the
+// normaliser writes one for a word ("<TIMESTAMP>", "<UUID-2>"). A path
+// does not end before one, as it did not before the word it replaced
+// ("proj1761820265014" is no path "proj"): a second pass decides as the
+// first did.
+func placeholderAt(s []byte) bool {
+	if len(s) < 3 || s[1] < 'A' || s[1] > 'Z' {
+		return false
+	}
+	for k := 2; k < min(len(s), 48); k++ {
+		switch c := s[k]; {
+		case c == '>':
+			return true
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // relativeStart reports whether a path from the root may start after s:
