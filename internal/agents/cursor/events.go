@@ -157,6 +157,7 @@ type eventInfo struct {
 // fields of its kind. It reports through report, with offsets into doc.
 type eventChecker struct {
 	doc      []byte
+	ends     jsonscan.StringEnds // the event's long strings: a tool call is read thrice
 	fields   eventFields
 	dups     []keyAt // documented keys seen twice
 	report   func(off int, rule contract.Rule, msg string)
@@ -176,6 +177,7 @@ type member struct {
 // and collects the top-level members of an object in the same pass.
 func (c *eventChecker) parse(doc []byte) (k jsonscan.Kind, start, end int, err error) {
 	c.doc = doc
+	c.ends.Reset()
 	start = jsonscan.SkipWS(doc, 0)
 	if start >= len(doc) || doc[start] != '{' {
 		return jsonscan.ScanDocument(doc)
@@ -560,6 +562,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 	}
 	var roleF, content field
 	m := jsonscan.Members(f.message.raw)
+	m.Ends = &c.ends
 	for m.Next() {
 		switch {
 		case jsonscan.KeyIs(m.Key, "role"):
@@ -577,6 +580,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 	}
 	info.text = emptySum()
 	el := jsonscan.Elements(content.raw)
+	el.Ends = &c.ends
 	for el.Next() {
 		off := content.off + el.Off
 		if el.K != jsonscan.Object {
@@ -585,6 +589,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 		}
 		var typ, text field
 		im := jsonscan.Members(el.Val)
+		im.Ends = &c.ends
 		for im.Next() {
 			switch {
 			case jsonscan.KeyIs(im.Key, "type"):
@@ -620,6 +625,7 @@ func (c *eventChecker) checkMessage(info *eventInfo) {
 func (c *eventChecker) toolKind(tc field, where place, k kind) ([]byte, field, bool) {
 	c.members = c.members[:0]
 	m := jsonscan.Members(tc.raw)
+	m.Ends = &c.ends
 	for m.Next() {
 		c.members = append(c.members, member{m.Key, field{m.Val, m.K, tc.off + m.Off}})
 	}
@@ -697,6 +703,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 	}
 	var args, result, name field
 	bm := jsonscan.Members(body.raw)
+	bm.Ends = &c.ends
 	for bm.Next() {
 		fv := field{bm.Val, bm.K, body.off + bm.Off}
 		switch {
@@ -730,6 +737,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 	}
 	if result.k == jsonscan.Object {
 		rm := jsonscan.Members(result.raw)
+		rm.Ends = &c.ends
 		for rm.Next() {
 			if jsonscan.KeyIs(rm.Key, "success") && rm.K == jsonscan.Object {
 				c.fieldTypes(field{rm.Val, rm.K, result.off + rm.Off}, place{tw[0], tw[1], "result.success"}, spec.success)
@@ -741,6 +749,7 @@ func (c *eventChecker) checkToolCall(info *eventInfo) {
 // fieldTypes checks the types of the documented members of obj that are present.
 func (c *eventChecker) fieldTypes(obj field, where place, types map[string]jsonscan.Kind) {
 	m := jsonscan.Members(obj.raw)
+	m.Ends = &c.ends
 	for m.Next() {
 		if want, ok := types[string(m.Key)]; ok && m.K != want {
 			c.typed(m.K, obj.off+m.Off, where, jsonscan.DecodeString(m.Key), want)

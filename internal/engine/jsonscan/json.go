@@ -350,16 +350,16 @@ func ScanDocument(d []byte) (k Kind, start, end int, err error) {
 // ---- walking validated JSON ----
 
 // skipValue returns the end of the valid JSON value at d[i].
-func skipValue(d []byte, i int) int {
+func skipValue(d []byte, i int, ends *StringEnds) int {
 	switch d[i] {
 	case '"':
-		return skipString(d, i)
+		return ends.skip(d, i)
 	case '{', '[':
 		depth := 0
 		for {
 			switch d[i] {
 			case '"':
-				i = skipString(d, i)
+				i = ends.skip(d, i)
 				continue
 			case '{', '[':
 				depth++
@@ -380,6 +380,43 @@ func skipValue(d []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// StringEnds remembers where the last few long strings of one document
+// end, so that a caller that iterates the same values again at another
+// depth (a validator reads an event's tool call three times) reads each
+// long string once. It knows a string by its address: Reset it before
+// each document, as a buffer may hold another at the same place.
+type StringEnds struct {
+	at   [4]*byte
+	len  [4]int
+	next int
+}
+
+// longString is the length from which a string's end is remembered: the
+// compares cost less than reading it again.
+const longString = 1 << 10
+
+// Reset forgets every string.
+func (e *StringEnds) Reset() { *e = StringEnds{} }
+
+// skip is skipString, asking e first (e may be nil).
+func (e *StringEnds) skip(d []byte, i int) int {
+	if e == nil {
+		return skipString(d, i)
+	}
+	p := &d[i]
+	for k := range e.at {
+		if e.at[k] == p {
+			return i + e.len[k]
+		}
+	}
+	end := skipString(d, i)
+	if end-i >= longString {
+		e.at[e.next], e.len[e.next] = p, end-i
+		e.next = (e.next + 1) % len(e.at)
+	}
+	return end
 }
 
 // skipString returns the end of the valid string whose quote is at d[i].
@@ -423,9 +460,12 @@ type Items struct {
 	d      []byte
 	i      int
 	object bool
-	Key    []byte // an object member's raw key between the quotes, escapes not decoded
-	Val    []byte // the raw value
-	K      Kind
+	// Ends, when set, remembers the long strings the iteration skips,
+	// and knows those skipped before.
+	Ends *StringEnds
+	Key  []byte // an object member's raw key between the quotes, escapes not decoded
+	Val  []byte // the raw value
+	K    Kind
 	// Off is the offset of Val in the iterated data.
 	Off int
 }
@@ -450,7 +490,7 @@ func (it *Items) Next() bool {
 		i = SkipWS(it.d, kend)
 		i = SkipWS(it.d, i+1) // ':'
 	}
-	end := skipValue(it.d, i)
+	end := skipValue(it.d, i, it.Ends)
 	it.Val, it.K, it.Off = it.d[i:end], KindAt(it.d[i]), i
 	it.i = end
 	return true

@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -66,4 +68,46 @@ func FuzzScan(f *testing.F) {
 		checkScan(t, d)
 		checkDecode(t, d)
 	})
+}
+
+// members lists what iterating obj's members finds, recursing into
+// objects, with ends (nil: none).
+func members(obj []byte, ends *StringEnds) []string {
+	var got []string
+	m := Members(obj)
+	m.Ends = ends
+	for m.Next() {
+		got = append(got, string(m.Key)+"="+string(m.Val))
+		if m.K == Object {
+			got = append(got, members(m.Val, ends)...)
+		}
+	}
+	return got
+}
+
+// With StringEnds, values read again at another depth end where they end
+// without: the long strings are read once, then known by their address.
+// Reset, a buffer that holds another document at the same place is read
+// afresh.
+func TestStringEndsKnowsLongStringsOnce(t *testing.T) {
+	long := strings.Repeat(`ab\"c\\\\`, 400)
+	doc := []byte(`{"tool_call":{"readToolCall":{"args":{"path":"` + long + `"},"result":{"success":{"content":"` + long + `x","n":1}},"z":"` + long + `"}}}`)
+	want := members(doc, nil)
+	var ends StringEnds
+	for round := range 3 {
+		if got := members(doc, &ends); !slices.Equal(got, want) {
+			t.Fatalf("round %d: members differ with ends", round)
+		}
+	}
+	if ends.at[0] == nil {
+		t.Fatal("no long string was remembered")
+	}
+	// Another document in the same buffer, its long strings shorter.
+	other := []byte(`{"tool_call":{"readToolCall":{"args":{"path":"` + long[:len(long)-8] + `"},"result":{"success":{"content":"x","n":1}},"z":"y"}}}`)
+	copy(doc, other)
+	doc = doc[:len(other)]
+	ends.Reset()
+	if got, want := members(doc, &ends), members(doc, nil); !slices.Equal(got, want) {
+		t.Fatal("members differ after Reset in a reused buffer")
+	}
 }
