@@ -654,7 +654,7 @@ func (p *proc) members() {
 		} else {
 			pure = pure && p.endPrefix(buf, start, pureEnd)
 			// A longer name that ends in the next few words
-			// ("hookAdditionalContexts"): as memberName would do it.
+			// ("hookAdditionalContexts"): no scan of the string again.
 			q := -1
 			if fast && e == longerString {
 				if q = pos + 17 + stringStopIn(buf[pos+17:end], 64); q >= end || buf[q] != '"' {
@@ -662,11 +662,7 @@ func (p *proc) members() {
 				}
 			}
 			if q >= 0 {
-				info := n.classify(buf[pos+1:q], shortKey{})
-				top.info = *info
-				if !info.clean {
-					p.scrubText(pos+1, q)
-				}
+				p.memberName(pos+1, q, shortKey{})
 				pos = q + 1
 			} else {
 				p.pos = pos
