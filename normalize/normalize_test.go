@@ -328,6 +328,11 @@ func TestCopyReportsAShortWrite(t *testing.T) {
 		if !errors.Is(err, io.ErrShortWrite) {
 			t.Errorf("%d bytes: Copy returned %v, want io.ErrShortWrite", len(data), err)
 		}
+		// Sorting sets, Copy writes through a sorter, which must say so too.
+		err = New(Options{Format: cassette.StreamJSON, Sets: []string{"tools"}}).Copy(shortWriter{}, strings.NewReader(data), cassette.Stdout)
+		if !errors.Is(err, io.ErrShortWrite) {
+			t.Errorf("%d bytes, sorting sets: Copy returned %v, want io.ErrShortWrite", len(data), err)
+		}
 	}
 }
 

@@ -42,14 +42,14 @@ func (s *setSorter) Write(p []byte) (int, error) {
 		}
 		p = p[len(part):]
 		if s.long {
-			if _, err := s.w.Write(part); err != nil {
+			if err := writeAll(s.w, part); err != nil {
 				return 0, err
 			}
 		} else {
 			s.line = append(s.line, part...)
 			if len(s.line) > maxSetLine {
 				s.long = true
-				if _, err := s.w.Write(s.line); err != nil {
+				if err := writeAll(s.w, s.line); err != nil {
 					return 0, err
 				}
 				s.line = s.line[:0]
@@ -73,7 +73,7 @@ func (s *setSorter) flush() error {
 	for _, name := range s.names {
 		s.line = sortArraysAfter(s.line, name)
 	}
-	_, err := s.w.Write(s.line)
+	err := writeAll(s.w, s.line)
 	s.line = s.line[:0]
 	return err
 }
