@@ -464,7 +464,7 @@ type deltaClassifier struct {
 	// lead is how a line opens whose first member is the one every rule
 	// has a condition on ({"type":"), leadValues the values the rules
 	// want there: a line that opens with lead and another plain value is
-	// no rule's event (see otherLead).
+	// no rule's event (see leadOf).
 	lead       []byte
 	leadValues []string
 	// leadNeedle says which lead values, with their closing quote, are
@@ -523,18 +523,11 @@ func ruleLead(rules []deltaRule) ([]byte, []string) {
 	return []byte(`{"` + name + `":"`), values
 }
 
-// otherLead reports whether line opens with the rules' lead member with a
-// plain string value that no rule wants. Such a line is no delta event:
-// a member's first occurrence is the one a rule reads, and its value is
-// not the condition's.
-func (c *deltaClassifier) otherLead(line []byte) bool {
-	k, ok := c.leadOf(line)
-	return ok && k < 0
-}
-
 // leadOf reports whether line opens with the rules' lead member with a
 // plain string value (ok), and which of leadValues that value is (k, or -1
-// for none).
+// for none). A line whose lead value no rule wants (-1) is no delta event:
+// a member's first occurrence is the one a rule reads, and its value is
+// not the condition's.
 func (c *deltaClassifier) leadOf(line []byte) (k int, ok bool) {
 	if c.lead == nil || !bytes.HasPrefix(line, c.lead) {
 		return -1, false
@@ -1171,7 +1164,7 @@ func safeCut(s []byte, k *int, i int) int {
 }
 
 // holdsNeedle reports whether line may be a delta event: it holds a rule's
-// needle, and does not open with another lead (see otherLead). The needle
+// needle, and does not open with another lead (see leadOf). The needle
 // found last is looked for first (a run is mostly one rule's events).
 func (c *deltaClassifier) holdsNeedle(line []byte) bool {
 	if k, ok := c.leadOf(line); ok {

@@ -532,6 +532,13 @@ func TestJoinPieceInPlace(t *testing.T) {
 	}
 }
 
+// otherLead reports whether line opens with the rules' lead member with a
+// plain string value that no rule wants (leadOf's -1).
+func (c *deltaClassifier) otherLead(line []byte) bool {
+	k, ok := c.leadOf(line)
+	return ok && k < 0
+}
+
 // holdsNeedle says what otherLead and a search for every needle say,
 // the lead's needles found without a search.
 func TestHoldsNeedleAsSearched(t *testing.T) {
